@@ -1,0 +1,97 @@
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { callerVerifierFor } from '../lib/auth/jwt.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Config } from '../lib/config.ts';
+import type { Db } from '../lib/db/index.ts';
+import type { SubgraphModule, SubgraphName } from '../lib/graphql/subgraph.ts';
+import { createHttpApp } from '../lib/http/app.ts';
+import { createPlatform, type Platform } from '../lib/platform.ts';
+import { InProcessDataSource } from './datasources/in-process.ts';
+import { RemoteSubgraphDataSource } from './datasources/remote.ts';
+import { registerEdgeRoutes } from './edge/index.ts';
+import { mountGateway } from './graphql.ts';
+import { subgraphFactories } from './subgraphs.ts';
+
+export interface RunningSystem {
+  readonly app: FastifyInstance;
+  readonly platform: Platform;
+  readonly local: Partial<Record<SubgraphName, SubgraphModule>>;
+  /** Base URL once listening. */
+  url: string;
+  listen(port?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  db?: Db;
+}
+
+const NAMES = Object.keys(subgraphFactories) as SubgraphName[];
+
+function running(app: FastifyInstance, platform: Platform, local: RunningSystem['local']): RunningSystem {
+  const sys: RunningSystem = {
+    app,
+    platform,
+    local,
+    url: '',
+    async listen(port = platform.config.PORT) {
+      await app.listen({ port, host: platform.config.HOST });
+      const addr = app.server.address() as AddressInfo;
+      sys.url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+      return sys.url;
+    },
+    async close() {
+      await app.close();
+      for (const m of Object.values(local)) await m.close?.();
+      await platform.close();
+    },
+  };
+  return sys;
+}
+
+/**
+ * Embedded topology: one process, every subgraph in it, the gateway calling them in process,
+ * every REST path on one base URL, in-memory state unless REDIS_URL/DATABASE_URL are set.
+ */
+export async function buildEmbedded(config: Config, opts: StartOptions = {}): Promise<RunningSystem> {
+  const platform = await createPlatform(config, { service: 'embedded', ...opts });
+  const local: Partial<Record<SubgraphName, SubgraphModule>> = {};
+  for (const name of NAMES) local[name] = await subgraphFactories[name](platform);
+  const app = createHttpApp(platform);
+  for (const m of Object.values(local)) if (m.routes) await app.register(m.routes);
+  await registerEdgeRoutes(app, { platform, local });
+  await mountGateway(app, {
+    verifier: await callerVerifierFor(config),
+    metrics: platform.metrics,
+    dataSource: (name) => new InProcessDataSource((local[name] as SubgraphModule).schema),
+  });
+  return running(app, platform, local);
+}
+
+/** Distributed topology, gateway process: subgraphs over HTTP, plus the edge routes. */
+export async function buildDistributedGateway(
+  config: Config,
+  opts: StartOptions = {},
+): Promise<RunningSystem> {
+  const platform = await createPlatform(config, { service: 'gateway', ...opts });
+  const urls: Record<SubgraphName, string> = {
+    pricing: config.PRICING_URL,
+    promotions: config.PROMOTIONS_URL,
+    procurement: config.PROCUREMENT_URL,
+  };
+  const app = createHttpApp(platform);
+  await registerEdgeRoutes(app, { platform, local: {} });
+  await mountGateway(app, {
+    verifier: await callerVerifierFor(config),
+    metrics: platform.metrics,
+    dataSource: (name) =>
+      new RemoteSubgraphDataSource(
+        `${urls[name]}/graphql`,
+        config.GATEWAY_SHARED_SECRET,
+        config.SUBGRAPH_TIMEOUT_MS,
+      ),
+  });
+  return running(app, platform, {});
+}

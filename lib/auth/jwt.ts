@@ -1,0 +1,100 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import {
+  type CryptoKey,
+  createRemoteJWKSet,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+  type JWTVerifyGetKey,
+  jwtVerify,
+  SignJWT,
+} from 'jose';
+import type { Config } from '../config.ts';
+import type { Caller } from './caller.ts';
+
+const ALG = 'ES256';
+
+export class TokenError extends Error {
+  override name = 'TokenError';
+}
+
+export interface CallerVerifier {
+  verify(token: string): Promise<Caller>;
+}
+
+/** Roles are the union of a `roles` array claim and the OAuth `scope` string. */
+export function rolesFromClaims(claims: Record<string, unknown>): Set<string> {
+  const roles = new Set<string>();
+  if (Array.isArray(claims.roles)) for (const r of claims.roles) if (typeof r === 'string') roles.add(r);
+  if (typeof claims.scope === 'string') for (const s of claims.scope.split(' ')) if (s) roles.add(s);
+  return roles;
+}
+
+export function createCallerVerifier(
+  config: Pick<Config, 'AUTH_ISSUER' | 'AUTH_AUDIENCE'>,
+  keys: JWTVerifyGetKey | CryptoKey,
+): CallerVerifier {
+  return {
+    async verify(token) {
+      try {
+        const { payload } = await jwtVerify(token, keys as JWTVerifyGetKey, {
+          issuer: config.AUTH_ISSUER,
+          audience: config.AUTH_AUDIENCE,
+          algorithms: [ALG, 'RS256', 'EdDSA'],
+        });
+        return Object.freeze({
+          ...(payload.sub ? { subject: payload.sub } : {}),
+          roles: rolesFromClaims(payload),
+          authenticated: true,
+        });
+      } catch (err) {
+        throw new TokenError(err instanceof Error ? err.message : 'invalid token');
+      }
+    },
+  };
+}
+
+/**
+ * The embedded default's development signing key: created once under DATA_DIR so that
+ * `npm start` and `npm run token` agree. Production sets AUTH_JWKS_URL instead.
+ */
+export async function devSigningKey(dataDir: string): Promise<{ privateJwk: JWK; publicJwk: JWK }> {
+  const file = join(dataDir, 'dev-keys', 'caller-signing.jwk.json');
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    const { privateKey, publicKey } = await generateKeyPair(ALG, { extractable: true });
+    const pair = { privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(pair), { mode: 0o600 });
+    return pair;
+  }
+}
+
+export async function callerVerifierFor(
+  config: Pick<Config, 'AUTH_ISSUER' | 'AUTH_AUDIENCE' | 'AUTH_JWKS_URL' | 'DATA_DIR'>,
+): Promise<CallerVerifier> {
+  if (config.AUTH_JWKS_URL)
+    return createCallerVerifier(config, createRemoteJWKSet(new URL(config.AUTH_JWKS_URL)));
+  const { publicJwk } = await devSigningKey(config.DATA_DIR);
+  return createCallerVerifier(config, (await importJWK(publicJwk, ALG)) as CryptoKey);
+}
+
+/** Mints a caller token with the development key (the `npm run token` command and tests). */
+export async function mintDevToken(
+  config: Pick<Config, 'AUTH_ISSUER' | 'AUTH_AUDIENCE' | 'DATA_DIR'>,
+  opts: { subject: string; roles: string[]; ttlSeconds?: number },
+): Promise<string> {
+  const { privateJwk } = await devSigningKey(config.DATA_DIR);
+  const key = await importJWK(privateJwk, ALG);
+  return new SignJWT({ roles: opts.roles })
+    .setProtectedHeader({ alg: ALG, typ: 'JWT' })
+    .setIssuer(config.AUTH_ISSUER)
+    .setAudience(config.AUTH_AUDIENCE)
+    .setSubject(opts.subject)
+    .setIssuedAt()
+    .setExpirationTime(`${opts.ttlSeconds ?? 3600}s`)
+    .sign(key);
+}

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+/**
+ * The one configuration object, read from the environment at start-up. A bad value stops the
+ * process with a message naming the variable (see loadConfig). Add new settings here, with a
+ * default that works on a fresh machine, and document them in the README's table.
+ */
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const url = z.string().url();
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(8080),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Where the embedded topology keeps its SQL store and development keys. */
+  DATA_DIR: z.string().min(1).default('./data'),
+  /** `disk` keeps the embedded SQL store under DATA_DIR; `memory` forgets it on exit (tests). */
+  EMBEDDED_DB: z.enum(['disk', 'memory']).default('disk'),
+  /** PostgreSQL for orders, audit, catalog and promotions; unset means the embedded store. */
+  DATABASE_URL: url.optional(),
+  /** Redis for cache, buckets, blocks, idempotency and events; unset means in-process state. */
+  REDIS_URL: url.optional(),
+  REDIS_CLUSTER: bool.default('false'),
+  REDIS_KEY_PREFIX: z.string().default('ac:'),
+
+  // Gateway: callers' bearer JWTs (role-restricted GraphQL operations).
+  AUTH_ISSUER: z.string().min(1).default('https://auth.agent-commerce.local'),
+  AUTH_AUDIENCE: z.string().min(1).default('agent-commerce'),
+  /** Remote JWKS of the identity provider; unset means the development key under DATA_DIR. */
+  AUTH_JWKS_URL: url.optional(),
+  /** Distributed topology: subgraphs accept only calls that carry this gateway secret. */
+  GATEWAY_SHARED_SECRET: z.string().min(16).default('dev-only-gateway-secret-change-me'),
+  PRICING_URL: url.default('http://127.0.0.1:4001'),
+  PROMOTIONS_URL: url.default('http://127.0.0.1:4002'),
+  PROCUREMENT_URL: url.default('http://127.0.0.1:4003'),
+  SUBGRAPH_TIMEOUT_MS: positiveInt.default(2000),
+
+  // Agent purchase gateway.
+  SPIFFE_TRUST_DOMAINS: list.default('example.org'),
+  /** Peers whose X-Spiffe-Id header is trusted when TLS is off (the mTLS sidecar). */
+  TRUSTED_PROXIES: list.default('127.0.0.1,::1,::ffff:127.0.0.1'),
+  TLS_CERT_FILE: z.string().optional(),
+  TLS_KEY_FILE: z.string().optional(),
+  TLS_CA_FILE: z.string().optional(),
+  RATE_LIMIT_CAPACITY: positiveInt.default(20),
+  RATE_LIMIT_REFILL_PER_SECOND: z.coerce.number().positive().default(10),
+  ORDER_BODY_LIMIT_BYTES: positiveInt.default(4096),
+
+  // Pricing.
+  CATALOG_SIZE: positiveInt.default(10_000),
+
+  // Edge and quote tokens.
+  QUOTE_TOKEN_ISSUER: z.string().min(1).default('https://edge.agent-commerce.local'),
+  QUOTE_TOKEN_AUDIENCE: z.string().min(1).default('payment'),
+  PRICING_TIMEOUT_MS: positiveInt.default(250),
+  PROMOTIONS_TIMEOUT_MS: positiveInt.default(250),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+  throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+}
+
+/** Which state adapters a process uses: in memory (embedded) or shared (Redis/Postgres). */
+export const usesRedis = (c: Config): boolean => c.REDIS_URL !== undefined;

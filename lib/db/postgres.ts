@@ -1,0 +1,42 @@
+import pg from 'pg';
+import type { Db, Queryable } from './db.ts';
+
+// Postgres returns numeric and bigint as strings by default; keep them exact as strings
+// (money is parsed into decimals by its users), but parse int4/float8 normally.
+
+export async function openPostgres(url: string, max = 10): Promise<Db> {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  // Errors on idle clients (a restarted server) must not crash the process.
+  pool.on('error', () => {});
+  const wrap = (c: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<R>(sql: string, params: readonly unknown[] = []) {
+      return (await c.query(sql, params as unknown[])).rows as R[];
+    },
+  });
+  const base = wrap(pool);
+  return {
+    kind: 'postgres',
+    query: base.query,
+    async exec(sql) {
+      await pool.query(sql);
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(wrap(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,47 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { anonymous, type Caller } from '../auth/caller.ts';
+import { type RequestContext, requestContext } from '../auth/context.ts';
+import type { CallerVerifier } from '../auth/jwt.ts';
+import { forbidden, unauthenticated } from '../auth/permissions.ts';
+
+const BEARER = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/;
+
+/** Verifies `Authorization: Bearer …` when present; a bad token is UNAUTHENTICATED, never anonymous. */
+export async function callerOf(
+  req: FastifyRequest,
+  verifier: CallerVerifier,
+): Promise<{ caller: Caller; bearer?: string }> {
+  const header = req.headers.authorization;
+  if (header === undefined) return { caller: anonymous };
+  const m = BEARER.exec(header);
+  if (!m?.[1]) throw unauthenticated('the Authorization header is not a bearer token');
+  try {
+    return { caller: await verifier.verify(m[1]), bearer: m[1] };
+  } catch (err) {
+    throw unauthenticated(err instanceof Error ? err.message : 'invalid token');
+  }
+}
+
+/** Gateway: the context of a request from the caller's token. */
+export const gatewayContext =
+  (verifier: CallerVerifier) =>
+  async (req: FastifyRequest): Promise<RequestContext> =>
+    requestContext({ ...(await callerOf(req, verifier)), traceId: req.traceId });
+
+const sameSecret = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/** Subgraph behind a remote gateway: only calls carrying the gateway secret are served. */
+export const subgraphContext =
+  (verifier: CallerVerifier, secret: string) =>
+  async (req: FastifyRequest): Promise<RequestContext> => {
+    const presented = req.headers['x-gateway-secret'];
+    if (typeof presented !== 'string' || !sameSecret(presented, secret)) {
+      throw forbidden('subgraphs accept calls from the gateway only');
+    }
+    return requestContext({ ...(await callerOf(req, verifier)), traceId: req.traceId });
+  };

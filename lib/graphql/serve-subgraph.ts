@@ -1,0 +1,44 @@
+import { ApolloServer } from '@apollo/server';
+import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import type { FastifyInstance } from 'fastify';
+import type { RequestContext } from '../auth/context.ts';
+import { callerVerifierFor } from '../auth/jwt.ts';
+import type { Config } from '../config.ts';
+import { createHttpApp } from '../http/app.ts';
+import { createPlatform, type Platform } from '../platform.ts';
+import { subgraphContext } from './caller-context.ts';
+import type { SubgraphFactory, SubgraphModule, SubgraphName } from './subgraph.ts';
+
+/**
+ * Distributed topology: one subgraph in its own process. GraphQL at /graphql (gateway calls
+ * only, roles re-checked by the subgraph's shield), its REST adapter beside it.
+ */
+export async function buildSubgraphServer(
+  name: SubgraphName,
+  factory: SubgraphFactory,
+  config: Config,
+): Promise<{ app: FastifyInstance; platform: Platform; module: SubgraphModule; close(): Promise<void> }> {
+  const platform = await createPlatform(config, { service: name });
+  const module = await factory(platform);
+  const app = createHttpApp(platform);
+  if (module.routes) await app.register(module.routes);
+  const apollo = new ApolloServer<RequestContext>({
+    schema: module.schema,
+    plugins: [fastifyApolloDrainPlugin(app)],
+    includeStacktraceInErrorResponses: false,
+  });
+  await apollo.start();
+  await app.register(fastifyApollo(apollo), {
+    context: subgraphContext(await callerVerifierFor(config), config.GATEWAY_SHARED_SECRET),
+  });
+  return {
+    app,
+    platform,
+    module,
+    async close() {
+      await app.close();
+      await module.close?.();
+      await platform.close();
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { Histogram } from 'prom-client';
+import type { Platform } from '../platform.ts';
+import { traceIdOf } from './trace.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    traceId: string;
+  }
+}
+
+/**
+ * One HTTP server per process, shared by GraphQL, REST adapters and operations endpoints:
+ * `/healthz` (the process lives), `/readyz` (its dependencies answer), `/metrics`.
+ */
+export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } = {}): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: platform.log as FastifyBaseLogger,
+    // Per-request log lines cost more than the requests themselves at these rates; errors
+    // and audits are logged where they happen.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: opts.bodyLimit ?? 1_048_576,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
+    registers: [platform.metrics],
+  });
+
+  app.decorateRequest('traceId', '');
+  app.addHook('onRequest', async (req, reply) => {
+    req.traceId = traceIdOf(req.headers);
+    reply.header('x-trace-id', req.traceId);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    duration.observe(
+      { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: reply.statusCode },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    const checks: Record<string, string> = {};
+    let ok = true;
+    await Promise.all(
+      [...platform.readiness].map(async ([name, check]) => {
+        try {
+          await Promise.race([
+            check(),
+            new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000)),
+          ]);
+          checks[name] = 'ok';
+        } catch (err) {
+          ok = false;
+          checks[name] = err instanceof Error ? err.message : 'failed';
+        }
+      }),
+    );
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not-ready', checks });
+  });
+  app.get('/metrics', async (_req, reply) =>
+    reply.type(platform.metrics.contentType).send(await platform.metrics.metrics()),
+  );
+  return app;
+}
+
+/** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then close dependencies. */
+export function closeOnSignals(app: FastifyInstance, platform: Platform): void {
+  let closing = false;
+  const stop = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    platform.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    try {
+      await app.close();
+      await platform.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}

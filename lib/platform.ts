@@ -1,0 +1,96 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { type Clock, systemClock } from './clock.ts';
+import type { Config } from './config.ts';
+import { type Db, openDb } from './db/index.ts';
+import type { EventBus } from './events/bus.ts';
+import { createMemoryBus } from './events/memory.ts';
+import { createRedisStreamsBus } from './events/redis-streams.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createRedis, type RedisClient } from './redis.ts';
+
+/**
+ * What every service is built from: configuration, logs, metrics, time, the SQL store, the
+ * event bus and (distributed topology) Redis. Services receive it; they never open their own.
+ */
+export interface Platform {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly metrics: Registry;
+  readonly db: Db;
+  readonly bus: EventBus;
+  /** Present when REDIS_URL is set: shared state for every replica. */
+  readonly redis?: RedisClient;
+  /** Dependency checks for /readyz, by name. */
+  readonly readiness: Map<string, () => Promise<void>>;
+  /** Closed in reverse order of registration on shutdown. */
+  onClose(fn: () => Promise<void> | void): void;
+  close(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  /** CloudEvents `source` and log name: `/agent-commerce/pricing`, … */
+  service: string;
+  clock?: Clock;
+  db?: Db;
+}
+
+export async function createPlatform(config: Config, opts: PlatformOptions): Promise<Platform> {
+  const log = createLogger(config, opts.service);
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const closers: (() => Promise<void> | void)[] = [];
+  const readiness = new Map<string, () => Promise<void>>();
+
+  const db = opts.db ?? (await openDb(config));
+  if (!opts.db) closers.push(() => db.close());
+  readiness.set('db', () => db.ping());
+
+  let redis: RedisClient | undefined;
+  let bus: EventBus;
+  const source = `/agent-commerce/${opts.service}`;
+  const onBusError = (err: unknown) => log.error({ err }, 'event handler failed');
+  if (config.REDIS_URL) {
+    redis = createRedis(config);
+    const reader = createRedis(config);
+    readiness.set('redis', async () => {
+      await redis?.ping();
+    });
+    const streams = createRedisStreamsBus({
+      source,
+      stream: `${config.REDIS_KEY_PREFIX}events`,
+      publisher: redis,
+      reader,
+      onError: onBusError,
+    });
+    await streams.ready;
+    bus = streams;
+    closers.push(() => {
+      redis?.disconnect();
+    });
+  } else {
+    bus = createMemoryBus(source, onBusError);
+  }
+  closers.push(() => bus.close());
+
+  return {
+    config,
+    log,
+    clock: opts.clock ?? systemClock,
+    metrics,
+    db,
+    bus,
+    ...(redis ? { redis } : {}),
+    readiness,
+    onClose: (fn) => closers.push(fn),
+    async close() {
+      for (const fn of closers.reverse()) {
+        try {
+          await fn();
+        } catch (err) {
+          log.warn({ err }, 'error while closing');
+        }
+      }
+    },
+  };
+}

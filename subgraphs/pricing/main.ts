@@ -1,0 +1,4 @@
+import { runSubgraph } from '../../lib/graphql/main-subgraph.ts';
+import { createPricingSubgraph } from './index.ts';
+
+await runSubgraph('pricing', createPricingSubgraph, 4001);

@@ -1,0 +1,4 @@
+import { runSubgraph } from '../../lib/graphql/main-subgraph.ts';
+import { createPromotionsSubgraph } from './index.ts';
+
+await runSubgraph('promotions', createPromotionsSubgraph, 4002);
