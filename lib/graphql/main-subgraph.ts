@@ -14,8 +14,8 @@ export async function runSubgraph(
     const config = loadConfig({ PORT: String(defaultPort), ...process.env });
     const server = await buildSubgraphServer(name, factory, config);
     closeOnSignals(server.app, server.platform);
-    await server.app.listen({ port: config.PORT, host: config.HOST });
-    server.platform.log.info({ port: config.PORT }, `${name} subgraph listening`);
+    const url = await server.app.listen({ port: config.PORT, host: config.HOST });
+    server.platform.log.info({ url, service: name }, `listening on ${url}`);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

@@ -1,0 +1,60 @@
+/**
+ * `npm run bench`: runs every scenario in bench/scenarios/*.ts and rewrites the results table
+ * in docs/benchmarks.md. `npm run bench -- --quick` for a fast smoke run (not written);
+ * `npm run bench -- --only <group>` to run one group.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { type Row, runFn, runHttp, type Scenario } from './harness.ts';
+
+process.env.APOLLO_TELEMETRY_DISABLED = '1';
+process.env.LOG_LEVEL ??= 'silent';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+
+const dir = new URL('./scenarios/', import.meta.url);
+const scenarios: Scenario[] = [];
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.ts'))
+  .sort()) {
+  const mod = (await import(new URL(file, dir).href)) as { scenarios: Scenario[] };
+  scenarios.push(...mod.scenarios.filter((s) => !only || s.group === only));
+}
+
+const rows: Row[] = [];
+for (const s of scenarios) {
+  process.stderr.write(`${s.group} / ${s.name} … `);
+  const row = s.kind === 'http' ? await runHttp(s, quick) : await runFn(s, quick);
+  rows.push(row);
+  process.stderr.write(`${Math.round(row.rps)} /s, p99 ${row.p99.toFixed(3)} ms\n`);
+}
+
+const fmt = (n: number, d = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const lines = [
+  '| group | scenario | req/s | p50 ms | p99 ms | mean ms | vs baseline (req/s) | non-2xx |',
+  '|---|---|---|---|---|---|---|---|',
+];
+for (const r of rows) {
+  const base = r.baseline ? rows.find((b) => b.group === r.group && b.name === r.baseline) : undefined;
+  const ratio = base ? `${(r.rps / base.rps).toFixed(2)}× ${base.name}` : '—';
+  lines.push(
+    `| ${r.group} | ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} | ${fmt(r.mean, 3)} | ${ratio} | ${r.non2xx ?? '—'} |`,
+  );
+}
+const table = lines.join('\n');
+console.log(table);
+
+if (!quick && !only) {
+  const file = new URL('../docs/benchmarks.md', import.meta.url);
+  const doc = readFileSync(file, 'utf8');
+  const stamp = `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, autocannon 10 connections.`;
+  const next = doc.replace(
+    /<!-- results:start -->[\s\S]*<!-- results:end -->/,
+    `<!-- results:start -->\n${stamp}\n\n${table}\n<!-- results:end -->`,
+  );
+  writeFileSync(file, next);
+  console.error('updated docs/benchmarks.md');
+}

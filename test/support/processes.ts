@@ -1,0 +1,87 @@
+/**
+ * Starts real service processes (the distributed topology) the way an operator does:
+ * `tsx gateway/main.ts` / `tsx subgraphs/<name>/main.ts`, on ephemeral ports, JSON logs on
+ * stdout. Resolves once the process logs "listening on <url>".
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+
+export interface ServiceProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** SIGTERM, then wait for exit (SIGKILL after 10 s). */
+  stop(): Promise<number | null>;
+  /** SIGKILL: a crash, for fault tests. */
+  kill(): Promise<void>;
+}
+
+export const ENTRY = {
+  gateway: 'gateway/main.ts',
+  pricing: 'subgraphs/pricing/main.ts',
+  promotions: 'subgraphs/promotions/main.ts',
+  procurement: 'subgraphs/procurement/main.ts',
+} as const;
+
+export async function startProcess(
+  entry: keyof typeof ENTRY,
+  env: Record<string, string>,
+  timeoutMs = 45_000,
+): Promise<ServiceProcess> {
+  const child = spawn(tsx, [ENTRY[entry]], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      APOLLO_TELEMETRY_DISABLED: '1',
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${entry} did not start in ${timeoutMs} ms:\n${out}`)),
+      timeoutMs,
+    );
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /"msg":"listening on (http[^"]+)"/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited with ${code} before listening:\n${out}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const code = await exited;
+      clearTimeout(t);
+      return code;
+    },
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
