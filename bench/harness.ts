@@ -1,9 +1,9 @@
 /**
- * Benchmark harness: scenarios are HTTP loads (autocannon against a server started by the
+ * Benchmark harness: scenarios are HTTP loads (bench/loadgen.ts against a server started by the
  * scenario) or in-process functions (timed calls). Every figure is reported beside a baseline
  * measured in the same run, because absolute numbers move with the machine.
  */
-import autocannon from 'autocannon';
+import { load } from './loadgen.ts';
 
 export interface HttpRequestSpec {
   method?: 'GET' | 'POST';
@@ -60,25 +60,19 @@ export interface Row {
 export async function runHttp(s: HttpScenario, quick: boolean): Promise<Row> {
   const target = await s.setup();
   try {
-    const requests = target.requests.map((r) => ({
-      method: r.method ?? 'GET',
-      path: r.path,
-      ...(r.headers ? { headers: r.headers } : {}),
-      ...(r.body !== undefined ? { body: r.body } : {}),
-    }));
-    const opts = { url: target.url, connections: s.connections ?? 10, requests };
-    await autocannon({ ...opts, duration: quick ? 1 : 3 }); // warm-up: JIT, caches, plans
-    const r = await autocannon({ ...opts, duration: quick ? 2 : (s.seconds ?? 10) });
+    const opts = { url: target.url, connections: s.connections ?? 10, requests: target.requests };
+    await load({ ...opts, seconds: quick ? 1 : 3 }); // warm-up: JIT, caches, query plans
+    const r = await load({ ...opts, seconds: quick ? 2 : (s.seconds ?? 10) });
     return {
       group: s.group,
       name: s.name,
       ...(s.baseline ? { baseline: s.baseline } : {}),
-      rps: r.requests.average,
-      p50: r.latency.p50,
-      p99: r.latency.p99,
-      mean: r.latency.average,
+      rps: r.rps,
+      p50: r.p50,
+      p99: r.p99,
+      mean: r.mean,
       non2xx: r.non2xx,
-      errors: r.errors + r.timeouts,
+      errors: r.errors,
     };
   } finally {
     await target.close();

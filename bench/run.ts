@@ -50,7 +50,7 @@ console.log(table);
 if (!quick && !only) {
   const file = new URL('../docs/benchmarks.md', import.meta.url);
   const doc = readFileSync(file, 'utf8');
-  const stamp = `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, autocannon 10 connections.`;
+  const stamp = `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, closed-loop load from a worker thread (bench/loadgen.ts), 10 keep-alive connections unless a row says otherwise.`;
   const next = doc.replace(
     /<!-- results:start -->[\s\S]*<!-- results:end -->/,
     `<!-- results:start -->\n${stamp}\n\n${table}\n<!-- results:end -->`,
