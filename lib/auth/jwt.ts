@@ -32,23 +32,38 @@ export function rolesFromClaims(claims: Record<string, unknown>): Set<string> {
   return roles;
 }
 
+const VERIFIED_CACHE_SIZE = 10_000;
+const VERIFIED_CACHE_MS = 60_000;
+
 export function createCallerVerifier(
   config: Pick<Config, 'AUTH_ISSUER' | 'AUTH_AUDIENCE'>,
   keys: JWTVerifyGetKey | CryptoKey,
+  now: () => number = Date.now,
 ): CallerVerifier {
+  // A frontend or operator sends the same token on every request; verifying its signature
+  // each time was the largest single cost of a small query. A verified token is remembered
+  // until it expires (at most a minute), so an expired token is still refused on time.
+  const verified = new Map<string, { caller: Caller; until: number }>();
   return {
     async verify(token) {
+      const hit = verified.get(token);
+      if (hit && hit.until > now()) return hit.caller;
       try {
         const { payload } = await jwtVerify(token, keys as JWTVerifyGetKey, {
           issuer: config.AUTH_ISSUER,
           audience: config.AUTH_AUDIENCE,
           algorithms: [ALG, 'RS256', 'EdDSA'],
+          currentDate: new Date(now()),
         });
-        return Object.freeze({
+        const caller: Caller = Object.freeze({
           ...(payload.sub ? { subject: payload.sub } : {}),
           roles: rolesFromClaims(payload),
           authenticated: true,
         });
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
+        const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : Number.POSITIVE_INFINITY;
+        verified.set(token, { caller, until: Math.min(exp, now() + VERIFIED_CACHE_MS) });
+        return caller;
       } catch (err) {
         throw new TokenError(err instanceof Error ? err.message : 'invalid token');
       }
