@@ -65,6 +65,14 @@ const schema = z.object({
   QUOTE_TOKEN_AUDIENCE: z.string().min(1).default('payment'),
   PRICING_TIMEOUT_MS: positiveInt.default(250),
   PROMOTIONS_TIMEOUT_MS: positiveInt.default(250),
+  /** Quote-token signing keys (JSON key ring); unset means DATA_DIR/keys/quote-signing.json. Replicas share one file. */
+  QUOTE_TOKEN_KEYS_FILE: z.string().min(1).optional(),
+  /** Edge reads of the distributed price cache give up after this long (then pricing, then fallbacks). */
+  QUOTE_CACHE_TIMEOUT_MS: positiveInt.default(50),
+  /** Consecutive failures of a dependency (pricing, promotions, cache) that open its circuit breaker. */
+  QUOTE_BREAKER_FAILURES: positiveInt.default(5),
+  /** How long an open breaker waits before letting one trial call through. */
+  QUOTE_BREAKER_HALF_OPEN_MS: positiveInt.default(5000),
 });
 
 export type Config = z.infer<typeof schema>;

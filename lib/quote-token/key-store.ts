@@ -1,0 +1,152 @@
+import { linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  type CryptoKey,
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+} from 'jose';
+import { type Clock, systemClock } from '../clock.ts';
+import { activeKey, type KeyRing, publicJwks, rotateRing, type StoredKey, verifyingKeys } from './keyring.ts';
+
+export const QUOTE_TOKEN_ALG = 'ES256';
+/** How often a process looks for a rotation made by another process (the key file's mtime). */
+const RELOAD_EVERY_MS = 5_000;
+/** An unknown kid re-reads the file at most this often, so junk kids cannot cause a read storm. */
+const UNKNOWN_KID_RELOAD_MS = 1_000;
+
+/** What signing and verification need from the keys, whatever stores them. */
+export interface QuoteKeys {
+  signingKey(): { kid: string; key: CryptoKey };
+  /** The public key for `kid`, or undefined when no current key has that id. */
+  verificationKey(kid: string): Promise<CryptoKey | undefined>;
+  jwks(): { keys: JWK[] };
+}
+
+export async function newStoredKey(nowMs: number): Promise<StoredKey> {
+  const { privateKey, publicKey } = await generateKeyPair(QUOTE_TOKEN_ALG, { extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  return {
+    // RFC 7638 thumbprint: the same key gets the same kid in every process.
+    kid: await calculateJwkThumbprint(publicJwk),
+    privateJwk: await exportJWK(privateKey),
+    publicJwk,
+    createdAt: nowMs,
+  };
+}
+
+const readRing = (file: string): KeyRing => JSON.parse(readFileSync(file, 'utf8')) as KeyRing;
+
+function writeRing(file: string, ring: KeyRing, exclusive: boolean): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(tmp, JSON.stringify(ring, null, 2), { mode: 0o600 });
+  try {
+    // First creation must not overwrite a ring another process just created (link fails on EEXIST);
+    // a rotation replaces the file atomically.
+    if (exclusive) linkSync(tmp, file);
+    else renameSync(tmp, file);
+  } finally {
+    try {
+      unlinkSync(tmp);
+    } catch {}
+  }
+}
+
+/**
+ * Quote-token keys in a JSON file (DATA_DIR for the embedded topology, QUOTE_TOKEN_KEYS_FILE
+ * on a shared secret volume for replicas). Created with one key on first use. Rotation writes
+ * the file; other processes see it within RELOAD_EVERY_MS, and at once when a token names a kid
+ * they do not know yet.
+ */
+export class FileQuoteKeyStore implements QuoteKeys {
+  private ring: KeyRing = { keys: [] };
+  private mtimeMs = 0;
+  private checkedAt = 0;
+  private unknownKidAt = Number.NEGATIVE_INFINITY;
+  private readonly imported = new Map<string, { priv: CryptoKey; pub: CryptoKey }>();
+  private active: { kid: string; key: CryptoKey } | undefined;
+
+  private constructor(
+    readonly file: string,
+    private readonly clock: Clock,
+  ) {}
+
+  static async open(file: string, clock: Clock = systemClock): Promise<FileQuoteKeyStore> {
+    const store = new FileQuoteKeyStore(file, clock);
+    try {
+      statSync(file);
+    } catch {
+      try {
+        writeRing(file, { keys: [await newStoredKey(clock.now())] }, true);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+    }
+    await store.reload();
+    return store;
+  }
+
+  /** Re-reads the file if it changed. */
+  async reload(): Promise<void> {
+    this.checkedAt = this.clock.now();
+    const mtimeMs = statSync(this.file).mtimeMs;
+    if (mtimeMs === this.mtimeMs && this.active) return;
+    const ring = readRing(this.file);
+    for (const k of ring.keys) {
+      if (this.imported.has(k.kid)) continue;
+      this.imported.set(k.kid, {
+        priv: (await importJWK(k.privateJwk, QUOTE_TOKEN_ALG)) as CryptoKey,
+        pub: (await importJWK(k.publicJwk, QUOTE_TOKEN_ALG)) as CryptoKey,
+      });
+    }
+    const current = activeKey(ring);
+    const keys = current ? this.imported.get(current.kid) : undefined;
+    if (!current || !keys) throw new Error(`quote-token key file ${this.file} has no active key`);
+    this.ring = ring;
+    this.mtimeMs = mtimeMs;
+    this.active = { kid: current.kid, key: keys.priv };
+  }
+
+  private reloadSoon(): void {
+    if (this.clock.now() - this.checkedAt < RELOAD_EVERY_MS) return;
+    this.checkedAt = this.clock.now();
+    this.reload().catch(() => {
+      // Keep signing with the keys we have; the next check tries again.
+    });
+  }
+
+  signingKey(): { kid: string; key: CryptoKey } {
+    this.reloadSoon();
+    if (!this.active) throw new Error('quote-token key store is not open');
+    return this.active;
+  }
+
+  async verificationKey(kid: string): Promise<CryptoKey | undefined> {
+    this.reloadSoon();
+    const now = this.clock.now();
+    const known = () => verifyingKeys(this.ring, now).some((k) => k.kid === kid);
+    if (!known() && now - this.unknownKidAt >= UNKNOWN_KID_RELOAD_MS) {
+      this.unknownKidAt = now;
+      await this.reload().catch(() => undefined);
+    }
+    return known() ? this.imported.get(kid)?.pub : undefined;
+  }
+
+  jwks(): { keys: JWK[] } {
+    this.reloadSoon();
+    return publicJwks(this.ring, this.clock.now());
+  }
+
+  /** A new signing key; the previous one keeps verifying until its tokens expire. Returns the new kid. */
+  async rotate(): Promise<string> {
+    const now = this.clock.now();
+    const fresh = await newStoredKey(now);
+    writeRing(this.file, rotateRing(readRing(this.file), fresh, now), false);
+    this.mtimeMs = 0;
+    await this.reload();
+    return fresh.kid;
+  }
+}
