@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
-import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import fastifyApollo from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import type { RequestContext } from '../lib/auth/context.ts';
@@ -51,10 +51,15 @@ export async function mountGateway(
   });
   const apollo = new ApolloServer<RequestContext>({
     gateway,
-    plugins: [permissionsPlugin(roleRequirements(sdl)), fastifyApolloDrainPlugin(app)],
+    plugins: [permissionsPlugin(roleRequirements(sdl))],
     includeStacktraceInErrorResponses: false,
+    // One shutdown owner: closeOnSignals → app.close() (Fastify drains in-flight requests)
+    // → onClose → apollo.stop(). Apollo's own signal handler re-raises the signal (exit 143),
+    // and its Fastify drain plugin calls app.close() from inside stop() (a deadlock).
+    stopOnTerminationSignals: false,
   });
   await apollo.start();
+  app.addHook('onClose', () => apollo.stop());
   await app.register(fastifyApollo(apollo), { context: gatewayContext(opts.verifier) });
   return apollo;
 }

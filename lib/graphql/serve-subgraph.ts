@@ -1,5 +1,5 @@
 import { ApolloServer } from '@apollo/server';
-import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import fastifyApollo from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { RequestContext } from '../auth/context.ts';
 import { callerVerifierFor } from '../auth/jwt.ts';
@@ -24,10 +24,11 @@ export async function buildSubgraphServer(
   if (module.routes) await app.register(module.routes);
   const apollo = new ApolloServer<RequestContext>({
     schema: module.schema,
-    plugins: [fastifyApolloDrainPlugin(app)],
     includeStacktraceInErrorResponses: false,
+    stopOnTerminationSignals: false,
   });
   await apollo.start();
+  app.addHook('onClose', () => apollo.stop());
   await app.register(fastifyApollo(apollo), {
     context: subgraphContext(await callerVerifierFor(config), config.GATEWAY_SHARED_SECRET),
   });

@@ -7,7 +7,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
 export interface ServiceProcess {
   readonly url: string;
@@ -32,7 +31,9 @@ export async function startProcess(
   env: Record<string, string>,
   timeoutMs = 45_000,
 ): Promise<ServiceProcess> {
-  const child = spawn(tsx, [ENTRY[entry]], {
+  // `node --import tsx`, not the tsx CLI: the CLI is a wrapper process that does not wait for
+  // its child on SIGTERM, so graceful shutdown could not be observed.
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY[entry]], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

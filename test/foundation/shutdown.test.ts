@@ -1,0 +1,27 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startProcess } from '../support/processes.ts';
+
+describe('npm start as a process', () => {
+  it('serves, then on SIGTERM stops accepting, finishes and exits 0', async () => {
+    const proc = await startProcess('gateway', {
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-shutdown-')),
+      EMBEDDED_DB: 'memory',
+      CATALOG_SIZE: '200',
+    });
+    const health = await fetch(`${proc.url}/healthz`);
+    expect(health.status).toBe(200);
+    const code = await proc.stop();
+    expect(code).toBe(0);
+    expect(proc.output()).toContain('shutting down');
+    await expect(fetch(`${proc.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('refuses to start on a bad setting and names the variable', async () => {
+    await expect(startProcess('gateway', { PORT: 'eighty' }, 20_000)).rejects.toThrow(
+      /exited with 2[\s\S]*PORT/,
+    );
+  });
+});
