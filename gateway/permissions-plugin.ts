@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { type GraphQLSchema, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
+import { type DocumentNode, type GraphQLSchema, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import type { IRules } from 'graphql-shield';
 import type { RequestContext } from '../lib/auth/context.ts';
 import { checkField, type RoleRequirements, shieldRules } from '../lib/auth/permissions.ts';
@@ -21,23 +21,37 @@ export function permissionsPlugin(requirements: RoleRequirements): ApolloServerP
     }
     return t;
   };
+  // Apollo's document store hands back the same DocumentNode for a repeated operation, so the
+  // (type, field) pairs of an operation are collected once, not on every request.
+  const fieldsByDocument = new WeakMap<DocumentNode, [string, string][]>();
+  const fieldsOf = (document: DocumentNode, schema: GraphQLSchema) => {
+    const known = fieldsByDocument.get(document);
+    if (known) return known;
+    const typeInfo = new TypeInfo(schema);
+    const seen = new Set<string>();
+    const fields: [string, string][] = [];
+    visit(
+      document,
+      visitWithTypeInfo(typeInfo, {
+        Field(node) {
+          const parent = typeInfo.getParentType();
+          const key = `${parent?.name}.${node.name.value}`;
+          if (parent && !seen.has(key)) {
+            seen.add(key);
+            fields.push([parent.name, node.name.value]);
+          }
+        },
+      }),
+    );
+    fieldsByDocument.set(document, fields);
+    return fields;
+  };
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ document, schema, contextValue }) {
           const tree = treeFor(schema);
-          const typeInfo = new TypeInfo(schema);
-          const fields: [string, string][] = [];
-          visit(
-            document,
-            visitWithTypeInfo(typeInfo, {
-              Field(node) {
-                const parent = typeInfo.getParentType();
-                if (parent) fields.push([parent.name, node.name.value]);
-              },
-            }),
-          );
-          for (const [type, field] of fields) {
+          for (const [type, field] of fieldsOf(document, schema)) {
             const error = await checkField(tree, type, field, contextValue);
             if (error) throw error;
           }
