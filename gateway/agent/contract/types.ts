@@ -1,0 +1,38 @@
+/**
+ * The TypeScript face of components.schemas.PurchaseOrderRequest / PurchaseOrderResponse in
+ * schemas/openapi/procurement.yaml. The schema is the source; these types are checked against
+ * it by test/procurement/contract.test.ts (same property names, same required set, same JSON
+ * types), so they cannot drift apart silently.
+ */
+
+/** Body sent by an agent (spec, "PurchaseOrderRequest"). Immutable once parsed. */
+export interface PurchaseOrderRequest {
+  readonly agent_id: string;
+  readonly sku: string;
+  readonly quantity: number;
+  readonly max_budget_usd: number;
+}
+
+/** Body returned with 201 (spec, "PurchaseOrderResponse"). */
+export interface PurchaseOrderResponse {
+  readonly status: 'APPROVED';
+  readonly order_id: string;
+  readonly allocated_budget: number;
+  /** Unix time in seconds, fractional. */
+  readonly processed_at: number;
+}
+
+/** The JSON type of each field, for the schema/type agreement test. */
+export const PURCHASE_ORDER_REQUEST_FIELDS = {
+  agent_id: 'string',
+  sku: 'string',
+  quantity: 'integer',
+  max_budget_usd: 'number',
+} as const satisfies Record<keyof PurchaseOrderRequest, string>;
+
+export const PURCHASE_ORDER_RESPONSE_FIELDS = {
+  status: 'string',
+  order_id: 'string',
+  allocated_budget: 'number',
+  processed_at: 'number',
+} as const satisfies Record<keyof PurchaseOrderResponse, string>;

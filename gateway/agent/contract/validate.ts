@@ -1,0 +1,63 @@
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { componentSchema } from './openapi.ts';
+import type { PurchaseOrderRequest } from './types.ts';
+
+/** One contract violation: where (RFC 6901 JSON pointer into the body) and what. */
+export interface Violation {
+  readonly pointer: string;
+  readonly message: string;
+}
+
+export type ContractResult =
+  | { readonly ok: true; readonly value: PurchaseOrderRequest }
+  | { readonly ok: false; readonly errors: readonly Violation[] };
+
+// No coercion ("5" is not an integer), every violation reported, strict schema compilation so
+// a typo in the OpenAPI document fails at start-up instead of silently allowing a field.
+const ajv = new Ajv2020({ allErrors: true, coerceTypes: false, useDefaults: false, strict: true });
+const check = ajv.compile(componentSchema('PurchaseOrderRequest'));
+
+const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function toViolation(e: ErrorObject): Violation {
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const key = String((e.params as { additionalProperty: string }).additionalProperty);
+      return {
+        pointer: `${e.instancePath}/${escapePointer(key)}`,
+        message: 'is not a field of PurchaseOrderRequest',
+      };
+    }
+    case 'required': {
+      const key = String((e.params as { missingProperty: string }).missingProperty);
+      return { pointer: `${e.instancePath}/${escapePointer(key)}`, message: 'is required' };
+    }
+    case 'pattern':
+      return {
+        pointer: e.instancePath,
+        message: `must match ${String((e.params as { pattern: string }).pattern)}`,
+      };
+    default:
+      return { pointer: e.instancePath, message: e.message ?? `fails ${e.keyword}` };
+  }
+}
+
+/**
+ * Checks a parsed body against PurchaseOrderRequest. On success the value is a new frozen
+ * object holding exactly the four fields (the spec: a parsed request is immutable).
+ */
+export function validatePurchaseOrderRequest(body: unknown): ContractResult {
+  if (check(body)) {
+    const b = body as PurchaseOrderRequest;
+    return {
+      ok: true,
+      value: Object.freeze({
+        agent_id: b.agent_id,
+        sku: b.sku,
+        quantity: b.quantity,
+        max_budget_usd: b.max_budget_usd,
+      }),
+    };
+  }
+  return { ok: false, errors: (check.errors ?? []).map(toViolation) };
+}

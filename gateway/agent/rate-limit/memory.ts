@@ -1,0 +1,14 @@
+import { BoundedMap } from '../bounded-map.ts';
+import { type BucketPolicy, type BucketState, take } from './bucket.ts';
+import type { BucketStore } from './store.ts';
+
+export function memoryBucketStore(policy: BucketPolicy, maxEntries = 100_000): BucketStore {
+  const buckets = new BoundedMap<string, BucketState>(maxEntries);
+  return {
+    async take(identity, now) {
+      const { state, result } = take(buckets.get(identity), now, policy);
+      buckets.set(identity, state);
+      return result;
+    },
+  };
+}
