@@ -1,29 +1,71 @@
-import { buildShieldedSubgraphSchema, type SubgraphModule } from '../../lib/graphql/subgraph.ts';
+import { Gauge } from 'prom-client';
+import { migrate } from '../../lib/db/index.ts';
+import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
+import { createMemoryPriceCache } from './cache/memory.ts';
+import type { PriceCache } from './cache/price-cache.ts';
+import { createRedisPriceCache } from './cache/redis.ts';
+import { createSqlCatalog, seedCatalog } from './catalog/catalog.ts';
+import { catalogMigrations } from './catalog/migrations.ts';
+import { pricingSchema } from './graphql.ts';
+import { pricingRoutes } from './http.ts';
+import { createPricingService, newCounters, type PricingCounters, type PricingService } from './service.ts';
 
-// FOUNDATION STUB (issue 2): a tiny fixed catalog so the supergraph answers end to end.
-// The pricing issue replaces it with the catalog store, cache, modifiers and events.
-const catalog = new Map([
-  [
-    'SKU-ABC-000001',
-    { sku: 'SKU-ABC-000001', name: 'Widget', category: 'tools', inventoryLevel: 50, price: 19.99 },
-  ],
-  [
-    'SKU-ABC-000002',
-    { sku: 'SKU-ABC-000002', name: 'Gadget', category: 'toys', inventoryLevel: 5, price: 5 },
-  ],
-]);
+export interface PricingModule extends SubgraphModule {
+  /** For the edge in the same process: prices, last-known prices and the static catalog. */
+  readonly api: PricingService;
+}
 
-export async function createPricingSubgraph(_platform: Platform): Promise<SubgraphModule> {
-  const schema = buildShieldedSubgraphSchema('pricing', {
-    Query: {
-      product: (_: unknown, { sku }: { sku: string }) => catalog.get(sku) ?? null,
-      products: (_: unknown, { skus }: { skus: string[] }) => skus.map((s) => catalog.get(s) ?? null),
-    },
-    Product: {
-      __resolveReference: (ref: { sku: string }) => catalog.get(ref.sku) ?? null,
-      basePrices: (p: { sku: string; price: number }) => [{ sku: p.sku, currency: 'USD', amount: p.price }],
-    },
+/** The price cache of a platform: Redis when REDIS_URL is set, else process memory. */
+export function priceCacheFor(platform: Platform): PriceCache {
+  return platform.redis
+    ? createRedisPriceCache(platform.redis, platform.config.REDIS_KEY_PREFIX, platform.clock)
+    : createMemoryPriceCache(platform.clock);
+}
+
+function exportCounters(platform: Platform, counters: PricingCounters): void {
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [platform.metrics],
+      collect() {
+        this.set(read());
+      },
+    });
+  gauge('pricing_cache_hits', 'Price requests served from the cache (X-Cache: HIT)', () => counters.hits);
+  gauge('pricing_cache_misses', 'Prices computed on a cache miss (X-Cache: MISS)', () => counters.misses);
+  gauge('pricing_catalog_queries', 'Catalog queries made by pricing', () => counters.catalogQueries);
+  gauge('pricing_cache_round_trips', 'Round trips to the price cache', () => counters.cacheRoundTrips);
+  gauge('pricing_cache_invalidations', 'SKUs whose cached prices were dropped', () => counters.invalidations);
+}
+
+/**
+ * The pricing subgraph: catalog (embedded store or Postgres, seeded on first start), price
+ * cache (memory or Redis), the pure modifiers, PriceCalculated / BasePriceChanged events, the
+ * REST route of the spec and the GraphQL schema of schemas/pricing.graphql.
+ */
+export async function createPricingSubgraph(platform: Platform): Promise<PricingModule> {
+  await migrate(platform.db, catalogMigrations);
+  const seeded = await seedCatalog(platform.db, platform.config.CATALOG_SIZE);
+  if (seeded > 0) platform.log.info({ products: seeded }, 'catalog seeded');
+  const counters = newCounters();
+  const service = createPricingService({
+    catalog: createSqlCatalog(platform.db, () => counters.catalogQueries++),
+    cache: priceCacheFor(platform),
+    bus: platform.bus,
+    clock: platform.clock,
+    log: platform.log,
+    counters,
   });
-  return { name: 'pricing', schema };
+  exportCounters(platform, counters);
+  return {
+    name: 'pricing',
+    schema: pricingSchema(service),
+    routes: pricingRoutes(service),
+    api: service,
+    async close() {
+      service.close();
+    },
+  };
 }

@@ -1,0 +1,71 @@
+import type { Clock } from '../../../lib/clock.ts';
+import type { RedisClient } from '../../../lib/redis.ts';
+import { keyField, type PriceKey, type StoredPrice } from '../domain/types.ts';
+import {
+  decodeFresh,
+  decodeJson,
+  encodeFresh,
+  LAST_KNOWN_TTL_MS,
+  PRICE_TTL_MS,
+  type PriceCache,
+} from './price-cache.ts';
+
+/**
+ * Distributed topology: one Redis hash per SKU for fresh entries (`<prefix>price:{sku}`) and one
+ * for last-known prices (`<prefix>price-lk:{sku}`), field = [region, customerSegment]. A field
+ * carries its own expiry (Redis 7.0 has no per-field TTL); the hash's key TTL, renewed on each
+ * write, only collects SKUs nobody asks for. Dropping a SKU is one DEL of two keys. The `{sku}`
+ * hash tag keeps both keys of a SKU in one Redis Cluster slot.
+ */
+export function createRedisPriceCache(redis: RedisClient, prefix: string, clock: Clock): PriceCache {
+  const freshKey = (sku: string) => `${prefix}price:{${sku}}`;
+  const lastKnownKey = (sku: string) => `${prefix}price-lk:{${sku}}`;
+
+  const hgetMany = async (keys: readonly PriceKey[], keyOf: (sku: string) => string) => {
+    if (keys.length === 0) return [];
+    if (keys.length === 1) {
+      const k = keys[0] as PriceKey;
+      return [await redis.hget(keyOf(k.sku), keyField(k))];
+    }
+    const pipeline = redis.pipeline();
+    for (const k of keys) pipeline.hget(keyOf(k.sku), keyField(k));
+    const results = (await pipeline.exec()) ?? [];
+    return results.map(([err, value]) => {
+      if (err) throw err;
+      return value as string | null;
+    });
+  };
+
+  return {
+    async getMany(keys) {
+      const texts = await hgetMany(keys, freshKey);
+      const now = clock.now();
+      return texts.map((t) => (t === null ? undefined : decodeFresh(t, now)));
+    },
+    async setMany(entries) {
+      if (entries.length === 0) return;
+      const expiresAt = clock.now() + PRICE_TTL_MS;
+      const pipeline = redis.pipeline();
+      for (const { key, price } of entries) {
+        const field = keyField(key);
+        pipeline.hset(freshKey(key.sku), field, encodeFresh(expiresAt, price.json));
+        pipeline.pexpire(freshKey(key.sku), PRICE_TTL_MS * 2);
+        pipeline.hset(lastKnownKey(key.sku), field, price.json);
+        pipeline.pexpire(lastKnownKey(key.sku), LAST_KNOWN_TTL_MS);
+      }
+      for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+    },
+    async lastKnownMany(keys) {
+      const texts = await hgetMany(keys, lastKnownKey);
+      return texts.map((t) => (t === null ? undefined : decodeJson(t)));
+    },
+    async invalidateSkus(skus) {
+      if (skus.length === 0) return;
+      const pipeline = redis.pipeline();
+      for (const sku of skus) pipeline.del(freshKey(sku), lastKnownKey(sku));
+      for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+    },
+  };
+}
+
+export type { StoredPrice };
