@@ -57,6 +57,10 @@ const schema = z.object({
   RATE_LIMIT_REFILL_PER_SECOND: z.coerce.number().positive().default(10),
   ORDER_BODY_LIMIT_BYTES: positiveInt.default(4096),
 
+  // Promotions.
+  /** Where redemption limits are consumed: the SQL store (durable, default) or Redis (needs REDIS_URL). */
+  PROMOTION_REDEMPTION_STORE: z.enum(['sql', 'redis']).default('sql'),
+
   // Pricing.
   CATALOG_SIZE: positiveInt.default(10_000),
 

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { parse } from 'yaml';
+import type { Violation } from './domain/errors.ts';
+
+/**
+ * schemas/openapi/promotions.yaml is the one source of the REST shapes: request bodies are
+ * validated by schemas compiled from it at start-up, never restated in code.
+ */
+export const PROMOTIONS_OPENAPI_URL = new URL('../../schemas/openapi/promotions.yaml', import.meta.url);
+const DOC_ID = 'promotions.yaml';
+
+export interface PromotionsContract {
+  pricedBasket: ValidateFunction;
+  redemptionRequest: ValidateFunction;
+  /** Replies, for tests: what the document promises is what the service sends. */
+  promotionEvaluation: ValidateFunction;
+  redemptionResult: ValidateFunction;
+  problem: ValidateFunction;
+}
+
+let compiled: PromotionsContract | undefined;
+
+export function promotionsContract(): PromotionsContract {
+  if (compiled) return compiled;
+  const doc = parse(readFileSync(PROMOTIONS_OPENAPI_URL, 'utf8')) as Record<string, unknown>;
+  // OpenAPI 3.1 schemas are JSON Schema 2020-12; `examples` and `description` are annotations.
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  ajv.addSchema(doc, DOC_ID);
+  const ref = (name: string) => ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` });
+  compiled = {
+    pricedBasket: ref('PricedBasket'),
+    redemptionRequest: ref('RedemptionRequest'),
+    promotionEvaluation: ref('PromotionEvaluation'),
+    redemptionResult: ref('RedemptionResult'),
+    problem: ref('Problem'),
+  };
+  return compiled;
+}
+
+/** Ajv errors as violations with JSON pointers; a failed `oneOf` (money) is reported once. */
+export function violations(errors: readonly ErrorObject[] | null | undefined): Violation[] {
+  const out = new Map<string, Violation>();
+  for (const e of errors ?? []) {
+    let v: Violation;
+    if (e.keyword === 'additionalProperties') {
+      const extra = String((e.params as { additionalProperty: string }).additionalProperty);
+      v = { pointer: `${e.instancePath}/${extra}`, message: 'is not allowed' };
+    } else if (e.keyword === 'required') {
+      const missing = String((e.params as { missingProperty: string }).missingProperty);
+      v = { pointer: `${e.instancePath}/${missing}`, message: 'is required' };
+    } else if (e.schemaPath.includes('/Money/')) {
+      v = {
+        pointer: e.instancePath,
+        message: 'must be an amount from 0 to 10,000,000 with at most 2 decimals',
+      };
+    } else {
+      v = { pointer: e.instancePath || '/', message: e.message ?? 'is invalid' };
+    }
+    out.set(`${v.pointer} ${v.message}`, v);
+  }
+  return [...out.values()];
+}

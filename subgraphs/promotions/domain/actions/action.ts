@@ -1,0 +1,54 @@
+import { money } from '../../../../lib/money.ts';
+import type { Basket, Line } from '../basket.ts';
+import { PERCENT_SCALE } from '../cents.ts';
+import type { Check } from '../check.ts';
+
+/**
+ * A compiled action computes, for each line, the cents it takes off. It never takes more than
+ * what is left of a line (`remaining`), which is how no line goes below zero however many
+ * rules stack. Pure: it reads the basket and returns a new array.
+ */
+export interface CompiledAction {
+  readonly type: string;
+  /** Fixed amounts are in one currency; a basket in another gets CURRENCY_MISMATCH. */
+  readonly currency?: string;
+  apply(b: Basket, remaining: readonly number[]): number[];
+  /** Why the action found nothing to discount, for the explanation (NO_ELIGIBLE_ITEMS). */
+  miss?(b: Basket): string;
+}
+
+export interface ActionType {
+  compile(o: Record<string, unknown>, at: string, check: Check): CompiledAction | undefined;
+}
+
+/** A percentage 0 < v ≤ 100 with at most 4 decimals, as millionths of the whole. */
+export function percentPart(v: unknown, at: string, check: Check): number | undefined {
+  const n = check.number(v, at);
+  if (n === undefined) return undefined;
+  if (n <= 0 || n > 100) return check.fail(at, 'must be a percentage above 0 and at most 100');
+  const part = money(n).times(PERCENT_SCALE / 100);
+  if (!part.isInteger()) return check.fail(at, 'must have at most 4 decimals');
+  return part.toNumber();
+}
+
+export const CATEGORY = { max: 64 } as const;
+
+/** Which lines an action may discount: those of `target_category`, or every line. */
+export function targetOf(o: Record<string, unknown>, at: string, check: Check, required: boolean) {
+  if (o.target_category === undefined) {
+    if (required) check.fail(`${at}/target_category`, 'is required');
+    return (_l: Line) => true;
+  }
+  const category = check.string(o.target_category, `${at}/target_category`, CATEGORY);
+  return (l: Line) => l.category === category;
+}
+
+/** Units of the basket an action may discount. */
+export const unitsOf = (b: Basket, eligible: (l: Line) => boolean): number =>
+  b.lines.reduce((n, l) => n + (eligible(l) ? l.quantity : 0), 0);
+
+/** How a target reads in an explanation. */
+export const targetText = (o: Record<string, unknown>): string =>
+  typeof o.target_category === 'string' ? `of category ${o.target_category}` : 'in the cart';
+
+export const zeros = (b: Basket): number[] => new Array(b.lines.length).fill(0);

@@ -1,0 +1,18 @@
+import { allocate, percentOf } from '../cents.ts';
+import { type ActionType, percentPart } from './action.ts';
+
+/** PERCENTAGE_DISCOUNT_CART: `value` % off what is left of the cart, allocated to the lines. */
+export const cartPercentage: ActionType = {
+  compile(o, at, check) {
+    check.onlyKeys(o, at, ['type', 'value']);
+    const part = percentPart(o.value, `${at}/value`, check);
+    if (part === undefined) return undefined;
+    return {
+      type: 'PERCENTAGE_DISCOUNT_CART',
+      apply(_b, remaining) {
+        const base = remaining.reduce((s, w) => s + w, 0);
+        return allocate(percentOf(base, part), remaining);
+      },
+    };
+  },
+};

@@ -1,0 +1,25 @@
+import { allocate, percentOf } from '../cents.ts';
+import { type ActionType, percentPart, targetOf, targetText } from './action.ts';
+
+/**
+ * PERCENTAGE_DISCOUNT_CATEGORY: `value` % off what is left of the lines of `target_category`.
+ * The percentage is taken of their sum, then allocated to the lines, so the discount is the
+ * figure a shopper computes, not a sum of per-line roundings.
+ */
+export const categoryPercentage: ActionType = {
+  compile(o, at, check) {
+    check.onlyKeys(o, at, ['type', 'value', 'target_category']);
+    const part = percentPart(o.value, `${at}/value`, check);
+    const eligible = targetOf(o, at, check, true);
+    if (part === undefined) return undefined;
+    return {
+      type: 'PERCENTAGE_DISCOUNT_CATEGORY',
+      apply(b, remaining) {
+        const weights = b.lines.map((l) => (eligible(l) ? (remaining[l.index] ?? 0) : 0));
+        const base = weights.reduce((s, w) => s + w, 0);
+        return allocate(percentOf(base, part), weights);
+      },
+      miss: () => `nothing ${targetText(o)} left to discount`,
+    };
+  },
+};

@@ -1,0 +1,150 @@
+import { migrate } from '../../lib/db/index.ts';
+import { EventTypes } from '../../lib/events/cloudevent.ts';
+import type { Platform } from '../../lib/platform.ts';
+import type {
+  PricedBasket,
+  PromotionEvaluation,
+  PromotionService,
+  RedemptionRequest,
+  RedemptionResult,
+} from './api.ts';
+import { promotionsContract, violations } from './contract.ts';
+import { toBasket } from './domain/basket.ts';
+import { BasketInvalid, PromotionNotFound, RedemptionInvalid } from './domain/errors.ts';
+import { evaluate } from './domain/evaluate.ts';
+import { type CompiledRule, compileRule, type RuleStatus } from './domain/rule.ts';
+import { buildRuleset, emptyRuleset, type Ruleset } from './domain/ruleset.ts';
+import { migrations } from './store/migrations.ts';
+import type { RedemptionStore } from './store/redemptions.ts';
+import { createRedisRedemptionStore } from './store/redemptions-redis.ts';
+import { createSqlRedemptionStore } from './store/redemptions-sql.ts';
+import { RuleStore, type StoredRule } from './store/rules.ts';
+
+/** CloudEvent data of PromotionRulesChanged (schemas/events/promotion-rules-changed.json). */
+export interface PromotionRulesChanged {
+  promotionId: string;
+  revision: number;
+  status: RuleStatus;
+}
+
+/** A stored rule with its compiled form. */
+export interface Promotion extends StoredRule {
+  compiled: CompiledRule;
+}
+
+/** The promotions module's service: PromotionService plus rule administration. */
+export interface PromotionEngine extends PromotionService {
+  readonly redemptions: RedemptionStore;
+  /** The rules this instance evaluates right now. */
+  ruleset(): Ruleset;
+  list(status?: RuleStatus): Promotion[];
+  get(promotionId: string): Promotion | undefined;
+  /** Validates (RuleInvalid), stores, recompiles here and tells every instance. */
+  upsert(document: unknown): Promise<Promotion>;
+  setStatus(promotionId: string, status: RuleStatus): Promise<Promotion>;
+  /** Reloads and recompiles every stored rule (on start and on PromotionRulesChanged). */
+  reload(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createPromotionService(platform: Platform): Promise<PromotionEngine> {
+  await migrate(platform.db, migrations);
+  const store = new RuleStore(platform.db);
+  const redemptions = redemptionStoreFor(platform);
+  const contract = promotionsContract();
+  let ruleset = emptyRuleset;
+  let promotions = new Map<string, Promotion>();
+
+  // Reloads are chained: a burst of changes never compiles two sets at once, and the last
+  // reload always sees the last write.
+  let reloading: Promise<void> = Promise.resolve();
+  const reload = (): Promise<void> => {
+    reloading = reloading
+      .catch(() => {})
+      .then(async () => {
+        const next = new Map<string, Promotion>();
+        for (const stored of await store.all()) {
+          try {
+            next.set(stored.promotionId, { ...stored, compiled: compileRule(stored.document) });
+          } catch (err) {
+            // A stored rule this engine cannot read must not take the others down with it.
+            platform.log.error(
+              { err, promotionId: stored.promotionId },
+              'stored promotion rule does not compile',
+            );
+          }
+        }
+        promotions = next;
+        ruleset = buildRuleset([...next.values()].map((p) => p.compiled));
+        platform.log.info({ rules: next.size, active: ruleset.active.length }, 'promotion rules compiled');
+      });
+    return reloading;
+  };
+  await reload();
+  const unsubscribe = platform.bus.subscribe(EventTypes.PromotionRulesChanged, () => reload());
+
+  const changed = async (stored: StoredRule): Promise<Promotion> => {
+    const compiled = compileRule(stored.document);
+    await reload();
+    await platform.bus.publish<PromotionRulesChanged>(
+      EventTypes.PromotionRulesChanged,
+      { promotionId: stored.promotionId, revision: stored.revision, status: compiled.status },
+      stored.promotionId,
+    );
+    return { ...stored, compiled };
+  };
+
+  return {
+    redemptions,
+    ruleset: () => ruleset,
+    list: (status) => [...promotions.values()].filter((p) => !status || p.compiled.status === status),
+    get: (id) => promotions.get(id),
+
+    async evaluate(input: PricedBasket): Promise<PromotionEvaluation> {
+      if (!contract.pricedBasket(input)) throw new BasketInvalid(violations(contract.pricedBasket.errors));
+      const basket = toBasket(input);
+      const rules = ruleset;
+      const redeemed =
+        rules.capped && basket.customerId !== undefined
+          ? await redemptions.countsFor(basket.customerId)
+          : new Map<string, number>();
+      return evaluate(rules, basket, { now: platform.clock.now(), redeemed });
+    },
+
+    async redeem(request: RedemptionRequest): Promise<RedemptionResult> {
+      if (!contract.redemptionRequest(request))
+        throw new RedemptionInvalid(violations(contract.redemptionRequest.errors));
+      const items = request.promotionIds.map((id) => {
+        const p = promotions.get(id);
+        if (!p) throw new PromotionNotFound(id);
+        return { promotionId: id, cap: p.compiled.maxRedemptionsPerUser };
+      });
+      return redemptions.redeem(request.orderId, request.customerId, items);
+    },
+
+    async upsert(document) {
+      const compiled = compileRule(document);
+      return changed(await store.upsert(compiled.document));
+    },
+
+    async setStatus(promotionId, status) {
+      const stored = await store.setStatus(promotionId, status);
+      if (!stored) throw new PromotionNotFound(promotionId);
+      return changed(stored);
+    },
+
+    reload,
+    async close() {
+      unsubscribe();
+      await reloading.catch(() => {});
+    },
+  };
+}
+
+function redemptionStoreFor(platform: Platform): RedemptionStore {
+  if (platform.config.PROMOTION_REDEMPTION_STORE === 'redis') {
+    if (!platform.redis) throw new Error('PROMOTION_REDEMPTION_STORE=redis needs REDIS_URL');
+    return createRedisRedemptionStore(platform.redis, platform.config.REDIS_KEY_PREFIX);
+  }
+  return createSqlRedemptionStore(platform.db);
+}

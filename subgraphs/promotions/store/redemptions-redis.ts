@@ -1,0 +1,61 @@
+import type { RedisClient } from '../../../lib/redis.ts';
+import type { RedemptionResult } from '../api.ts';
+import type { RedemptionItem, RedemptionStore } from './redemptions.ts';
+
+/**
+ * Checks every cap, then consumes all or none, in one script: Redis runs a script atomically,
+ * so concurrent redemptions on any number of replicas see each other's increments.
+ * KEYS: the customer's counters (hash), the order's record. ARGV: record, then id/cap pairs
+ * (cap 0 = unlimited).
+ */
+const REDEEM = `
+local recorded = redis.call('GET', KEYS[2])
+if recorded then return {'ALREADY_RECORDED', recorded} end
+local blocked = {}
+for i = 2, #ARGV, 2 do
+  local cap = tonumber(ARGV[i + 1])
+  if cap > 0 and tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0') >= cap then
+    table.insert(blocked, ARGV[i])
+  end
+end
+if #blocked > 0 then return {'LIMIT_REACHED', cjson.encode(blocked)} end
+for i = 2, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], 1) end
+redis.call('SET', KEYS[2], ARGV[1])
+return {'REDEEMED', ARGV[1]}
+`;
+
+/**
+ * Redis adapter (also Redis Cluster): both keys of a customer carry the customer id as hash
+ * tag, so they live in one slot and one script may touch both.
+ */
+export function createRedisRedemptionStore(redis: RedisClient, prefix: string): RedemptionStore {
+  const counters = (customerId: string) => `${prefix}promo:{${customerId}}:redemptions`;
+  const order = (customerId: string, orderId: string) => `${prefix}promo:{${customerId}}:order:${orderId}`;
+  return {
+    kind: 'redis',
+    async countsFor(customerId) {
+      const all = await redis.hgetall(counters(customerId));
+      return new Map(Object.entries(all).map(([k, v]) => [k, Number(v)]));
+    },
+    async redeem(orderId, customerId, items: readonly RedemptionItem[]): Promise<RedemptionResult> {
+      const ids = items.map((i) => i.promotionId);
+      const args = items.flatMap((i) => [i.promotionId, String(i.cap ?? 0)]);
+      const [status, payload] = (await redis.eval(
+        REDEEM,
+        2,
+        counters(customerId),
+        order(customerId, orderId),
+        JSON.stringify(ids),
+        ...args,
+      )) as [RedemptionResult['status'], string];
+      const list = JSON.parse(payload) as string[];
+      return {
+        orderId,
+        customerId,
+        status,
+        promotionIds: status === 'LIMIT_REACHED' ? [] : list,
+        limitReached: status === 'LIMIT_REACHED' ? list : [],
+      };
+    },
+  };
+}
