@@ -1,0 +1,29 @@
+import type { PricingService } from '../../../../subgraphs/pricing/service.ts';
+import type { PromotionService } from '../../../../subgraphs/promotions/api.ts';
+import type { PriceCachePort, PricingPort, PromotionsPort } from '../ports.ts';
+
+/**
+ * Embedded topology: pricing and promotions run in this process. Pricing's calculateMany reads
+ * the price cache first and computes only the misses, in one call, so the edge does not read the
+ * cache separately (`fresh` has nothing of its own); a HIT still shows as source `cache`.
+ */
+export function localPricing(api: PricingService): { cache: PriceCachePort; pricing: PricingPort } {
+  return {
+    cache: {
+      fresh: async () => [],
+      lastKnown: async (keys) => (await api.lastKnownMany(keys)).map((p) => p?.response),
+    },
+    pricing: {
+      async calculate(contexts) {
+        const results = await api.calculateMany(contexts, { matchCurrency: true });
+        return results.map((r) =>
+          r instanceof Error ? { error: r.message } : { price: r.response, cached: r.cache === 'HIT' },
+        );
+      },
+    },
+  };
+}
+
+export const localPromotions = (service: PromotionService): PromotionsPort => ({
+  evaluate: (basket) => service.evaluate(basket),
+});

@@ -1,0 +1,156 @@
+import { money, round2, toNumber2 } from '../../../lib/money.ts';
+import type { CartInput, QuoteFacts, TokenLine } from '../../../lib/quote-token/index.ts';
+import type { CatalogEntry, PricedBasket, PromotionEvaluation } from './ports.ts';
+import type { SourcedPrice } from './select.ts';
+
+/** One line of the reply (schemas/openapi/edge.yaml#/components/schemas/QuoteLine). */
+export interface QuoteLine extends TokenLine {
+  name: string;
+  category: string;
+}
+
+export interface PromotionsOutcome {
+  status: 'evaluated' | 'unavailable';
+  applied: {
+    promotionId: string;
+    name: string;
+    actions: string[];
+    couponCode?: string;
+    amount: number;
+    allocations: { sku: string; amount: number }[];
+  }[];
+  notApplied: { promotionId: string; name: string; reason: string; detail: string }[];
+  coupons: { code: string; status: string; promotionId?: string }[];
+}
+
+/** The reply of GET /cart/quote before the token is added. */
+export interface QuoteBody {
+  id: string;
+  currency: string;
+  region: string;
+  customerSegment: string | null;
+  customerId: string | null;
+  coupons: string[];
+  lines: QuoteLine[];
+  subtotal: number;
+  discountTotal: number;
+  total: number;
+  promotions: PromotionsOutcome;
+  degraded: boolean;
+}
+
+export interface PricedLine {
+  entry: CatalogEntry;
+  quantity: number;
+  price: SourcedPrice;
+}
+
+const lineTotalOf = (l: PricedLine) => round2(money(l.price.unitPrice).times(l.quantity));
+
+/** The basket promotions evaluate: the priced lines in the cart's order. */
+export function basketOf(cart: CartInput, lines: readonly PricedLine[]): PricedBasket {
+  const customer = {
+    ...(cart.customerId ? { id: cart.customerId } : {}),
+    ...(cart.customerSegment ? { segment: cart.customerSegment } : {}),
+  };
+  return {
+    currency: cart.currency,
+    ...(Object.keys(customer).length > 0 ? { customer } : {}),
+    ...(cart.coupons && cart.coupons.length > 0 ? { coupons: [...cart.coupons] } : {}),
+    lines: lines.map((l) => ({
+      sku: l.entry.sku,
+      category: l.entry.category,
+      quantity: l.quantity,
+      unitPrice: l.price.unitPrice,
+      lineTotal: lineTotalOf(l).toFixed(2),
+    })),
+  };
+}
+
+function outcomeOf(evaluation: PromotionEvaluation | undefined): PromotionsOutcome {
+  if (!evaluation) return { status: 'unavailable', applied: [], notApplied: [], coupons: [] };
+  return {
+    status: 'evaluated',
+    applied: evaluation.applied.map((a) => ({
+      promotionId: a.promotionId,
+      name: a.name,
+      actions: a.actions,
+      ...(a.couponCode ? { couponCode: a.couponCode } : {}),
+      amount: a.amount,
+      allocations: a.allocations.map((x) => ({ sku: x.sku, amount: x.amount })),
+    })),
+    notApplied: evaluation.notApplied.map((n) => ({
+      promotionId: n.promotionId,
+      name: n.name,
+      reason: n.reason,
+      detail: n.detail,
+    })),
+    coupons: evaluation.coupons.map((c) => ({
+      code: c.code,
+      status: c.status,
+      ...(c.promotionId ? { promotionId: c.promotionId } : {}),
+    })),
+  };
+}
+
+/**
+ * The consolidated quote: lines with their prices and sources, each line's share of the
+ * discounts, and totals in exact decimals. Without an evaluation (promotions unavailable) there
+ * are no discounts and the reply says so.
+ */
+export function assembleQuote(
+  cart: CartInput,
+  id: string,
+  lines: readonly PricedLine[],
+  evaluation: PromotionEvaluation | undefined,
+): { body: QuoteBody; facts: QuoteFacts } {
+  let subtotal = money(0);
+  let discountTotal = money(0);
+  const quoted: QuoteLine[] = lines.map((l, i) => {
+    const lineTotal = lineTotalOf(l);
+    const discount = money(evaluation?.lines.find((r) => r.lineIndex === i)?.discount ?? 0);
+    subtotal = subtotal.plus(lineTotal);
+    discountTotal = discountTotal.plus(discount);
+    return {
+      sku: l.entry.sku,
+      name: l.entry.name,
+      category: l.entry.category,
+      quantity: l.quantity,
+      basePrice: l.price.basePrice,
+      unitPrice: l.price.unitPrice,
+      appliedModifiers: l.price.appliedModifiers,
+      source: l.price.source,
+      lineTotal: toNumber2(lineTotal),
+      discount: toNumber2(discount),
+      total: toNumber2(lineTotal.minus(discount)),
+    };
+  });
+  const promotions = outcomeOf(evaluation);
+  const totals = {
+    subtotal: toNumber2(subtotal),
+    discountTotal: toNumber2(discountTotal),
+    total: toNumber2(subtotal.minus(discountTotal)),
+  };
+  const degraded =
+    promotions.status === 'unavailable' || quoted.some((l) => l.source !== 'live' && l.source !== 'cache');
+  const body: QuoteBody = {
+    id,
+    currency: cart.currency,
+    region: cart.region,
+    customerSegment: cart.customerSegment ?? null,
+    customerId: cart.customerId ?? null,
+    coupons: [...(cart.coupons ?? [])],
+    lines: quoted,
+    ...totals,
+    promotions,
+    degraded,
+  };
+  const facts: QuoteFacts = {
+    currency: cart.currency,
+    lines: quoted.map(({ name: _n, category: _c, ...line }) => line),
+    totals,
+    promotions: promotions.applied.map((a) => ({ promotionId: a.promotionId, amount: a.amount })),
+    promotionsEvaluated: promotions.status === 'evaluated',
+  };
+  return { body, facts };
+}

@@ -1,0 +1,59 @@
+import {
+  type CircuitBreakerPolicy,
+  CircuitState,
+  ConsecutiveBreaker,
+  circuitBreaker,
+  handleAll,
+  TimeoutStrategy,
+  timeout,
+  wrap,
+} from 'cockatiel';
+
+/** One dependency's protection: a timeout per call inside a circuit breaker. */
+export interface Guard {
+  readonly name: string;
+  run<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  /** True while the breaker is open: calls fail at once without reaching the dependency. */
+  isOpen(): boolean;
+}
+
+export interface GuardOptions {
+  timeoutMs: number;
+  /** Consecutive failures (timeouts included) that open the breaker. */
+  failures: number;
+  /** How long an open breaker waits before one trial call. */
+  halfOpenAfterMs: number;
+  onStateChange?: (name: string, open: boolean) => void;
+}
+
+/**
+ * The breaker wraps the timeout, so a slow dependency counts as a failing one: after
+ * `failures` timeouts in a row the quote stops waiting for it at all and goes straight to its
+ * fallback, until a trial call after `halfOpenAfterMs` succeeds.
+ */
+export function createGuard(name: string, opts: GuardOptions): Guard {
+  const breaker: CircuitBreakerPolicy = circuitBreaker(handleAll, {
+    halfOpenAfter: opts.halfOpenAfterMs,
+    breaker: new ConsecutiveBreaker(opts.failures),
+  });
+  breaker.onStateChange((state) => opts.onStateChange?.(name, state === CircuitState.Open));
+  const policy = wrap(breaker, timeout(opts.timeoutMs, TimeoutStrategy.Aggressive));
+  return {
+    name,
+    run: (fn) => policy.execute(({ signal }) => fn(signal)),
+    isOpen: () => breaker.state === CircuitState.Open,
+  };
+}
+
+/** A guarded call that yields `fallback` instead of failing. */
+export async function orElse<T>(
+  guard: Guard,
+  fn: (signal: AbortSignal) => Promise<T>,
+  fallback: T,
+): Promise<T> {
+  try {
+    return await guard.run(fn);
+  } catch {
+    return fallback;
+  }
+}

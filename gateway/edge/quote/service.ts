@@ -1,0 +1,143 @@
+import { Problem } from '../../../lib/problem.ts';
+import { type CartInput, cartHash, type QuoteTokens } from '../../../lib/quote-token/index.ts';
+import { assembleQuote, basketOf, type PricedLine, type QuoteBody } from './assemble.ts';
+import type { Violation } from './contract.ts';
+import type { CatalogEntry, LivePrice, Price, PriceContext, QuotePorts } from './ports.ts';
+import { type Guard, orElse } from './resilience.ts';
+import { type SourcedPrice, selectPrice, usable } from './select.ts';
+
+/**
+ * The segment priced when the cart names none. Pricing's cache key needs a value, and one that
+ * is not `VIP` gets no segment modifier; it must be what the GraphQL cart quote uses too, so
+ * both share cache entries.
+ */
+export const DEFAULT_SEGMENT = 'STANDARD';
+
+export interface CartQuote extends QuoteBody {
+  quoteToken: string;
+  expiresAt: string;
+}
+
+export interface QuoteGuards {
+  catalog: Guard;
+  cache: Guard;
+  pricing: Guard;
+  promotions: Guard;
+}
+
+export interface QuoteServiceDeps {
+  ports: QuotePorts;
+  guards: QuoteGuards;
+  tokens: Pick<QuoteTokens, 'issue'>;
+  /** Called once per quoted line with its price source (metrics). */
+  onLine?: (source: SourcedPrice['source']) => void;
+}
+
+export interface QuoteService {
+  /** Throws Problem: 422 for SKUs the catalog does not know or price, 503 when the catalog is unreachable. */
+  quote(cart: CartInput): Promise<CartQuote>;
+}
+
+const unprocessable = (errors: Violation[]) =>
+  new Problem(422, 'unpriceable-cart', 'Cart cannot be priced', errors.map((e) => e.message).join('; '), {
+    errors,
+  });
+
+/**
+ * GET /cart/quote's flow (spec "4. Edge composition"): catalog, then the cached prices in one
+ * round trip, pricing only for the misses, the last-known and static prices for what pricing
+ * could not answer, then promotions, then the signed token. Every dependency sits behind its own
+ * timeout and breaker, and every failure has a fallback: only a catalog that cannot be read
+ * (no static price exists) makes the reply a 503.
+ */
+export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
+  const { ports, guards } = deps;
+  return {
+    async quote(cart) {
+      const skus = cart.lines.map((l) => l.sku);
+      const segment = cart.customerSegment ?? DEFAULT_SEGMENT;
+      let entries: (CatalogEntry | undefined)[];
+      try {
+        entries = await guards.catalog.run(() => ports.catalog.lookup(skus, cart.currency));
+      } catch {
+        throw new Problem(
+          503,
+          'catalog-unavailable',
+          'Catalog unavailable',
+          'no price can be given now',
+          {},
+          {
+            'retry-after': '1',
+          },
+        );
+      }
+      const unknown = entries.flatMap((e, i) =>
+        e ? [] : [{ pointer: `/line/${i}`, message: `${skus[i]} is not in the catalog` }],
+      );
+      if (unknown.length > 0) throw unprocessable(unknown);
+      const known = entries as CatalogEntry[];
+      const keys = skus.map((sku) => ({ sku, region: cart.region, customerSegment: segment }));
+
+      const fresh = await orElse(guards.cache, () => ports.cache.fresh(keys), [] as (Price | undefined)[]);
+      const misses = keys.flatMap((_, i) => (usable(fresh[i], cart.currency) ? [] : [i]));
+
+      const live: (LivePrice | undefined)[] = [];
+      if (misses.length > 0) {
+        const contexts: PriceContext[] = misses.map((i) => ({
+          ...(keys[i] as PriceContext),
+          currency: cart.currency,
+          inventoryLevel: (known[i] as CatalogEntry).inventoryLevel,
+        }));
+        const answers = await orElse(
+          guards.pricing,
+          (signal) => ports.pricing.calculate(contexts, signal),
+          [],
+        );
+        misses.forEach((i, j) => {
+          live[i] = answers[j];
+        });
+      }
+
+      const unanswered = misses.filter((i) => {
+        const a = live[i];
+        return !(a && 'price' in a && usable(a.price, cart.currency));
+      });
+      const lastKnown: (Price | undefined)[] = [];
+      if (unanswered.length > 0) {
+        const found = await orElse(
+          guards.cache,
+          () => ports.cache.lastKnown(unanswered.map((i) => keys[i] as (typeof keys)[number])),
+          [] as (Price | undefined)[],
+        );
+        unanswered.forEach((i, j) => {
+          lastKnown[i] = found[j];
+        });
+      }
+
+      const lines: PricedLine[] = [];
+      const unpriced: Violation[] = [];
+      known.forEach((entry, i) => {
+        const price = selectPrice(cart.currency, {
+          ...(fresh[i] ? { fresh: fresh[i] } : {}),
+          ...(live[i] ? { live: live[i] } : {}),
+          ...(lastKnown[i] ? { lastKnown: lastKnown[i] } : {}),
+          entry,
+        });
+        if (!price)
+          unpriced.push({ pointer: `/line/${i}`, message: `${entry.sku} has no price in ${cart.currency}` });
+        else lines.push({ entry, quantity: (cart.lines[i] as { quantity: number }).quantity, price });
+      });
+      if (unpriced.length > 0) throw unprocessable(unpriced);
+      for (const l of lines) deps.onLine?.(l.price.source);
+
+      const evaluation = await orElse(
+        guards.promotions,
+        (signal) => ports.promotions.evaluate(basketOf(cart, lines), signal),
+        undefined,
+      );
+      const { body, facts } = assembleQuote(cart, cartHash(cart), lines, evaluation);
+      const { token, expiresAt } = await deps.tokens.issue(cart, facts);
+      return { ...body, quoteToken: token, expiresAt };
+    },
+  };
+}
