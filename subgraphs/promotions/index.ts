@@ -1,19 +1,23 @@
+import { callerVerifierFor } from '../../lib/auth/jwt.ts';
 import { buildShieldedSubgraphSchema, type SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
+import { promotionsResolvers } from './graphql.ts';
+import { promotionsRoutes } from './rest.ts';
+import { createPromotionService, type PromotionEngine } from './service.ts';
 
-// FOUNDATION STUB (issue 2): the promotions issue replaces it with the rule engine.
-export async function createPromotionsSubgraph(_platform: Platform): Promise<SubgraphModule> {
-  const schema = buildShieldedSubgraphSchema('promotions', {
-    Query: { promotions: () => [] },
-    Mutation: {
-      upsertPromotion: (_: unknown, { rule }: { rule: Record<string, unknown> }) => ({
-        promotionId: String(rule.promotion_id),
-        name: String(rule.name),
-        priority: Number(rule.priority),
-        status: 'ACTIVE',
-        rule,
-      }),
-    },
-  });
-  return { name: 'promotions', schema };
+/** The promotions subgraph plus `api`: the service other modules call in process. */
+export interface PromotionsModule extends SubgraphModule {
+  readonly api: PromotionEngine;
+}
+
+export async function createPromotionsSubgraph(platform: Platform): Promise<PromotionsModule> {
+  const engine = await createPromotionService(platform);
+  const schema = buildShieldedSubgraphSchema('promotions', promotionsResolvers(engine));
+  return {
+    name: 'promotions',
+    schema,
+    routes: promotionsRoutes(engine, await callerVerifierFor(platform.config)),
+    api: engine,
+    close: () => engine.close(),
+  };
 }

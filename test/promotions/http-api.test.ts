@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promotionsContract } from '../../subgraphs/promotions/contract.ts';
+import { SPEC_SAMPLE_RULE } from '../../subgraphs/promotions/store/seed.ts';
+import { startEmbedded, type TestSystem } from '../support/system.ts';
+import { rule } from './support.ts';
+
+// The system as `npm start` runs it (embedded topology, in-memory store), over HTTP.
+describe('promotions over REST and GraphQL (embedded system)', () => {
+  let sys: TestSystem;
+  const contract = promotionsContract();
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${sys.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    sys = await startEmbedded();
+  });
+  afterAll(() => sys.close());
+
+  it('evaluates the seeded spec sample on a fresh start, with a reply that matches the OpenAPI document', async () => {
+    const res = await post('/v1/promotions/evaluate', {
+      currency: 'USD',
+      lines: [
+        { sku: 'SKU-ELE-000001', category: 'electronics', quantity: 1, unitPrice: 19.99 },
+        { sku: 'SKU-BOO-000001', category: 'books', quantity: 2, unitPrice: '8.50' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { applied: { promotionId: string; amount: number }[] };
+    expect(contract.promotionEvaluation(body), JSON.stringify(contract.promotionEvaluation.errors)).toBe(
+      true,
+    );
+    expect(body.applied.map((a) => [a.promotionId, a.amount])).toContainEqual([
+      SPEC_SAMPLE_RULE.promotion_id,
+      19.99,
+    ]);
+  });
+
+  it.each([
+    ['an unknown field', { currency: 'USD', lines: [], extra: 1 }, '/extra'],
+    ['a missing currency', { lines: [] }, '/currency'],
+    [
+      'a quantity of 0',
+      { currency: 'USD', lines: [{ sku: 'A', category: 'c', quantity: 0, unitPrice: 1 }] },
+      '/lines/0/quantity',
+    ],
+    [
+      'a price with 3 decimals',
+      { currency: 'USD', lines: [{ sku: 'A', category: 'c', quantity: 1, unitPrice: 1.005 }] },
+      '/lines/0/unitPrice',
+    ],
+    [
+      'a price string with letters',
+      { currency: 'USD', lines: [{ sku: 'A', category: 'c', quantity: 1, unitPrice: '1e3' }] },
+      '/lines/0/unitPrice',
+    ],
+    [
+      'a negative price',
+      { currency: 'USD', lines: [{ sku: 'A', category: 'c', quantity: 1, unitPrice: -1 }] },
+      '/lines/0/unitPrice',
+    ],
+    ['a lower-case currency', { currency: 'usd', lines: [] }, '/currency'],
+  ])('refuses %s with 422 problem+json pointing at the field', async (_label, body, pointer) => {
+    const res = await post('/v1/promotions/evaluate', body);
+    expect(res.status).toBe(422);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    const problem = (await res.json()) as { errors: { pointer: string }[] };
+    expect(contract.problem(problem)).toBe(true);
+    expect(problem.errors.map((e) => e.pointer)).toContain(pointer);
+  });
+
+  it('answers 400 problem+json to malformed JSON and 415 to another media type', async () => {
+    const bad = await post('/v1/promotions/evaluate', '{"currency": ');
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toContain('application/problem+json');
+    const text = await fetch(`${sys.url}/v1/promotions/evaluate`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'hello',
+    });
+    expect(text.status).toBe(415);
+  });
+
+  it('records a redemption once per order: 201, then 200 on repeat, then 409 for another order over the cap', async () => {
+    const token = await sys.token(['promotions:redeem'], 'order-service');
+    const auth = { authorization: `Bearer ${token}` };
+    const request = (orderId: string) => ({
+      orderId,
+      customerId: 'cust-rest',
+      promotionIds: [SPEC_SAMPLE_RULE.promotion_id],
+    });
+    const first = await post('/v1/promotions/redemptions', request('ord-1'), auth);
+    expect(first.status).toBe(201);
+    expect(contract.redemptionResult(await first.json())).toBe(true);
+    const again = await post('/v1/promotions/redemptions', request('ord-1'), auth);
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { status: string }).status).toBe('ALREADY_RECORDED');
+    const other = await post('/v1/promotions/redemptions', request('ord-2'), auth);
+    expect(other.status).toBe(409);
+    expect(((await other.json()) as { promotionIds: string[] }).promotionIds).toEqual([
+      SPEC_SAMPLE_RULE.promotion_id,
+    ]);
+  });
+
+  it('refuses redemptions without a token (401), without the role (403) and of unknown promotions (404)', async () => {
+    const body = { orderId: 'ord-x', customerId: 'c', promotionIds: ['WELCOME10'] };
+    expect((await post('/v1/promotions/redemptions', body)).status).toBe(401);
+    const reader = await sys.token(['promotions:read']);
+    expect(
+      (await post('/v1/promotions/redemptions', body, { authorization: `Bearer ${reader}` })).status,
+    ).toBe(403);
+    const redeemer = await sys.token(['promotions:redeem']);
+    const unknown = await post(
+      '/v1/promotions/redemptions',
+      { ...body, promotionIds: ['NO-SUCH-PROMO'] },
+      { authorization: `Bearer ${redeemer}` },
+    );
+    expect(unknown.status).toBe(404);
+  });
+
+  it('changes rules only through the admin mutation, and the next evaluation uses the new rule', async () => {
+    const doc = rule({
+      promotion_id: 'API-TEST-20',
+      priority: 500,
+      stacking: 'STOP_AFTER',
+      conditions: { all: [{ fact: 'customer.segment', operator: 'equal', value: 'API' }] },
+      actions: [{ type: 'PERCENTAGE_DISCOUNT_CART', value: 20 }],
+    });
+    const mutation =
+      'mutation($rule: JSON!) { upsertPromotion(rule: $rule) { promotionId revision status } }';
+    const denied = await sys.gql(mutation, {
+      token: await sys.token(['promotions:read']),
+      variables: { rule: doc },
+    });
+    expect(denied.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+
+    const admin = await sys.token(['promotions:admin']);
+    const ok = await sys.gql(mutation, { token: admin, variables: { rule: doc } });
+    expect(ok.errors).toBeUndefined();
+    expect(ok.data?.upsertPromotion).toMatchObject({ promotionId: 'API-TEST-20', status: 'ACTIVE' });
+
+    const evaluation = await sys.gql(
+      `query($b: PricedBasketInput!) { evaluatePromotions(basket: $b) { discountTotal total applied { promotionId amount } } }`,
+      {
+        variables: {
+          b: {
+            currency: 'USD',
+            customer: { segment: 'API' },
+            lines: [{ sku: 'S', category: 'misc', quantity: 1, unitPrice: 10 }],
+          },
+        },
+      },
+    );
+    expect(evaluation.errors).toBeUndefined();
+    expect(evaluation.data?.evaluatePromotions).toEqual({
+      discountTotal: 2,
+      total: 8,
+      applied: [{ promotionId: 'API-TEST-20', amount: 2 }],
+    });
+
+    const off = await sys.gql(
+      'mutation { setPromotionStatus(promotionId: "API-TEST-20", status: INACTIVE) { status revision } }',
+      { token: admin },
+    );
+    expect(off.data?.setPromotionStatus).toEqual({ status: 'INACTIVE', revision: 2 });
+  });
+
+  it('refuses an invalid rule with BAD_USER_INPUT and JSON pointers, and stores nothing', async () => {
+    const admin = await sys.token(['promotions:admin']);
+    const res = await sys.gql('mutation($rule: JSON!) { upsertPromotion(rule: $rule) { promotionId } }', {
+      token: admin,
+      variables: {
+        rule: {
+          ...rule({ promotion_id: 'BROKEN-1' }),
+          conditions: { all: [{ fact: 'cart.weight', operator: 'equal', value: 1 }] },
+        },
+      },
+    });
+    const error = res.errors?.[0] as
+      | { extensions?: { code?: string; errors?: { pointer: string }[] } }
+      | undefined;
+    expect(error?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(error?.extensions?.errors?.map((e) => e.pointer)).toEqual(['/conditions/all/0/fact']);
+    const read = await sys.gql('{ promotion(promotionId: "BROKEN-1") { promotionId } }', { token: admin });
+    expect(read.data?.promotion).toBeNull();
+  });
+});
