@@ -1,0 +1,157 @@
+/**
+ * Fault tests of the distributed topology: real processes (pricing, promotions, gateway) on
+ * Postgres and Redis. The pricing process is stopped, the promotions process killed, Redis shut
+ * down during a quote: the quote degrades (sources last_known / static, no discounts) and is
+ * never a 5xx while a static price exists.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startProcess } from '../support/processes.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
+import { type Cart, getQuote, tenLines } from './support.ts';
+
+const run = promisify(execFile);
+const lines = tenLines().map(({ sku, quantity }) => ({ sku, quantity }));
+const cartOf = (ls: Cart['lines']): Cart => ({ lines: ls, currency: 'USD', region: 'EU' });
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** pricing + promotions + distributed gateway sharing one Postgres schema and one Redis. */
+async function startDistributed(redisUrl: string) {
+  const pg = await freshPostgres('edge');
+  const prefix = uniquePrefix('edge');
+  const common = {
+    DATABASE_URL: pg.url,
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+    CATALOG_SIZE: '500',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-edge-faults-')),
+  };
+  const pricing = await startProcess('pricing', common);
+  const promotions = await startProcess('promotions', common);
+  const gateway = await startProcess('gateway', {
+    ...common,
+    TOPOLOGY: 'distributed',
+    PRICING_URL: pricing.url,
+    PROMOTIONS_URL: promotions.url,
+  });
+  const procs: ServiceProcess[] = [gateway, pricing, promotions];
+  return {
+    pricing,
+    promotions,
+    gateway,
+    prefix,
+    async stop() {
+      await Promise.all(procs.map((p) => p.kill()));
+      await pg.drop();
+    },
+  };
+}
+
+describe('distributed quote when pricing and promotions go down', () => {
+  let sys: Awaited<ReturnType<typeof startDistributed>>;
+  const redis = new Redis(TEST_REDIS_URL);
+  beforeAll(async () => {
+    sys = await startDistributed(TEST_REDIS_URL);
+  }, 120_000);
+  afterAll(async () => {
+    await sys?.stop();
+    redis.disconnect();
+  });
+
+  it('reads the shared cache, then with pricing stopped answers 200 from last-known and static prices', async () => {
+    const priced = lines.slice(0, 5);
+    const first = await getQuote(sys.gateway.url, cartOf(priced));
+    expect(first.status).toBe(200);
+    expect(first.body.lines.map((l) => l.source)).toEqual(Array(5).fill('live'));
+    const second = await getQuote(sys.gateway.url, cartOf(priced));
+    expect(second.body.lines.map((l) => l.source)).toEqual(Array(5).fill('cache'));
+
+    // The fresh entries expire (as after 60 s); the last-known prices stay.
+    for (const l of priced) await redis.del(`${sys.prefix}price:{${l.sku}}`);
+    await sys.pricing.stop();
+
+    const degraded = await getQuote(sys.gateway.url, cartOf(lines));
+    expect(degraded.status).toBe(200);
+    expect(degraded.body.lines.map((l) => l.source)).toEqual([
+      ...Array(5).fill('last_known'),
+      ...Array(5).fill('static'),
+    ]);
+    expect(degraded.body.lines.slice(0, 5).map((l) => l.unitPrice)).toEqual(
+      first.body.lines.map((l) => l.unitPrice),
+    );
+    for (const l of degraded.body.lines.slice(5)) {
+      expect(l.unitPrice).toBe(l.basePrice);
+      expect(l.appliedModifiers).toEqual([]);
+    }
+    expect(degraded.body.degraded).toBe(true);
+    expect(degraded.body.promotions.status).toBe('evaluated');
+    expect(degraded.body.quoteToken.split('.')).toHaveLength(3);
+  });
+
+  it('with promotions killed too, answers 200 without discounts, marked unavailable', async () => {
+    await sys.promotions.kill();
+    const res = await getQuote(sys.gateway.url, cartOf(lines));
+    expect(res.status).toBe(200);
+    expect(res.body.promotions).toMatchObject({ status: 'unavailable', applied: [] });
+    expect(res.body.discountTotal).toBe(0);
+    expect(res.body.total).toBe(res.body.subtotal);
+  });
+});
+
+describe('distributed quote when Redis is cut', () => {
+  let sys: Awaited<ReturnType<typeof startDistributed>>;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    await run('redis-server', [
+      '--port',
+      String(port),
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'yes',
+    ]);
+    for (let i = 0; i < 50; i++) {
+      const pong = await run('redis-cli', ['-p', String(port), 'ping']).catch(() => ({ stdout: '' }));
+      if (pong.stdout.trim() === 'PONG') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    sys = await startDistributed(`redis://127.0.0.1:${port}`);
+  }, 120_000);
+  afterAll(async () => {
+    await sys?.stop();
+    await run('redis-cli', ['-p', String(port), 'shutdown', 'nosave']).catch(() => undefined);
+  });
+
+  it('keeps answering 200 while Redis goes away during a quote and after', async () => {
+    const before = await getQuote(sys.gateway.url, cartOf(lines));
+    expect(before.status).toBe(200);
+    const [during] = await Promise.all([
+      getQuote(sys.gateway.url, cartOf(lines)),
+      run('redis-cli', ['-p', String(port), 'shutdown', 'nosave']).catch(() => undefined),
+    ]);
+    expect(during.status).toBe(200);
+    for (let i = 0; i < 8; i++) {
+      const after = await getQuote(sys.gateway.url, cartOf(lines));
+      expect(after.status).toBe(200);
+      // Nothing can come from the cache now: pricing computes live, or the catalog's static price.
+      for (const l of after.body.lines) expect(['live', 'static']).toContain(l.source);
+      expect(after.body.quoteToken.split('.')).toHaveLength(3);
+    }
+  });
+});

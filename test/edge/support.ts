@@ -1,0 +1,101 @@
+/** Shared helpers of the edge tests: a 10-line cart from the generated catalog, a promotion, HTTP calls. */
+import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
+
+/** What test/support/system.ts seeds (CATALOG_SIZE 500): the same SKUs in every process. */
+export const CATALOG = generateCatalog(500);
+
+/** Ten products priced in USD, at least four `tools` (the promotion's category). */
+export function tenLines(): { sku: string; quantity: number; category: string }[] {
+  const usd = CATALOG.filter((p) => p.prices.USD !== undefined);
+  const tools = usd.filter((p) => p.category === 'tools').slice(0, 4);
+  const others = usd.filter((p) => p.category !== 'tools').slice(0, 6);
+  return [...tools, ...others].map((p, i) => ({ sku: p.sku, quantity: (i % 3) + 1, category: p.category }));
+}
+
+export interface Cart {
+  lines: { sku: string; quantity: number }[];
+  currency: string;
+  region: string;
+  customerSegment?: string;
+  customerId?: string;
+  coupons?: string[];
+}
+
+export function quoteQuery(cart: Cart): string {
+  const q = new URLSearchParams();
+  for (const l of cart.lines) q.append('line', `${l.sku}:${l.quantity}`);
+  q.set('currency', cart.currency);
+  q.set('region', cart.region);
+  if (cart.customerSegment) q.set('customerSegment', cart.customerSegment);
+  if (cart.customerId) q.set('customerId', cart.customerId);
+  for (const c of cart.coupons ?? []) q.append('coupon', c);
+  return q.toString();
+}
+
+export async function getQuote(baseUrl: string, cart: Cart) {
+  const res = await fetch(`${baseUrl}/cart/quote?${quoteQuery(cart)}`);
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    body: (await res.json()) as QuoteReply,
+  };
+}
+
+export async function verify(baseUrl: string, token: string, cart: Cart) {
+  const res = await fetch(`${baseUrl}/cart/quote/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, cart }),
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as { valid: boolean; reason?: string; claims?: Record<string, unknown> },
+  };
+}
+
+export interface QuoteReply {
+  id: string;
+  lines: {
+    sku: string;
+    category: string;
+    quantity: number;
+    basePrice: number;
+    unitPrice: number;
+    appliedModifiers: string[];
+    source: string;
+    lineTotal: number;
+    discount: number;
+    total: number;
+  }[];
+  subtotal: number;
+  discountTotal: number;
+  total: number;
+  promotions: { status: string; applied: { promotionId: string; amount: number }[]; notApplied: unknown[] };
+  degraded: boolean;
+  quoteToken: string;
+  expiresAt: string;
+  errors?: { pointer: string; message: string }[];
+  status?: number;
+}
+
+/** The spec's sample rule: 3 or more items with a `tools` item → the cheapest `tools` item free. */
+export const TOOLS_RULE = {
+  version: '2.1',
+  promotion_id: 'PROMO-TOOLS-3',
+  name: 'Cheapest tool free with 3 items',
+  priority: 10,
+  status: 'ACTIVE',
+  conditions: {
+    all: [
+      { fact: 'cart.items', operator: 'contains_category', value: 'tools' },
+      { fact: 'cart.total_quantity', operator: 'greater_than_inclusive', value: 3 },
+    ],
+  },
+  actions: [{ type: 'PERCENTAGE_DISCOUNT_CHEAPEST_ITEM', value: 100.0, target_category: 'tools' }],
+  max_redemptions_per_user: 1,
+};
+
+export const UPSERT_PROMOTION =
+  'mutation ($rule: JSON!) { upsertPromotion(rule: $rule) { promotionId status } }';
+
+export const cents = (n: number): number => Math.round(n * 100);
