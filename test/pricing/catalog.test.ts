@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Db, migrate } from '../../lib/db/index.ts';
+import { openPglite } from '../../lib/db/pglite.ts';
+import { openPostgres } from '../../lib/db/postgres.ts';
+import { money } from '../../lib/money.ts';
+import { type Catalog, createSqlCatalog, seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
+import {
+  CATALOG_CATEGORIES,
+  CATALOG_CURRENCIES,
+  generateCatalog,
+} from '../../subgraphs/pricing/catalog/generate.ts';
+import { catalogMigrations } from '../../subgraphs/pricing/catalog/migrations.ts';
+import { NoBasePrice, UnknownSku } from '../../subgraphs/pricing/domain/errors.ts';
+import { freshPostgres } from '../support/services.ts';
+
+const SKU = /^SKU-[A-Z]{3}-\d{6}$/;
+
+describe('generated catalog', () => {
+  const products = generateCatalog(10_000);
+
+  it('has 10,000 distinct SKUs in the spec format', () => {
+    expect(products).toHaveLength(10_000);
+    expect(new Set(products.map((p) => p.sku)).size).toBe(10_000);
+    for (const p of products) expect(p.sku).toMatch(SKU);
+  });
+
+  it('spreads products over every category and currency, with some prices missing on purpose', () => {
+    expect(new Set(products.map((p) => p.category))).toEqual(new Set(CATALOG_CATEGORIES));
+    const priced = (c: string) => products.filter((p) => p.prices[c] !== undefined).length;
+    for (const c of CATALOG_CURRENCIES) expect(priced(c)).toBeGreaterThan(1000);
+    expect(priced('USD')).toBe(10_000);
+    expect(priced('CAD')).toBeLessThan(10_000);
+  });
+
+  it('prices with at most 2 decimals, above 0, and has scarce, normal and overstocked items', () => {
+    for (const p of products) {
+      for (const amount of Object.values(p.prices)) {
+        expect(amount).toMatch(/^\d+\.\d{2}$/);
+        expect(Number(amount)).toBeGreaterThan(0);
+      }
+    }
+    const inv = products.map((p) => p.inventoryLevel);
+    expect(inv.some((n) => n < 10)).toBe(true);
+    expect(inv.some((n) => n >= 10 && n <= 500)).toBe(true);
+    expect(inv.some((n) => n > 500)).toBe(true);
+  });
+
+  it('is the same catalog every time (all processes agree), starting with the fixture SKUs', () => {
+    expect(generateCatalog(300)).toEqual(generateCatalog(300));
+    expect(products[0]).toMatchObject({ sku: 'SKU-ABC-000001', prices: { USD: '19.99' } });
+  });
+});
+
+const stores: [string, () => Promise<{ db: Db; drop(): Promise<void> }>][] = [
+  ['embedded (PGlite)', async () => ({ db: await openPglite(undefined), drop: async () => {} })],
+  [
+    'PostgreSQL',
+    async () => {
+      const pg = await freshPostgres('catalog');
+      return { db: await openPostgres(pg.url, 2), drop: pg.drop };
+    },
+  ],
+];
+
+describe.each(stores)('Catalog contract: %s', (_name, open) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let catalog: Catalog;
+  let queries = 0;
+  beforeAll(async () => {
+    ({ db, drop } = await open());
+    await migrate(db, catalogMigrations);
+    catalog = createSqlCatalog(db, () => queries++);
+  });
+  afterAll(async () => {
+    await db.close();
+    await drop();
+  });
+
+  it('seeds an empty catalog once; a second seed (another process starting) adds nothing', async () => {
+    expect(await seedCatalog(db, 400)).toBe(400);
+    expect(await seedCatalog(db, 400)).toBe(0);
+    expect(await catalog.count()).toBe(400);
+  });
+
+  it('reads base prices for sku + currency in one query, telling unknown SKU from unknown currency', async () => {
+    const expected = generateCatalog(400)[7];
+    const before = queries;
+    const got = await catalog.basePrices([
+      { sku: 'SKU-ABC-000001', currency: 'USD' },
+      { sku: 'SKU-ABC-000001', currency: 'JPY' },
+      { sku: 'SKU-ZZZ-999999', currency: 'USD' },
+      { sku: expected?.sku ?? '', currency: 'EUR' },
+    ]);
+    expect(queries).toBe(before + 1);
+    expect(String(got[0])).toBe('19.99');
+    expect(got[1]).toBeInstanceOf(NoBasePrice);
+    expect(got[2]).toBeInstanceOf(UnknownSku);
+    expect(String(got[3])).toBe(String(money(expected?.prices.EUR ?? '0')));
+  });
+
+  it('answers a single lookup the same way', async () => {
+    expect(String((await catalog.basePrices([{ sku: 'SKU-ABC-000002', currency: 'USD' }]))[0])).toBe('5');
+    expect((await catalog.basePrices([{ sku: 'SKU-ABC-000002', currency: 'GBP' }]))[0]).toBeInstanceOf(
+      NoBasePrice,
+    );
+    expect((await catalog.basePrices([{ sku: 'SKU-QQQ-000002', currency: 'USD' }]))[0]).toBeInstanceOf(
+      UnknownSku,
+    );
+  });
+
+  it('returns products and their prices in the order asked, undefined or empty for unknown SKUs', async () => {
+    const products = await catalog.products(['SKU-ABC-000002', 'SKU-ZZZ-000000', 'SKU-ABC-000001']);
+    expect(products.map((p) => p?.name)).toEqual(['Gadget', undefined, 'Widget']);
+    expect(products[0]).toEqual({
+      sku: 'SKU-ABC-000002',
+      name: 'Gadget',
+      category: 'toys',
+      inventoryLevel: 5,
+    });
+    const prices = await catalog.pricesOf(['SKU-ZZZ-000000', 'SKU-ABC-000001']);
+    expect(prices[0]).toEqual([]);
+    expect(prices[1]?.map((p) => `${p.currency} ${p.amount.toFixed(2)}`)).toEqual([
+      'EUR 18.49',
+      'GBP 15.99',
+      'USD 19.99',
+    ]);
+  });
+
+  it('changes a base price, reporting the previous one, and adds a currency', async () => {
+    const change = await catalog.setBasePrice('SKU-ABC-000001', 'USD', money('21.50'));
+    expect(change.previousAmount?.toFixed(2)).toBe('19.99');
+    expect(String((await catalog.basePrices([{ sku: 'SKU-ABC-000001', currency: 'USD' }]))[0])).toBe('21.5');
+    const added = await catalog.setBasePrice('SKU-ABC-000001', 'JPY', money('3100'));
+    expect(added.previousAmount).toBeUndefined();
+    expect(String((await catalog.basePrices([{ sku: 'SKU-ABC-000001', currency: 'JPY' }]))[0])).toBe('3100');
+  });
+
+  it('refuses to price an unknown SKU', async () => {
+    await expect(catalog.setBasePrice('SKU-ZZZ-000001', 'USD', money(1))).rejects.toBeInstanceOf(UnknownSku);
+  });
+});
