@@ -56,6 +56,21 @@ const schema = z.object({
   RATE_LIMIT_CAPACITY: positiveInt.default(20),
   RATE_LIMIT_REFILL_PER_SECOND: z.coerce.number().positive().default(10),
   ORDER_BODY_LIMIT_BYTES: positiveInt.default(4096),
+  /** With TLS: `required` refuses handshakes without a client certificate of TLS_CA_FILE. */
+  TLS_CLIENT_CERT: z.enum(['required', 'optional']).default('required'),
+  /**
+   * JSON object: SPIFFE ID → scopes it is granted (an entry covers the IDs below it; the
+   * longest match wins). Unset: `orders:create` for the procurement agent in each trust domain.
+   */
+  AGENT_SCOPE_POLICY: z.string().optional(),
+  /** `aud` required in an agent's bearer token (RFC 9068 access token), when one is sent. */
+  AGENT_TOKEN_AUDIENCE: z.string().min(1).default('agent-purchase-gateway'),
+  /** How long an Idempotency-Key's reply is kept for replay. */
+  IDEMPOTENCY_TTL_SECONDS: positiveInt.default(86_400),
+  /** `sql` stores orders and the audit log durably; `memory` is for benchmarks only. */
+  ORDER_STORE: z.enum(['sql', 'memory']).default('sql'),
+  /** Distributed gateway → procurement order domain (HTTP) time limit. */
+  ORDER_DOMAIN_TIMEOUT_MS: positiveInt.default(2000),
 
   // Promotions.
   /** Where redemption limits are consumed: the SQL store (durable, default) or Redis (needs REDIS_URL). */

@@ -1,28 +1,46 @@
+import { migrate } from '../../lib/db/index.ts';
 import { buildShieldedSubgraphSchema, type SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
+import { createOrderDomain, type OrderDomain } from './domain/order-domain.ts';
+import { procurementResolvers } from './graphql.ts';
+import { internalOrderRoutes } from './internal-http.ts';
+import { memoryOrderStore } from './store/memory.ts';
+import { orderMigrations } from './store/migrations.ts';
+import { sqlOrderStore } from './store/sql.ts';
 
-// FOUNDATION STUB (issue 2): the agent purchase gateway issue replaces it with the order domain.
-const orders = [
-  {
-    orderId: 'ord_foundation_1',
-    status: 'APPROVED',
-    agentId: 'agent-0000001',
-    spiffeId: 'spiffe://example.org/ns/ai/sa/procurement-agent',
-    sku: 'SKU-ABC-000001',
-    quantity: 2,
-    allocatedBudget: 100,
-    processedAt: 1767225600.5,
-  },
-];
-
-export async function createProcurementSubgraph(_platform: Platform): Promise<SubgraphModule> {
-  const schema = buildShieldedSubgraphSchema('procurement', {
-    Query: {
-      purchaseOrders: () => orders,
-      purchaseOrder: (_: unknown, { orderId }: { orderId: string }) =>
-        orders.find((o) => o.orderId === orderId) ?? null,
-    },
-    PurchaseOrder: { product: (o: { sku: string }) => ({ sku: o.sku }) },
-  });
-  return { name: 'procurement', schema };
+/** The procurement subgraph plus its order domain, which the agent gateway calls. */
+export interface ProcurementModule extends SubgraphModule {
+  readonly api: OrderDomain;
 }
+
+export interface ProcurementOptions {
+  /**
+   * Serve the order domain over HTTP for remote gateways (distributed topology only: in the
+   * embedded one the gateway calls it in process and no extra door is opened).
+   */
+  readonly internalHttp?: boolean;
+}
+
+export async function createProcurementSubgraph(
+  platform: Platform,
+  opts: ProcurementOptions = {},
+): Promise<ProcurementModule> {
+  const { config } = platform;
+  let store = memoryOrderStore();
+  if (config.ORDER_STORE === 'sql') {
+    await migrate(platform.db, orderMigrations);
+    store = sqlOrderStore(platform.db);
+  }
+  const domain = createOrderDomain(store, platform.clock);
+  const schema = buildShieldedSubgraphSchema('procurement', procurementResolvers(domain));
+  return {
+    name: 'procurement',
+    schema,
+    api: domain,
+    ...(opts.internalHttp ? { routes: internalOrderRoutes(domain, config) } : {}),
+  };
+}
+
+/** The order domain of an embedded procurement module, if this process runs one. */
+export const orderDomainOf = (m: SubgraphModule | undefined): OrderDomain | undefined =>
+  m && 'api' in m ? (m as ProcurementModule).api : undefined;

@@ -1,4 +1,9 @@
 import { runSubgraph } from '../../lib/graphql/main-subgraph.ts';
 import { createProcurementSubgraph } from './index.ts';
 
-await runSubgraph('procurement', createProcurementSubgraph, 4003);
+// Its own process (distributed topology): the order domain is also served to remote gateways.
+await runSubgraph(
+  'procurement',
+  (platform) => createProcurementSubgraph(platform, { internalHttp: true }),
+  4003,
+);

@@ -1,0 +1,133 @@
+import type { Db, Queryable } from '../../../lib/db/index.ts';
+import type { Logger } from '../../../lib/logger.ts';
+import { type AuditEntry, type ChainedEntry, chain, GENESIS_HASH } from './entry.ts';
+import type { AuditLog } from './log.ts';
+
+const MAX_BATCH = 500;
+const COLUMNS = 11;
+// Several gateway processes may share one Postgres: one writer at a time extends the chain.
+const CHAIN_LOCK = 727275;
+
+interface Row {
+  seq: string | number;
+  at: string | number;
+  trace_id: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  identity: string | null;
+  reason: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export const fromAuditRow = (r: Row): ChainedEntry => ({
+  seq: Number(r.seq),
+  at: Number(r.at),
+  traceId: r.trace_id,
+  method: r.method,
+  path: r.path,
+  status: Number(r.status),
+  durationMs: Number(r.duration_ms),
+  identity: r.identity,
+  reason: r.reason,
+  prevHash: r.prev_hash,
+  hash: r.hash,
+});
+
+export async function readAudit(db: Queryable, fromSeq = 1, limit = 1000): Promise<ChainedEntry[]> {
+  const rows = await db.query<Row>('SELECT * FROM agent_audit_log WHERE seq >= $1 ORDER BY seq LIMIT $2', [
+    fromSeq,
+    limit,
+  ]);
+  return rows.map(fromAuditRow);
+}
+
+async function writeBatch(db: Db, batch: readonly AuditEntry[]): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
+    const tail = await tx.query<{ seq: string | number; hash: string }>(
+      'SELECT seq, hash FROM agent_audit_log ORDER BY seq DESC LIMIT 1',
+    );
+    const prev = tail[0] ? { seq: Number(tail[0].seq), hash: tail[0].hash } : { seq: 0, hash: GENESIS_HASH };
+    const chained = chain(prev, batch);
+    const values: string[] = [];
+    const params: unknown[] = [];
+    for (const e of chained) {
+      const b = params.length;
+      values.push(`(${Array.from({ length: COLUMNS }, (_, i) => `$${b + i + 1}`).join(',')})`);
+      params.push(
+        e.seq,
+        e.at,
+        e.traceId,
+        e.method,
+        e.path,
+        e.status,
+        e.durationMs,
+        e.identity,
+        e.reason,
+        e.prevHash,
+        e.hash,
+      );
+    }
+    await tx.query(
+      `INSERT INTO agent_audit_log (seq, at, trace_id, method, path, status, duration_ms, identity, reason, prev_hash, hash) VALUES ${values.join(',')}`,
+      params,
+    );
+  });
+}
+
+/**
+ * Durable audit log in the SQL store. Appends are queued and written by one loop, a batch per
+ * transaction (group commit). A failed batch is retried with backoff and kept in order; if
+ * the store stays down, entries wait in memory (bounded) and errors are logged.
+ */
+export function sqlAuditLog(db: Db, log: Logger, maxQueued = 100_000): AuditLog & { close(): Promise<void> } {
+  let queue: AuditEntry[] = [];
+  let writing: Promise<void> | undefined;
+  let closed = false;
+
+  const loop = async () => {
+    let backoff = 50;
+    while (queue.length > 0) {
+      const batch = queue.slice(0, MAX_BATCH);
+      try {
+        await writeBatch(db, batch);
+        queue = queue.slice(batch.length);
+        backoff = 50;
+      } catch (err) {
+        log.error({ err, pending: queue.length }, 'audit batch not written; retrying');
+        if (closed) return;
+        await new Promise((r) => setTimeout(r, backoff));
+        backoff = Math.min(backoff * 2, 5000);
+      }
+    }
+  };
+  const kick = () => {
+    writing ??= loop().finally(() => {
+      writing = undefined;
+      if (queue.length > 0 && !closed) kick();
+    });
+  };
+
+  return {
+    append(entry) {
+      if (queue.length >= maxQueued) {
+        log.error({ traceId: entry.traceId }, 'audit queue full; entry dropped');
+        return;
+      }
+      queue.push(entry);
+      kick();
+    },
+    async flush() {
+      while (writing) await writing;
+    },
+    read: (fromSeq, limit) => readAudit(db, fromSeq, limit),
+    async close() {
+      // Write what is queued; stop at the first failure instead of retrying forever.
+      closed = true;
+      await this.flush();
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { Problem, sendProblem } from '../../lib/problem.ts';
+import { auditStep } from './audit/audit.ts';
+import type { AuditLog } from './audit/log.ts';
+import { blockBookkeeping, blockStep } from './block/block.ts';
+import type { BlockStore } from './block/store.ts';
+import { contract } from './contract/contract.ts';
+import { idempotencyStep } from './idempotency/idempotency.ts';
+import type { IdempotencyStore } from './idempotency/store.ts';
+import { type IdentityOptions, identityStep } from './identity/identity.ts';
+import type { OrderPort } from './order/order-port.ts';
+import { CANONICAL_PATH, placeOrderHandler, readOrderHandler } from './order/place.ts';
+import { mediaTypeStep, parseErrorProblem, registerStrictJsonParser, requireJson } from './parse/parse.ts';
+import { stateUnavailable } from './problems.ts';
+import type { BucketPolicy } from './rate-limit/bucket.ts';
+import { rateLimitStep } from './rate-limit/rate-limit.ts';
+import type { BucketStore } from './rate-limit/store.ts';
+import { ORDER_CREATE_SCOPE, type ScopePolicy } from './scope/policy.ts';
+import { scopeStep } from './scope/scope.ts';
+import type { TokenVerifier } from './scope/token.ts';
+
+/** The edge form of the same operation (see docs/procurement.md, "Two paths"). */
+export const EDGE_PATH = '/v2/orders';
+export { CANONICAL_PATH };
+
+export interface AgentGatewayDeps {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly identity: Omit<IdentityOptions, 'log'>;
+  readonly policy: ScopePolicy;
+  readonly tokens: TokenVerifier;
+  readonly blocks: BlockStore;
+  readonly buckets: BucketStore;
+  readonly bucketPolicy: BucketPolicy;
+  readonly idempotency: IdempotencyStore;
+  readonly orders: OrderPort;
+  readonly audit: AuditLog;
+  readonly bodyLimit: number;
+}
+
+/**
+ * The agent purchase gateway as a visible sequence of Fastify hooks, in the spec's order;
+ * a step that refuses answers and the later ones never run, so nothing invalid reaches the
+ * order domain:
+ *
+ *   onRequest     1 identity (401) → 2 scope (403) → 3 block (429) → 4 rate limit (429)
+ *   preParsing    5 media type, announced size (415, 413)
+ *   parser        5 size, UTF-8, strict JSON (413)
+ *   preValidation 5 parse verdict (400) → 6 contract (422)
+ *   preHandler    7 idempotency key (replay, 409, 422)
+ *   handler       8 order domain → 201 (503)
+ *   onSend        3' block bookkeeping (count contract errors, reset on a valid body)
+ *   onResponse    9 audit entry
+ */
+export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayDeps): Promise<void> {
+  const blockOptions = { store: d.blocks, clock: d.clock, log: d.log };
+  const identity = identityStep({ ...d.identity, log: d.log });
+  const audit = auditStep(d.audit, d.clock);
+
+  const createOrder = {
+    bodyLimit: d.bodyLimit,
+    onRequest: [
+      identity,
+      scopeStep({ policy: d.policy, tokens: d.tokens, required: ORDER_CREATE_SCOPE, clock: d.clock }),
+      blockStep(blockOptions),
+      rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
+    ],
+    preParsing: [mediaTypeStep(d.bodyLimit)],
+    preValidation: [requireJson, contract],
+    preHandler: [idempotencyStep({ store: d.idempotency, clock: d.clock })],
+    onSend: [blockBookkeeping(blockOptions)],
+    onResponse: [audit],
+    handler: placeOrderHandler({ orders: d.orders, idempotency: d.idempotency, clock: d.clock, log: d.log }),
+  };
+  // Reading back what Location names: identity and rate limit, then the owner's order only.
+  const readOrder = {
+    onRequest: [identity, rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock })],
+    onResponse: [audit],
+    handler: readOrderHandler({ orders: d.orders, log: d.log }),
+  };
+
+  await app.register(async (scope) => {
+    registerStrictJsonParser(scope);
+    scope.setErrorHandler((err, req, reply) => agentErrorHandler(err, req, reply, d));
+    scope.post(CANONICAL_PATH, createOrder);
+    scope.post(EDGE_PATH, createOrder);
+    scope.get(`${CANONICAL_PATH}/:id`, readOrder);
+  });
+}
+
+/** Anything thrown inside the chain becomes a problem: 4xx for what the client sent, else 503. */
+function agentErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply, d: AgentGatewayDeps) {
+  const e = err as { code?: string; statusCode?: number };
+  const parsed = parseErrorProblem(req, e, d.bodyLimit);
+  if (parsed) return sendProblem(reply, parsed, req.url);
+  if (err instanceof Problem) return sendProblem(reply, err, req.url);
+  // State stores (Redis) or an unexpected fault: the agent may retry; never a 500 with details.
+  d.log.error({ err, traceId: req.traceId }, 'agent gateway step failed');
+  if (req.agent) req.agent.reason = 'gateway state unavailable';
+  return sendProblem(reply, stateUnavailable(), req.url);
+}

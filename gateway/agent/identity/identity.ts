@@ -1,0 +1,84 @@
+import type { TLSSocket } from 'node:tls';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isProcurementAgent, parseSpiffeId, type SpiffeId } from '../../../lib/auth/spiffe.ts';
+import type { Logger } from '../../../lib/logger.ts';
+import { sendProblem } from '../../../lib/problem.ts';
+import { unverifiedIdentity } from '../problems.ts';
+import { freshState } from '../state.ts';
+import { uriSans } from './uri-sans.ts';
+
+export interface IdentityOptions {
+  readonly trustDomains: readonly string[];
+  /** Peers whose X-Spiffe-Id is believed when TLS is off (the mTLS-terminating sidecar). */
+  readonly trustedProxies: readonly string[];
+  /** The server terminates mutual TLS itself: the identity is the client certificate's. */
+  readonly tls: boolean;
+  readonly log: Logger;
+}
+
+type Verdict = { ok: true; id: SpiffeId } | { ok: false; reason: string };
+
+const fail = (reason: string): Verdict => ({ ok: false, reason });
+
+function fromValue(value: string, trustDomains: readonly string[], what: string): Verdict {
+  const parsed = parseSpiffeId(value);
+  if (!parsed.ok) return fail(`${what} is not a valid SPIFFE ID (${parsed.reason})`);
+  if (!isProcurementAgent(parsed.value, trustDomains))
+    return fail(`${what} is not the procurement agent in a trusted domain`);
+  return { ok: true, id: parsed.value };
+}
+
+/** The client certificate's identity, once per TLS connection (not once per request). */
+const byConnection = new WeakMap<TLSSocket, Verdict>();
+
+function fromCertificate(socket: TLSSocket, trustDomains: readonly string[]): Verdict {
+  const known = byConnection.get(socket);
+  if (known) return known;
+  let verdict: Verdict;
+  const cert = socket.authorized ? socket.getPeerX509Certificate() : undefined;
+  if (!cert) verdict = fail('no client certificate from a trusted CA');
+  else {
+    let uris: string[];
+    try {
+      uris = uriSans(cert);
+    } catch {
+      uris = [];
+    }
+    verdict =
+      uris.length === 1
+        ? fromValue(uris[0] as string, trustDomains, 'the client certificate URI SAN')
+        : fail(`the client certificate has ${uris.length} URI SANs (an X.509-SVID has exactly one)`);
+  }
+  byConnection.set(socket, verdict);
+  return verdict;
+}
+
+export function verifyIdentity(req: FastifyRequest, o: IdentityOptions): Verdict {
+  const header = req.headers['x-spiffe-id'];
+  if (header !== undefined && typeof header !== 'string') return fail('X-Spiffe-Id sent more than once');
+  if (o.tls) {
+    const fromCert = fromCertificate(req.raw.socket as TLSSocket, o.trustDomains);
+    if (fromCert.ok && header !== undefined && header !== fromCert.id.id)
+      return fail('X-Spiffe-Id disagrees with the client certificate');
+    return fromCert;
+  }
+  if (header === undefined || header === '') return fail('X-Spiffe-Id is missing');
+  if (!o.trustedProxies.includes(req.raw.socket.remoteAddress ?? ''))
+    return fail('X-Spiffe-Id came from a peer that is not a trusted proxy');
+  return fromValue(header, o.trustDomains, 'X-Spiffe-Id');
+}
+
+/** Step 1 (onRequest): who is calling. 401 unless it is the procurement agent, verified. */
+export function identityStep(o: IdentityOptions) {
+  return async function identity(req: FastifyRequest, reply: FastifyReply) {
+    req.agent = freshState();
+    const v = verifyIdentity(req, o);
+    if (v.ok) {
+      req.agent.identity = v.id;
+      return;
+    }
+    req.agent.reason = `identity: ${v.reason}`;
+    o.log.warn({ traceId: req.traceId, reason: v.reason }, 'agent identity not verified');
+    return sendProblem(reply, unverifiedIdentity(v.reason), req.url);
+  };
+}

@@ -1,0 +1,92 @@
+import type { FastifyInstance } from 'fastify';
+import { ConfigError } from '../../lib/config.ts';
+import { migrate } from '../../lib/db/index.ts';
+import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
+import type { Platform } from '../../lib/platform.ts';
+import { orderDomainOf } from '../../subgraphs/procurement/index.ts';
+import { memoryAuditLog } from './audit/memory.ts';
+import { auditMigrations } from './audit/migrations.ts';
+import { sqlAuditLog } from './audit/sql.ts';
+import { memoryBlockStore } from './block/memory.ts';
+import { SPEC_BLOCK_POLICY } from './block/policy.ts';
+import { redisBlockStore } from './block/redis.ts';
+import { registerAgentRoutes } from './chain.ts';
+import { memoryIdempotencyStore } from './idempotency/memory.ts';
+import { redisIdempotencyStore } from './idempotency/redis.ts';
+import { httpOrders } from './order/http.ts';
+import { inProcessOrders } from './order/in-process.ts';
+import { memoryBucketStore } from './rate-limit/memory.ts';
+import { redisBucketStore } from './rate-limit/redis.ts';
+import { ScopePolicyError, scopePolicy } from './scope/policy.ts';
+import { tokenVerifierFor } from './scope/token.ts';
+
+/** In-flight hold of an Idempotency-Key: longer than any order can take, short after a crash. */
+const IDEMPOTENCY_IN_FLIGHT_MS = 30_000;
+
+/**
+ * Builds the agent purchase gateway from the platform: state in Redis when REDIS_URL is set
+ * (shared by replicas) else in memory; the order domain in process when the procurement
+ * module runs here (embedded) else over HTTP (distributed); the audit log in the SQL store.
+ */
+export async function mountAgentGateway(
+  app: FastifyInstance,
+  platform: Platform,
+  procurement: SubgraphModule | undefined,
+): Promise<void> {
+  const { config, redis, clock, log } = platform;
+  const prefix = config.REDIS_KEY_PREFIX;
+  const bucketPolicy = {
+    capacity: config.RATE_LIMIT_CAPACITY,
+    refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND,
+  };
+  const times = { ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000, inFlightMs: IDEMPOTENCY_IN_FLIGHT_MS };
+
+  let policy: ReturnType<typeof scopePolicy>;
+  try {
+    policy = scopePolicy(config.AGENT_SCOPE_POLICY, config.SPIFFE_TRUST_DOMAINS);
+  } catch (err) {
+    if (err instanceof ScopePolicyError) throw new ConfigError(`Invalid configuration:\n  ${err.message}`);
+    throw err;
+  }
+
+  const domain = orderDomainOf(procurement);
+  let orders: Parameters<typeof registerAgentRoutes>[1]['orders'];
+  if (domain) orders = inProcessOrders(domain);
+  else {
+    const remote = httpOrders(
+      config.PROCUREMENT_URL,
+      config.GATEWAY_SHARED_SECRET,
+      config.ORDER_DOMAIN_TIMEOUT_MS,
+    );
+    platform.onClose(() => remote.close());
+    orders = remote;
+  }
+
+  let audit: Parameters<typeof registerAgentRoutes>[1]['audit'];
+  if (config.ORDER_STORE === 'memory') audit = memoryAuditLog();
+  else {
+    await migrate(platform.db, auditMigrations);
+    const sql = sqlAuditLog(platform.db, log);
+    platform.onClose(() => sql.close());
+    audit = sql;
+  }
+
+  await registerAgentRoutes(app, {
+    clock,
+    log,
+    identity: {
+      trustDomains: config.SPIFFE_TRUST_DOMAINS,
+      trustedProxies: config.TRUSTED_PROXIES,
+      tls: Boolean(config.TLS_CERT_FILE && config.TLS_KEY_FILE),
+    },
+    policy,
+    tokens: await tokenVerifierFor(config),
+    blocks: redis ? redisBlockStore(redis, prefix, SPEC_BLOCK_POLICY) : memoryBlockStore(SPEC_BLOCK_POLICY),
+    buckets: redis ? redisBucketStore(redis, prefix, bucketPolicy) : memoryBucketStore(bucketPolicy),
+    bucketPolicy,
+    idempotency: redis ? redisIdempotencyStore(redis, prefix, times) : memoryIdempotencyStore(times),
+    orders,
+    audit,
+    bodyLimit: config.ORDER_BODY_LIMIT_BYTES,
+  });
+}

@@ -1,0 +1,64 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '../../../lib/logger.ts';
+import { sendProblem } from '../../../lib/problem.ts';
+import type { IdempotencyStore } from '../idempotency/store.ts';
+import { domainUnavailable, notFound } from '../problems.ts';
+import type { OrderPort } from './order-port.ts';
+
+export const CANONICAL_PATH = '/api/v2/procurement/orders';
+
+export interface PlaceOptions {
+  readonly orders: OrderPort;
+  readonly idempotency: IdempotencyStore;
+  readonly clock: { now(): number };
+  readonly log: Logger;
+}
+
+/**
+ * Step 8 (handler): the order domain stores the order durably, then 201 with Location. When
+ * the domain cannot, 503 with Retry-After, and an Idempotency-Key is released for the retry.
+ */
+export function placeOrderHandler(o: PlaceOptions) {
+  return async function placeOrder(req: FastifyRequest, reply: FastifyReply) {
+    const { identity, order, idempotency } = req.agent;
+    if (!identity || !order) throw new Error('agent chain reached the handler without identity and order');
+    let body: string;
+    let location: string;
+    try {
+      const created = await o.orders.place({ request: order, spiffeId: identity.id, traceId: req.traceId });
+      body = JSON.stringify(created);
+      location = `${CANONICAL_PATH}/${created.order_id}`;
+    } catch (err) {
+      o.log.error({ err, traceId: req.traceId }, 'order domain unavailable');
+      req.agent.reason = 'order domain unavailable';
+      if (idempotency) await o.idempotency.release(idempotency.key).catch(() => {});
+      return sendProblem(reply, domainUnavailable(), req.url);
+    }
+    if (idempotency)
+      // The order exists now: a failure to remember the reply must not turn it into an error.
+      await o.idempotency
+        .complete(idempotency.key, idempotency.fingerprint, { status: 201, body, location }, o.clock.now())
+        .catch((err) => o.log.error({ err, traceId: req.traceId }, 'idempotency record not stored'));
+    return reply.code(201).header('location', location).type('application/json').send(body);
+  };
+}
+
+/** GET of the Location: the order as PurchaseOrderResponse, to the identity that placed it only. */
+export function readOrderHandler(o: Pick<PlaceOptions, 'orders' | 'log'>) {
+  return async function readOrder(req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
+    const identity = req.agent.identity;
+    let found: Awaited<ReturnType<OrderPort['get']>>;
+    try {
+      found = await o.orders.get(req.params.id);
+    } catch (err) {
+      o.log.error({ err, traceId: req.traceId }, 'order domain unavailable');
+      req.agent.reason = 'order domain unavailable';
+      return sendProblem(reply, domainUnavailable('the order domain'), req.url);
+    }
+    if (!found || found.spiffeId !== identity?.id) {
+      req.agent.reason = 'read: no such order for this identity';
+      return sendProblem(reply, notFound(), req.url);
+    }
+    return reply.send(found.response);
+  };
+}

@@ -1,0 +1,81 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Problem, sendProblem } from '../../../lib/problem.ts';
+import { contentTooLarge, malformedBody, unsupportedMediaType } from '../problems.ts';
+import { isJsonMediaType } from './media-type.ts';
+import { parseStrictJson } from './strict-json.ts';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function refuse(req: FastifyRequest, reply: FastifyReply, p: Problem) {
+  req.agent.contractError = true;
+  req.agent.reason = `parse: ${p.body.detail}`;
+  return sendProblem(reply, p, req.url);
+}
+
+/**
+ * Step 5, media type and announced size (preParsing, before a byte of the body is read):
+ * 415 unless application/json; 413 when Content-Length already exceeds the limit.
+ */
+export function mediaTypeStep(limit: number) {
+  return async function mediaType(req: FastifyRequest, reply: FastifyReply) {
+    if (!isJsonMediaType(req.headers['content-type'])) return refuse(req, reply, unsupportedMediaType());
+    const length = Number(req.headers['content-length']);
+    if (length > limit) return refuse(req, reply, contentTooLarge(limit));
+  };
+}
+
+/** A body that did not parse; refused by requireJson (a parser error would close the connection). */
+class ParseFailure {
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * Step 5, the body itself: read up to the route's bodyLimit (Fastify answers 413 beyond it,
+ * mapped by the error handler), then UTF-8 and strict JSON. Registered as the only
+ * content-type parser of the agent routes.
+ */
+export function registerStrictJsonParser(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch {
+      done(null, new ParseFailure('the body is not valid UTF-8'));
+      return;
+    }
+    const r = parseStrictJson(text);
+    done(null, r.ok ? r.value : new ParseFailure(r.reason));
+  });
+}
+
+/** Step 5, verdict (first preValidation hook): 400 for an empty or unparsable body. */
+export async function requireJson(req: FastifyRequest, reply: FastifyReply) {
+  if (req.body === undefined) return refuse(req, reply, malformedBody('the body is empty'));
+  if (req.body instanceof ParseFailure) return refuse(req, reply, malformedBody(req.body.reason));
+}
+
+function withContractFlag(req: FastifyRequest, p: Problem): Problem {
+  req.agent.contractError = true;
+  req.agent.reason = `parse: ${p.body.detail}`;
+  return p;
+}
+
+/** Fastify's own parsing errors (size beyond bodyLimit, bad Content-Length) as problems. */
+export function parseErrorProblem(
+  req: FastifyRequest,
+  err: { code?: string; statusCode?: number },
+  limit: number,
+) {
+  if (err instanceof Problem) return err;
+  let p: Problem | undefined;
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') p = contentTooLarge(limit);
+  else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') p = unsupportedMediaType();
+  else if (
+    err.code?.startsWith('FST_ERR_CTP_') ||
+    (err.statusCode && err.statusCode >= 400 && err.statusCode < 500)
+  )
+    p = malformedBody('the body could not be read');
+  if (p && req.agent) withContractFlag(req, p);
+  return p;
+}

@@ -1,0 +1,134 @@
+import { Problem } from '../../lib/problem.ts';
+import type { Violation } from './contract/validate.ts';
+
+/**
+ * Every refusal of the agent gateway, as a typed value (RFC 9457 problem details). Mapped to
+ * HTTP in one place: lib/problem.ts sendProblem.
+ */
+export const unverifiedIdentity = (reason: string) =>
+  new Problem(
+    401,
+    'unverified-workload-identity',
+    'Unauthorized',
+    `The AI workload identity is not verified: ${reason}.`,
+  );
+
+export const invalidToken = (reason: string) =>
+  new Problem(
+    401,
+    'unverified-workload-identity',
+    'Unauthorized',
+    `The AI workload identity is not verified: the bearer token is not valid (${reason}).`,
+    {},
+    { 'www-authenticate': 'Bearer error="invalid_token"' },
+  );
+
+export const insufficientScope = (required: string) =>
+  new Problem(
+    403,
+    'insufficient_scope',
+    'Insufficient scope',
+    `The caller is not granted the scope ${required}.`,
+    { required_scope: required },
+    { 'www-authenticate': `Bearer error="insufficient_scope", scope="${required}"` },
+  );
+
+export const agentBlocked = (retryAfterSeconds: number) =>
+  new Problem(
+    429,
+    'agent-blocked',
+    'Agent blocked',
+    `This agent identity sent more than 5 consecutive invalid requests and is blocked for ${retryAfterSeconds} more seconds.`,
+    {},
+    { 'retry-after': String(retryAfterSeconds) },
+  );
+
+export const rateLimited = (retryAfterSeconds: number) =>
+  new Problem(
+    429,
+    'rate-limited',
+    'Too many requests',
+    'The token bucket of this agent identity is empty.',
+    {},
+    { 'retry-after': String(retryAfterSeconds) },
+  );
+
+export const unsupportedMediaType = () =>
+  new Problem(
+    415,
+    'unsupported-media-type',
+    'Unsupported media type',
+    'The body must be application/json (UTF-8).',
+    {},
+    {
+      accept: 'application/json',
+    },
+  );
+
+export const contentTooLarge = (limit: number) =>
+  new Problem(413, 'content-too-large', 'Content too large', `The body is larger than ${limit} bytes.`);
+
+export const malformedBody = (reason: string) =>
+  new Problem(400, 'malformed-request', 'Malformed request', `The body is not acceptable JSON: ${reason}.`);
+
+export const badIdempotencyKey = () =>
+  new Problem(
+    400,
+    'malformed-request',
+    'Malformed request',
+    'Idempotency-Key must be one string of 1 to 255 visible ASCII characters (a quoted structured-field string or a bare token).',
+  );
+
+export const contractViolation = (errors: readonly Violation[]) =>
+  new Problem(
+    422,
+    'contract-violation',
+    'Unprocessable content',
+    `The body breaks the PurchaseOrderRequest contract (${errors.length} violation${errors.length === 1 ? '' : 's'}).`,
+    { errors },
+  );
+
+export const idempotencyKeyReused = () =>
+  new Problem(
+    422,
+    'idempotency-key-reused',
+    'Idempotency-Key reused',
+    'This Idempotency-Key was used with another request body.',
+  );
+
+export const idempotencyInFlight = () =>
+  new Problem(
+    409,
+    'idempotency-key-in-flight',
+    'Request in progress',
+    'A request with this Idempotency-Key is still being processed.',
+    {},
+    { 'retry-after': '1' },
+  );
+
+export const domainUnavailable = (what = 'the order domain') =>
+  new Problem(
+    503,
+    'service-unavailable',
+    'Service unavailable',
+    `${what} is unavailable; no order was created.`,
+    {},
+    {
+      'retry-after': '1',
+    },
+  );
+
+export const stateUnavailable = () =>
+  new Problem(
+    503,
+    'service-unavailable',
+    'Service unavailable',
+    'The gateway state store is unavailable.',
+    {},
+    {
+      'retry-after': '1',
+    },
+  );
+
+export const notFound = () =>
+  new Problem(404, 'not-found', 'Not found', 'No such order for this agent identity.');

@@ -1,0 +1,33 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../../../lib/clock.ts';
+import { sendProblem } from '../../../lib/problem.ts';
+import { rateLimited } from '../problems.ts';
+import type { BucketPolicy } from './bucket.ts';
+import type { BucketStore } from './store.ts';
+
+export interface RateLimitOptions {
+  readonly store: BucketStore;
+  readonly policy: BucketPolicy;
+  readonly clock: Clock;
+}
+
+/**
+ * Step 4 (onRequest): one token per request from the identity's bucket. Headers follow
+ * draft-ietf-httpapi-ratelimit-headers (structured fields): RateLimit-Policy names the policy
+ * with its quota q and window w (seconds to refill a whole bucket); RateLimit gives the
+ * remaining r and the seconds t until the bucket is full again.
+ */
+export function rateLimitStep(o: RateLimitOptions) {
+  const window = Math.ceil(o.policy.capacity / o.policy.refillPerSecond);
+  const policyHeader = `"agent";q=${o.policy.capacity};w=${window}`;
+  return async function rateLimit(req: FastifyRequest, reply: FastifyReply) {
+    const id = req.agent.identity;
+    if (!id) return;
+    const r = await o.store.take(id.id, o.clock.now());
+    reply.header('ratelimit-policy', policyHeader);
+    reply.header('ratelimit', `"agent";r=${r.remaining};t=${Math.ceil(r.resetMs / 1000)}`);
+    if (r.allowed) return;
+    req.agent.reason = 'rate limit: bucket empty';
+    return sendProblem(reply, rateLimited(Math.max(1, Math.ceil(r.retryAfterMs / 1000))), req.url);
+  };
+}

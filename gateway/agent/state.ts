@@ -1,0 +1,33 @@
+import type { SpiffeId } from '../../lib/auth/spiffe.ts';
+import type { PurchaseOrderRequest } from './contract/types.ts';
+
+/** What the chain learns about one agent request, step by step (read by the audit). */
+export interface AgentRequestState {
+  /** Step 1: the verified workload identity. */
+  identity: SpiffeId | undefined;
+  /** Why the request was refused (or `ok`); goes to the audit entry. */
+  reason: string;
+  /** Step 3: consecutive contract errors of this identity before this request. */
+  failures: number;
+  /** Steps 5–6: the body broke the contract (counts towards the block). */
+  contractError: boolean;
+  /** Step 6: the parsed, frozen request. */
+  order: PurchaseOrderRequest | undefined;
+  /** Step 7: the idempotency record this request owns. */
+  idempotency: { key: string; fingerprint: string } | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    agent: AgentRequestState;
+  }
+}
+
+export const freshState = (): AgentRequestState => ({
+  identity: undefined,
+  reason: 'ok',
+  failures: 0,
+  contractError: false,
+  order: undefined,
+  idempotency: undefined,
+});

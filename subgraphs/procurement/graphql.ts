@@ -1,0 +1,23 @@
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
+import type { RequestContext } from '../../lib/auth/context.ts';
+import type { OrderDomain } from './domain/order-domain.ts';
+
+const MAX_LIMIT = 200;
+
+/** Resolvers of schemas/procurement.graphql; the role rules come from its @requiresRole. */
+export function procurementResolvers(domain: OrderDomain): GraphQLResolverMap<RequestContext> {
+  return {
+    Query: {
+      purchaseOrder: (_: unknown, { orderId }: { orderId: string }) => domain.get(orderId),
+      purchaseOrders: (_: unknown, { agentId, limit }: { agentId?: string | null; limit?: number | null }) =>
+        domain.list({
+          ...(agentId ? { agentId } : {}),
+          limit: Math.min(MAX_LIMIT, Math.max(1, limit ?? 50)),
+        }),
+    },
+    PurchaseOrder: {
+      __resolveReference: (ref: { orderId: string }) => domain.get(ref.orderId),
+      product: (o: { sku: string }) => ({ sku: o.sku }),
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import { validatePurchaseOrderRequest } from '../../gateway/agent/contract/validate.ts';
+import { isProcurementAgentId } from '../../lib/auth/spiffe.ts';
+import type { Config } from '../../lib/config.ts';
+import type { OrderDomain } from './domain/order-domain.ts';
+
+/** Where the distributed gateway reaches the order domain (not a public path). */
+export const INTERNAL_ORDERS_PATH = '/internal/procurement/orders';
+export const GATEWAY_SECRET_HEADER = 'x-gateway-secret';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+/** Constant time whatever the lengths (hash first). */
+export const sameSecret = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
+
+interface PlaceBody {
+  request: unknown;
+  spiffeId: unknown;
+  traceId: unknown;
+}
+
+/**
+ * Distributed topology: the order domain over HTTP, for gateway processes only (the shared
+ * gateway secret). The domain re-checks what the gateway checked (defence in depth): the
+ * contract and the identity; a refusal here is a 422/403 the gateway reports as unavailable.
+ */
+export function internalOrderRoutes(
+  domain: OrderDomain,
+  config: Pick<Config, 'GATEWAY_SHARED_SECRET' | 'SPIFFE_TRUST_DOMAINS' | 'ORDER_BODY_LIMIT_BYTES'>,
+): FastifyPluginAsync {
+  return async (app) => {
+    app.post<{ Body: PlaceBody }>(
+      INTERNAL_ORDERS_PATH,
+      { bodyLimit: config.ORDER_BODY_LIMIT_BYTES * 2 + 4096 },
+      async (req, reply) => {
+        const secret = req.headers[GATEWAY_SECRET_HEADER];
+        if (typeof secret !== 'string' || !sameSecret(secret, config.GATEWAY_SHARED_SECRET))
+          return reply.code(403).send({ error: 'the order domain accepts calls from the gateway only' });
+        const body = req.body ?? ({} as PlaceBody);
+        const contract = validatePurchaseOrderRequest(body.request);
+        if (!contract.ok)
+          return reply.code(422).send({ error: 'invalid PurchaseOrderRequest', errors: contract.errors });
+        if (
+          !isProcurementAgentId(body.spiffeId, config.SPIFFE_TRUST_DOMAINS) ||
+          typeof body.traceId !== 'string'
+        )
+          return reply.code(403).send({ error: 'not a procurement agent identity' });
+        const created = await domain.place({
+          request: contract.value,
+          spiffeId: body.spiffeId as string,
+          traceId: body.traceId,
+        });
+        return reply.code(201).send(created);
+      },
+    );
+    app.get<{ Params: { id: string } }>(`${INTERNAL_ORDERS_PATH}/:id`, async (req, reply) => {
+      const secret = req.headers[GATEWAY_SECRET_HEADER];
+      if (typeof secret !== 'string' || !sameSecret(secret, config.GATEWAY_SHARED_SECRET))
+        return reply.code(403).send({ error: 'the order domain accepts calls from the gateway only' });
+      const order = await domain.get(req.params.id);
+      return order ? reply.send(order) : reply.code(404).send({ error: 'no such order' });
+    });
+  };
+}
