@@ -1,0 +1,39 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import YAML from 'yaml';
+import { AGENT_CONTRACT_FILE, fullDocumentFiles, OPENAPI_DIR } from '../../ci/openapi/agent-contract.ts';
+
+export interface ServedDocument {
+  readonly name: string;
+  readonly yaml: string;
+  readonly json: string;
+}
+
+export interface ContractDocuments {
+  /** The bounded agent contract (schemas/openapi/agent.yaml). */
+  readonly agent: ServedDocument;
+  /** The full documents, by name (`procurement`, `pricing`, …): operators only. */
+  readonly full: ReadonlyMap<string, ServedDocument>;
+}
+
+function served(file: string): ServedDocument {
+  const yaml = readFileSync(file, 'utf8');
+  return { name: basename(file).replace(/\.ya?ml$/, ''), yaml, json: JSON.stringify(YAML.parse(yaml)) };
+}
+
+const EMPTY_AGENT_CONTRACT =
+  'openapi: 3.1.0\ninfo:\n  title: "Agent Commerce: agent contract"\n  version: "0"\npaths: {}\n';
+
+/** Read once at start-up: the documents are part of the release, like the supergraph. */
+export function loadContractDocuments(dir: string = OPENAPI_DIR): ContractDocuments {
+  const agentFile = join(dir, AGENT_CONTRACT_FILE);
+  const agent = existsSync(agentFile)
+    ? served(agentFile)
+    : { name: 'agent', yaml: EMPTY_AGENT_CONTRACT, json: JSON.stringify(YAML.parse(EMPTY_AGENT_CONTRACT)) };
+  const full = new Map(
+    fullDocumentFiles(dir)
+      .map(served)
+      .map((d) => [d.name, d] as const),
+  );
+  return { agent, full };
+}

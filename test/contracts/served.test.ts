@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { AGENT_MARKER } from '../../ci/openapi/agent-rules.ts';
+import { startEmbedded, type TestSystem } from '../support/system.ts';
+
+const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
+const INTROSPECTION = '{ __schema { types { name } } }';
+
+let sys: TestSystem;
+let operator: string;
+
+beforeAll(async () => {
+  sys = await startEmbedded();
+  operator = await sys.token(['contracts:read'], 'ops-alice');
+});
+afterAll(() => sys?.close());
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(`${sys.url}${path}`, { headers });
+const graphql = (query: string, headers: Record<string, string> = {}) =>
+  fetch(`${sys.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
+
+describe('an agent identity', () => {
+  it('gets the bounded contract, holding only agent-facing operations', async () => {
+    const res = await get('/openapi/agent.yaml', { 'x-spiffe-id': AGENT });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/yaml');
+    const doc = YAML.parse(await res.text());
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    for (const [path, item] of Object.entries<Record<string, Record<string, unknown>>>(doc.paths ?? {}))
+      for (const [method, op] of Object.entries(item))
+        if (method !== 'parameters') expect(op[AGENT_MARKER], `${method} ${path}`).toBe(true);
+    const json = await get('/openapi/agent.json', { 'x-spiffe-id': AGENT });
+    expect(await json.json()).toEqual(doc);
+  });
+
+  it('is refused the full documents and their index, even with an operator token', async () => {
+    for (const path of [
+      '/openapi',
+      '/openapi/procurement.yaml',
+      '/openapi/pricing.json',
+      '/openapi/nope.yaml',
+    ]) {
+      const res = await get(path, { 'x-spiffe-id': AGENT, authorization: `Bearer ${operator}` });
+      expect(res.status, path).toBe(403);
+      const body = (await res.json()) as { type: string; detail: string };
+      expect(body.type).toMatch(/agent-contract-only$/);
+      expect(body.detail).toContain('/openapi/agent.yaml');
+    }
+  });
+
+  it('is refused GraphQL introspection, by POST and by GET, with no schema detail in the reply', async () => {
+    const post = await graphql(INTROSPECTION, { 'x-spiffe-id': AGENT });
+    expect(post.status).toBe(403);
+    const text = await post.text();
+    expect(text).toContain('agent-graphql-refused');
+    expect(text).not.toContain('__Schema');
+    const viaGet = await get(`/graphql?query=${encodeURIComponent(INTROSPECTION)}`, { 'x-spiffe-id': AGENT });
+    expect(viaGet.status).toBe(403);
+  });
+
+  it('is refused any GraphQL operation, so no validation message leaks field names', async () => {
+    const res = await graphql('{ produc }', { 'x-spiffe-id': AGENT });
+    expect(res.status).toBe(403);
+    expect(await res.text()).not.toContain('Did you mean');
+  });
+
+  it('counts as an agent whether or not the SPIFFE ID verifies (fail closed)', async () => {
+    const res = await graphql(INTROSPECTION, {
+      'x-spiffe-id': 'spiffe://example.org/ns/ai/sa/procurement-agent-evil',
+    });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('an operator', () => {
+  it('reads the index and each full document with a contracts:read token', async () => {
+    const index = await get('/openapi', { authorization: `Bearer ${operator}` });
+    expect(index.status).toBe(200);
+    const { documents } = (await index.json()) as {
+      documents: { name: string; yaml: string; json: string }[];
+    };
+    expect(documents.map((d) => d.name)).not.toContain('agent');
+    for (const d of documents) {
+      const yaml = await get(d.yaml, { authorization: `Bearer ${operator}` });
+      expect(yaml.status, d.yaml).toBe(200);
+      expect(YAML.parse(await yaml.text()).openapi).toMatch(/^3\./);
+      const json = await get(d.json, { authorization: `Bearer ${operator}` });
+      expect(json.status, d.json).toBe(200);
+    }
+  });
+
+  it('needs a token (401 with a Bearer challenge) and the contracts:read role (403)', async () => {
+    const anonymous = await get('/openapi/procurement.yaml');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toContain('Bearer');
+    const other = await get('/openapi', { authorization: `Bearer ${await sys.token(['orders:read'])}` });
+    expect(other.status).toBe(403);
+    const forged = await get('/openapi', { authorization: 'Bearer not.a.token' });
+    expect(forged.status).toBe(401);
+  });
+
+  it('gets 404 for a document that does not exist', async () => {
+    const res = await get('/openapi/nope.yaml', { authorization: `Bearer ${operator}` });
+    expect(res.status).toBe(404);
+  });
+
+  it('still introspects GraphQL without an agent identity (outside production)', async () => {
+    const res = await graphql(INTROSPECTION);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data?: { __schema?: unknown } };
+    expect(body.data?.__schema).toBeDefined();
+  });
+});
