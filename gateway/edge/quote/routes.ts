@@ -5,6 +5,7 @@ import { type EdgeContract, edgeContract, type Violation, violations } from './c
 import type { QuoteService } from './service.ts';
 
 const VERIFY_BODY_LIMIT = 64 * 1024;
+const JSON_MEDIA = /^application\/json\s*(;|$)/i;
 
 const invalid = (what: string, errors: Violation[]) =>
   new Problem(
@@ -84,6 +85,10 @@ export const quoteRoutes =
     });
 
     app.post('/cart/quote/verify', { bodyLimit: VERIFY_BODY_LIMIT }, async (req, reply) => {
+      // Fastify also parses text/plain; this endpoint speaks JSON only.
+      if (!JSON_MEDIA.test(req.headers['content-type'] ?? '')) {
+        throw new Problem(415, 'unsupported-media-type', 'Unsupported media type', 'send application/json');
+      }
       if (!contract.verifyBody(req.body)) throw invalid('body', violations(contract.verifyBody.errors));
       const { token, cart } = req.body as { token: string; cart: CartInput };
       const result = await tokens.verify(token, cart);
