@@ -39,7 +39,8 @@ function running(app: FastifyInstance, platform: Platform, local: RunningSystem[
     async listen(port = platform.config.PORT) {
       await app.listen({ port, host: platform.config.HOST });
       const addr = app.server.address() as AddressInfo;
-      sys.url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+      const scheme = platform.config.TLS_CERT_FILE && platform.config.TLS_KEY_FILE ? 'https' : 'http';
+      sys.url = `${scheme}://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
       return sys.url;
     },
     async close() {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Histogram } from 'prom-client';
 import type { Platform } from '../platform.ts';
@@ -22,7 +23,8 @@ export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } =
     bodyLimit: opts.bodyLimit ?? 1_048_576,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-  });
+    ...tlsOptions(platform.config),
+  }) as unknown as FastifyInstance;
 
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
@@ -68,6 +70,24 @@ export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } =
     reply.type(platform.metrics.contentType).send(await platform.metrics.metrics()),
   );
   return app;
+}
+
+/**
+ * Mutual TLS when TLS_CERT_FILE and TLS_KEY_FILE are set: clients present a certificate of
+ * TLS_CA_FILE (the SPIFFE trust bundle); the agent gateway takes its identity from it.
+ */
+function tlsOptions(c: Platform['config']) {
+  if (!c.TLS_CERT_FILE || !c.TLS_KEY_FILE) return {};
+  return {
+    https: {
+      cert: readFileSync(c.TLS_CERT_FILE),
+      key: readFileSync(c.TLS_KEY_FILE),
+      ...(c.TLS_CA_FILE ? { ca: readFileSync(c.TLS_CA_FILE) } : {}),
+      requestCert: true,
+      rejectUnauthorized: c.TLS_CLIENT_CERT === 'required',
+      minVersion: 'TLSv1.2' as const,
+    },
+  };
 }
 
 /** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then close dependencies. */
