@@ -2,6 +2,7 @@ import { callerVerifierFor } from '../../lib/auth/jwt.ts';
 import { buildShieldedSubgraphSchema, type SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { promotionsResolvers } from './graphql.ts';
+import { withQuoteTokenField } from './quote-token-field.ts';
 import { promotionsRoutes } from './rest.ts';
 import { createPromotionService, type PromotionEngine } from './service.ts';
 
@@ -12,7 +13,10 @@ export interface PromotionsModule extends SubgraphModule {
 
 export async function createPromotionsSubgraph(platform: Platform): Promise<PromotionsModule> {
   const engine = await createPromotionService(platform);
-  const schema = buildShieldedSubgraphSchema('promotions', promotionsResolvers(engine));
+  const schema = buildShieldedSubgraphSchema(
+    'promotions',
+    await withQuoteTokenField(promotionsResolvers(engine), engine, platform),
+  );
   return {
     name: 'promotions',
     schema,

@@ -23,8 +23,11 @@ import { RuleStore, type StoredRule } from './store/rules.ts';
 /** CloudEvent data of PromotionRulesChanged (schemas/events/promotion-rules-changed.json). */
 export interface PromotionRulesChanged {
   promotionId: string;
+  change: 'UPSERT' | 'STATUS';
   revision: number;
   status: RuleStatus;
+  changedAt: string;
+  changedBy: string | null;
 }
 
 /** A stored rule with its compiled form. */
@@ -40,8 +43,8 @@ export interface PromotionEngine extends PromotionService {
   list(status?: RuleStatus): Promotion[];
   get(promotionId: string): Promotion | undefined;
   /** Validates (RuleInvalid), stores, recompiles here and tells every instance. */
-  upsert(document: unknown): Promise<Promotion>;
-  setStatus(promotionId: string, status: RuleStatus): Promise<Promotion>;
+  upsert(document: unknown, changedBy?: string): Promise<Promotion>;
+  setStatus(promotionId: string, status: RuleStatus, changedBy?: string): Promise<Promotion>;
   /** Reloads and recompiles every stored rule (on start and on PromotionRulesChanged). */
   reload(): Promise<void>;
   close(): Promise<void>;
@@ -83,12 +86,24 @@ export async function createPromotionService(platform: Platform): Promise<Promot
   await reload();
   const unsubscribe = platform.bus.subscribe(EventTypes.PromotionRulesChanged, () => reload());
 
-  const changed = async (stored: StoredRule): Promise<Promotion> => {
+  const changed = async (
+    stored: StoredRule,
+    change: PromotionRulesChanged['change'],
+    changedBy: string | undefined,
+  ): Promise<Promotion> => {
     const compiled = compileRule(stored.document);
+    // Recompile here before answering (the caller reads its own write); the event tells the others.
     await reload();
     await platform.bus.publish<PromotionRulesChanged>(
       EventTypes.PromotionRulesChanged,
-      { promotionId: stored.promotionId, revision: stored.revision, status: compiled.status },
+      {
+        promotionId: stored.promotionId,
+        change,
+        revision: stored.revision,
+        status: compiled.status,
+        changedAt: stored.updatedAt,
+        changedBy: changedBy ?? null,
+      },
       stored.promotionId,
     );
     return { ...stored, compiled };
@@ -122,15 +137,15 @@ export async function createPromotionService(platform: Platform): Promise<Promot
       return redemptions.redeem(request.orderId, request.customerId, items);
     },
 
-    async upsert(document) {
+    async upsert(document, changedBy) {
       const compiled = compileRule(document);
-      return changed(await store.upsert(compiled.document));
+      return changed(await store.upsert(compiled.document), 'UPSERT', changedBy);
     },
 
-    async setStatus(promotionId, status) {
+    async setStatus(promotionId, status, changedBy) {
       const stored = await store.setStatus(promotionId, status);
       if (!stored) throw new PromotionNotFound(promotionId);
-      return changed(stored);
+      return changed(stored, 'STATUS', changedBy);
     },
 
     reload,

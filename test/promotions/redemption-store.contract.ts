@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RedemptionStore } from '../../subgraphs/promotions/store/redemptions.ts';
+
+/**
+ * The one contract every RedemptionStore adapter meets (SQL on PGlite and Postgres, Redis).
+ * `open` gives a fresh, isolated store; `close` drops it.
+ */
+export function redemptionStoreContract(
+  label: string,
+  open: () => Promise<{ store: RedemptionStore; close(): Promise<void> }>,
+): void {
+  describe(`RedemptionStore contract: ${label}`, () => {
+    let store: RedemptionStore;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      ({ store, close } = await open());
+    });
+    afterAll(() => close());
+
+    const once = (id: string) => ({ promotionId: id, cap: 1 });
+
+    it('records a redemption and counts it for the customer', async () => {
+      const r = await store.redeem('o-1', 'alice', [once('P1'), { promotionId: 'P2', cap: undefined }]);
+      expect(r).toEqual({
+        orderId: 'o-1',
+        customerId: 'alice',
+        status: 'REDEEMED',
+        promotionIds: ['P1', 'P2'],
+        limitReached: [],
+      });
+      expect(await store.countsFor('alice')).toEqual(
+        new Map([
+          ['P1', 1],
+          ['P2', 1],
+        ]),
+      );
+    });
+
+    it('is idempotent per order: a repeat consumes nothing and returns the first record', async () => {
+      const r = await store.redeem('o-1', 'alice', [once('P3')]);
+      expect(r.status).toBe('ALREADY_RECORDED');
+      expect(r.promotionIds).toEqual(['P1', 'P2']);
+      expect(await store.countsFor('alice')).toEqual(
+        new Map([
+          ['P1', 1],
+          ['P2', 1],
+        ]),
+      );
+    });
+
+    it('refuses a second order over the cap and consumes nothing of that order (all or nothing)', async () => {
+      const r = await store.redeem('o-2', 'alice', [once('P1'), { promotionId: 'P2', cap: undefined }]);
+      expect(r).toMatchObject({ status: 'LIMIT_REACHED', limitReached: ['P1'], promotionIds: [] });
+      expect(await store.countsFor('alice')).toEqual(
+        new Map([
+          ['P1', 1],
+          ['P2', 1],
+        ]),
+      );
+      // The refused order left no record: once the cap allows it, it can be recorded.
+      const later = await store.redeem('o-2', 'alice', [{ promotionId: 'P2', cap: undefined }]);
+      expect(later.status).toBe('REDEEMED');
+    });
+
+    it('counts customers apart', async () => {
+      expect((await store.redeem('o-1', 'bob', [once('P1')])).status).toBe('REDEEMED');
+      expect(await store.countsFor('bob')).toEqual(new Map([['P1', 1]]));
+      expect(await store.countsFor('nobody')).toEqual(new Map());
+    });
+
+    it('lets a cap of 3 be used exactly 3 times', async () => {
+      const statuses = [];
+      for (let i = 0; i < 5; i++)
+        statuses.push((await store.redeem(`o-cap3-${i}`, 'carol', [{ promotionId: 'P3', cap: 3 }])).status);
+      expect(statuses).toEqual(['REDEEMED', 'REDEEMED', 'REDEEMED', 'LIMIT_REACHED', 'LIMIT_REACHED']);
+    });
+
+    it('50 concurrent redemptions by one user with a cap of 1 succeed exactly once', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => store.redeem(`race-${i}`, 'dave', [once('RACE')])),
+      );
+      expect(results.filter((r) => r.status === 'REDEEMED')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'LIMIT_REACHED')).toHaveLength(49);
+      expect((await store.countsFor('dave')).get('RACE')).toBe(1);
+    });
+
+    it('50 concurrent repeats of one order record it once', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => store.redeem('same-order', 'erin', [{ promotionId: 'P9', cap: 5 }])),
+      );
+      expect(results.filter((r) => r.status === 'REDEEMED')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'ALREADY_RECORDED')).toHaveLength(49);
+      expect((await store.countsFor('erin')).get('P9')).toBe(1);
+    });
+  });
+}

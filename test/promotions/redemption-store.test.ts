@@ -1,0 +1,41 @@
+import { Redis } from 'ioredis';
+import { migrate } from '../../lib/db/index.ts';
+import { openPglite } from '../../lib/db/pglite.ts';
+import { openPostgres } from '../../lib/db/postgres.ts';
+import { migrations } from '../../subgraphs/promotions/store/migrations.ts';
+import { createRedisRedemptionStore } from '../../subgraphs/promotions/store/redemptions-redis.ts';
+import { createSqlRedemptionStore } from '../../subgraphs/promotions/store/redemptions-sql.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
+import { redemptionStoreContract } from './redemption-store.contract.ts';
+
+redemptionStoreContract('SQL on embedded PGlite', async () => {
+  const db = await openPglite(undefined);
+  await migrate(db, migrations);
+  return { store: createSqlRedemptionStore(db), close: () => db.close() };
+});
+
+redemptionStoreContract('SQL on the real Postgres (pool of 10: truly concurrent transactions)', async () => {
+  const pg = await freshPostgres('promo_redemptions');
+  const db = await openPostgres(pg.url, 10);
+  await migrate(db, migrations);
+  return {
+    store: createSqlRedemptionStore(db),
+    async close() {
+      await db.close();
+      await pg.drop();
+    },
+  };
+});
+
+redemptionStoreContract('the real Redis (atomic script)', async () => {
+  const prefix = uniquePrefix('promo');
+  const redis = new Redis(TEST_REDIS_URL);
+  return {
+    store: createRedisRedemptionStore(redis, prefix),
+    async close() {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    },
+  };
+});
