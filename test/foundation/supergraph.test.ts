@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
 import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 describe('embedded supergraph', () => {
@@ -8,17 +9,63 @@ describe('embedded supergraph', () => {
   });
   afterAll(() => sys.close());
 
-  it('answers a query spanning procurement and pricing', async () => {
+  it('answers a 10-line cart quote spanning pricing and promotions with one fetch to each', async () => {
+    const skus = generateCatalog(Number(sys.config.CATALOG_SIZE))
+      .slice(0, 10)
+      .map((p) => p.sku);
+    const before = await sys.subgraphRequests();
+    const res = await sys.gql(
+      `query Q($input: CartQuoteInput!) {
+        cartQuote(input: $input) { subtotal lines { sku quantity lineTotal } promotions { total discountTotal } }
+      }`,
+      {
+        variables: {
+          input: { lines: skus.map((sku) => ({ sku, quantity: 1 })), currency: 'USD', region: 'EU' },
+        },
+      },
+    );
+    expect(res.errors).toBeUndefined();
+    const quote = res.data?.cartQuote as {
+      subtotal: number;
+      lines: { sku: string; lineTotal: number }[];
+      promotions: { total: number; discountTotal: number };
+    };
+    expect(quote.lines.map((l) => l.sku)).toEqual(skus);
+    const cents = (n: number) => Math.round(n * 100);
+    const sum = quote.lines.reduce((n, l) => n + cents(l.lineTotal), 0);
+    expect(cents(quote.subtotal)).toBe(sum);
+    expect(cents(quote.promotions.total)).toBe(sum - cents(quote.promotions.discountTotal));
+    // the plan: one fetch to pricing for all lines, one entity fetch to promotions
+    expect(await sys.subgraphRequests()).toBe(before + 2);
+  });
+
+  it('reads back an agent order with its catalog product, spanning procurement and pricing', async () => {
+    const sku = generateCatalog(Number(sys.config.CATALOG_SIZE))[0]?.sku ?? '';
+    const placed = await fetch(`${sys.url}/v2/orders`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-spiffe-id': 'spiffe://example.org/ns/ai/sa/procurement-agent',
+      },
+      body: JSON.stringify({ agent_id: 'agent-foundation-1', sku, quantity: 2, max_budget_usd: 120.5 }),
+    });
+    expect(placed.status).toBe(201);
+    const { order_id } = (await placed.json()) as { order_id: string };
     const token = await sys.token(['orders:read']);
     const before = await sys.subgraphRequests();
-    const res = await sys.gql('{ purchaseOrders(limit: 5) { orderId sku product { sku name category } } }', {
-      token,
-    });
+    const res = await sys.gql(
+      'query O($id: ID!) { purchaseOrder(orderId: $id) { orderId sku quantity product { sku name } } }',
+      { token, variables: { id: order_id } },
+    );
     expect(res.errors).toBeUndefined();
-    const orders = (res.data?.purchaseOrders ?? []) as { sku: string; product: { sku: string } | null }[];
-    for (const o of orders) expect(o.product?.sku).toBe(o.sku);
-    // one fetch to procurement, and one batched entity fetch to pricing when there are orders
-    expect(await sys.subgraphRequests()).toBe(before + (orders.length > 0 ? 2 : 1));
+    const order = res.data?.purchaseOrder as {
+      orderId: string;
+      sku: string;
+      product: { sku: string; name: string };
+    };
+    expect(order).toMatchObject({ orderId: order_id, sku, quantity: 2, product: { sku } });
+    expect(order.product.name.length).toBeGreaterThan(0);
+    expect(await sys.subgraphRequests()).toBe(before + 2);
   });
 
   it('serves liveness, readiness and Prometheus metrics', async () => {
