@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { buildAgentContract, renderAgentContract } from './agent-contract.ts';
+import { errorsOf, lintText } from './lint.ts';
+
+const fixtures = new URL('../fixtures/openapi/', import.meta.url).pathname;
+const ORDER_DOC = `${fixtures}agent-order.yaml`;
+
+/** An edge document: the agent's edge form of the order (its body by reference into the
+ * procurement document) beside a quote and a verify operation that are not agent-facing. */
+const edge = {
+  openapi: '3.1.0',
+  info: { title: 'edge', version: '1.0.0' },
+  security: [{ spiffe: [] }],
+  paths: {
+    '/v2/orders': {
+      post: {
+        operationId: 'createOrderAtEdge',
+        'x-agent-facing': true,
+        parameters: [{ $ref: 'agent-order.yaml#/components/parameters/IdempotencyKey' }],
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: { $ref: 'agent-order.yaml#/components/schemas/PurchaseOrderRequest' },
+            },
+          },
+        },
+        responses: {
+          '201': { $ref: '#/components/responses/Created' },
+          '401': { $ref: 'agent-order.yaml#/components/responses/Problem' },
+        },
+      },
+    },
+    '/cart/quote': {
+      get: {
+        operationId: 'getCartQuote',
+        responses: {
+          '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Quote' } } } },
+        },
+      },
+    },
+  },
+  components: {
+    securitySchemes: {
+      // The same scheme as the procurement document's (keys in another order).
+      spiffe: {
+        description: "The agent's SPIFFE ID, set by the mutual-TLS sidecar from the client certificate.",
+        name: 'X-Spiffe-Id',
+        in: 'header',
+        type: 'apiKey',
+      },
+    },
+    responses: {
+      Created: {
+        description: 'created',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      },
+    },
+    schemas: {
+      Quote: { type: 'object', properties: { coupons: { type: 'array' } } },
+      // Same name as the procurement document's Problem, different shape: must not overwrite it.
+      Problem: { type: 'object', properties: { edge: { type: 'string', maxLength: 3 } } },
+    },
+  },
+};
+
+function contract() {
+  const sources = new Map<string, unknown>([
+    [ORDER_DOC, YAML.parse(readFileSync(ORDER_DOC, 'utf8'))],
+    [`${fixtures}edge.yaml`, edge],
+  ]);
+  // biome-ignore lint/suspicious/noExplicitAny: the contract is free-form JSON, read in assertions.
+  return buildAgentContract(sources, { version: '2.1.0' }) as Record<string, any>;
+}
+
+const refsOf = (v: unknown): string[] =>
+  Array.isArray(v)
+    ? v.flatMap(refsOf)
+    : v && typeof v === 'object'
+      ? Object.entries(v).flatMap(([k, x]) => (k === '$ref' ? [String(x)] : refsOf(x)))
+      : [];
+
+const at = (doc: unknown, ref: string) =>
+  ref
+    .slice(2)
+    .split('/')
+    // biome-ignore lint/suspicious/noExplicitAny: walking free-form JSON.
+    .reduce<any>((n, p) => n?.[p.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+
+describe('the bounded agent contract', () => {
+  it('holds exactly the operations marked x-agent-facing: true', () => {
+    const c = contract();
+    expect(Object.keys(c.paths).sort()).toEqual(['/api/v2/procurement/orders', '/v2/orders']);
+    expect(Object.keys(c.paths['/v2/orders'])).toEqual(['post']);
+    expect(JSON.stringify(c)).not.toContain('getCartQuote');
+  });
+
+  it('carries only the components those operations use, self-contained', () => {
+    const c = contract();
+    expect(c.components.schemas.Quote).toBeUndefined();
+    const refs = refsOf(c);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref.startsWith('#/components/'), ref).toBe(true);
+      expect(at(c, ref), ref).toBeDefined();
+    }
+  });
+
+  it('keeps two same-named components from different documents apart', () => {
+    const c = contract();
+    const names = Object.keys(c.components.schemas).filter((n) => n.startsWith('Problem'));
+    expect(names.sort()).toEqual(['Problem', 'Problem_edge']);
+    const edgeCreated = c.paths['/v2/orders'].post.responses['201'].$ref as string;
+    expect(at(c, at(c, edgeCreated).content['application/json'].schema.$ref).properties.edge).toBeDefined();
+  });
+
+  it('states each operation’s security requirement, inherited ones included', () => {
+    const c = contract();
+    expect(c.paths['/v2/orders'].post.security).toEqual([{ spiffe: [] }]);
+    expect(Object.keys(c.components.securitySchemes)).toEqual(['spiffe']);
+  });
+
+  it('from the compliant fixture alone, passes the AI-safety lint', async () => {
+    const sources = new Map([[ORDER_DOC, YAML.parse(readFileSync(ORDER_DOC, 'utf8'))]]);
+    const text = renderAgentContract(buildAgentContract(sources, { version: '2.1.0' }));
+    expect(text.startsWith('# Generated by `npm run contract:agent`')).toBe(true);
+    expect(errorsOf(await lintText(text, `${fixtures}agent.yaml`))).toEqual([]);
+  });
+});
