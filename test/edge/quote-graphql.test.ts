@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock.ts';
+import { startEmbedded, type TestSystem } from '../support/system.ts';
+import { type Cart, cents, getQuote, TOOLS_RULE, tenLines, UPSERT_PROMOTION, verify } from './support.ts';
+
+const QUOTE = `query Quote($input: CartQuoteInput!) {
+  cartQuote(input: $input) {
+    id currency subtotal
+    lines { sku category quantity basePrice unitPrice lineTotal appliedModifiers source }
+    promotions { applied { promotionId name amount allocations { sku amount } } notApplied { promotionId reason } discountTotal total }
+    quoteToken
+  }
+}`;
+
+interface GqlQuote {
+  cartQuote: {
+    id: string;
+    subtotal: number;
+    lines: { sku: string; category: string; unitPrice: number; lineTotal: number; source: string }[];
+    promotions: { applied: { promotionId: string; amount: number }[]; discountTotal: number; total: number };
+    quoteToken: string;
+  };
+}
+
+const clock = new ManualClock(Date.now());
+let sys: TestSystem;
+const cart: Cart = {
+  lines: tenLines().map(({ sku, quantity }) => ({ sku, quantity })),
+  currency: 'USD',
+  region: 'US',
+  customerId: 'cust-7',
+};
+
+beforeAll(async () => {
+  sys = await startEmbedded({}, { clock });
+  const res = await sys.gql(UPSERT_PROMOTION, {
+    token: await sys.token(['promotions:admin']),
+    variables: { rule: TOOLS_RULE },
+  });
+  expect(res.errors).toBeUndefined();
+});
+afterAll(() => sys?.close());
+
+describe('GraphQL cart quote with a quote token', () => {
+  it('answers 10 lines with prices, the promotion and a token, in two subgraph fetches', async () => {
+    const before = await sys.subgraphRequests();
+    const res = await sys.gql(QUOTE, { variables: { input: cart } });
+    expect(res.errors).toBeUndefined();
+    // Prices in one batch (pricing), then promotions and the token (one _entities fetch).
+    expect((await sys.subgraphRequests()) - before).toBe(2);
+    const q = (res.data as unknown as GqlQuote).cartQuote;
+    expect(q.lines).toHaveLength(10);
+    const cheapestTool = Math.min(...q.lines.filter((l) => l.category === 'tools').map((l) => l.unitPrice));
+    expect(q.promotions.applied).toEqual([
+      expect.objectContaining({ promotionId: 'PROMO-TOOLS-3', amount: cheapestTool }),
+    ]);
+    expect(cents(q.promotions.total)).toBe(cents(q.subtotal) - cents(q.promotions.discountTotal));
+
+    const v = await verify(sys.url, q.quoteToken, cart);
+    expect(v.body).toMatchObject({
+      valid: true,
+      claims: {
+        totals: {
+          subtotal: q.subtotal,
+          discountTotal: q.promotions.discountTotal,
+          total: q.promotions.total,
+        },
+        promotions: [{ promotionId: 'PROMO-TOOLS-3', amount: cheapestTool }],
+        promotionsEvaluated: true,
+      },
+    });
+    const claimed = (v.body.claims as { lines: { sku: string; unitPrice: number; source: string }[] }).lines;
+    expect(claimed.map((l) => [l.sku, l.unitPrice, l.source])).toEqual(
+      q.lines.map((l) => [l.sku, l.unitPrice, l.source.toLowerCase()]),
+    );
+  });
+
+  it('signs the same cart hash as the REST quote, so either token verifies against the cart', async () => {
+    const rest = await getQuote(sys.url, cart);
+    const res = await sys.gql(QUOTE, { variables: { input: { ...cart, lines: [...cart.lines].reverse() } } });
+    const gqlToken = (res.data as unknown as GqlQuote).cartQuote.quoteToken;
+    expect((await verify(sys.url, rest.body.quoteToken, cart)).body.valid).toBe(true);
+    expect((await verify(sys.url, gqlToken, cart)).body.valid).toBe(true);
+    expect((await verify(sys.url, gqlToken, { ...cart, customerId: 'someone-else' })).body).toMatchObject({
+      valid: false,
+      reason: 'cart_mismatch',
+    });
+  });
+
+  it('expires the GraphQL token after 15 minutes', async () => {
+    const res = await sys.gql(QUOTE, { variables: { input: cart } });
+    const token = (res.data as unknown as GqlQuote).cartQuote.quoteToken;
+    clock.advance(15 * 60_000);
+    try {
+      expect((await verify(sys.url, token, cart)).body).toMatchObject({ valid: false, reason: 'expired' });
+    } finally {
+      clock.advance(-15 * 60_000);
+    }
+  });
+});
