@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { diffSchemas, failed, readSchemaDir } from './diff-gate.ts';
+import { diffSchemas, failed, gitBase, readSchemaDir } from './diff-gate.ts';
 import { lintSdlRoles } from './roles.ts';
 
 const dir = (name: string) => new URL(`../fixtures/graphql/${name}/`, import.meta.url).pathname;
@@ -61,6 +63,25 @@ describe('the GraphQL diff gate', () => {
     const after = new Map([['a.graphql', `${HEADER} type Order { id: ID! }`]]);
     const [a] = await diffSchemas(before, after);
     expect(a?.breaking).toEqual([]);
+  });
+});
+
+describe('the diff base of a pull request (--base <git-ref>)', () => {
+  it('reads every SDL file at the merge base of the ref and HEAD', () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const base = gitBase('HEAD', root);
+    const head = execFileSync('git', ['show', 'HEAD:schemas/supergraph.graphql'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(base.files.get('supergraph.graphql')).toBe(head);
+    expect([...base.files.keys()].every((f) => f.endsWith('.graphql'))).toBe(true);
+    expect(base.label).toContain('merge base of HEAD');
+  });
+
+  it("fails with git's message for a ref that does not exist", () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    expect(() => gitBase('no-such-ref-anywhere', root)).toThrow(/no-such-ref-anywhere/);
   });
 });
 
