@@ -39,6 +39,8 @@ export interface AgentContractStatus {
   readonly fresh: boolean;
   readonly exists: boolean;
   readonly operations: number;
+  /** Set when the full documents cannot produce a contract (a YAML error, a duplicate operation). */
+  readonly error?: string;
 }
 
 export interface ContractReport {
@@ -51,7 +53,12 @@ export interface ContractReport {
 
 function agentStatus(dir: string): AgentContractStatus {
   const file = join(dir, AGENT_CONTRACT_FILE);
-  const fresh = generateAgentContract(dir);
+  let fresh: string;
+  try {
+    fresh = generateAgentContract(dir);
+  } catch (err) {
+    return { fresh: false, exists: existsSync(file), operations: 0, error: (err as Error).message };
+  }
   const operations = (fresh.match(/^ {4}(get|put|post|delete|patch|head|options|trace):$/gm) ?? []).length;
   if (!existsSync(file)) return { fresh: false, exists: false, operations };
   return { fresh: readFileSync(file, 'utf8') === fresh, exists: true, operations };
@@ -138,11 +145,13 @@ export function formatReport(report: ContractReport, root: string, verbose = fal
     out.push(`\n== Bounded agent contract (schemas/openapi/${AGENT_CONTRACT_FILE})`);
     if (!a.fresh) errors++;
     out.push(
-      a.fresh
-        ? `${OK} fresh: ${a.operations} agent-facing operations`
-        : `${FAIL} ${a.exists ? 'stale' : 'missing'}: run \`npm run contract:agent\` and commit it`,
+      a.error
+        ? `${FAIL} cannot be generated: ${a.error}`
+        : a.fresh
+          ? `${OK} fresh: ${a.operations} agent-facing operations`
+          : `${FAIL} ${a.exists ? 'stale' : 'missing'}: run \`npm run contract:agent\` and commit it`,
     );
-    if (a.operations === 0)
+    if (a.operations === 0 && !a.error)
       out.push(
         '    warning: no operation is marked x-agent-facing: true; agents would get an empty contract',
       );
