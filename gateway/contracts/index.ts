@@ -4,8 +4,9 @@
  *   GET /openapi                   index of the full documents: operators only
  *   GET /openapi/{name}.yaml|json  a full document: operators only
  * Operators present a bearer token with the `contracts:read` role. Agent identities (a request
- * carrying X-Spiffe-Id) are refused the full documents even with such a token, and are refused
- * GraphQL altogether (introspection included) before Apollo sees the request.
+ * carrying X-Spiffe-Id, or a client certificate naming a SPIFFE ID: agent-identity.ts) are
+ * refused the full documents even with such a token, and are refused GraphQL altogether
+ * (introspection included) before Apollo sees the request.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasAnyRole } from '../../lib/auth/caller.ts';
@@ -41,7 +42,7 @@ async function operatorProblem(
   opts: ContractRoutesOptions,
   what: string,
 ): Promise<Problem | undefined> {
-  const audience = contractAudience(req.headers, opts.trustDomains);
+  const audience = contractAudience(req, opts.trustDomains);
   if (audience.kind === 'agent') {
     req.log.warn(
       { traceId: req.traceId, reason: audience.reason, path: req.url },
@@ -96,7 +97,7 @@ export async function registerContractRoutes(
   // so not even a validation message ("did you mean …") tells an agent about the schema.
   app.addHook('onRequest', async (req, reply) => {
     if (!GRAPHQL.test(req.url)) return;
-    const audience = contractAudience(req.headers, opts.trustDomains);
+    const audience = contractAudience(req, opts.trustDomains);
     if (audience.kind !== 'agent') return;
     req.log.warn({ traceId: req.traceId, reason: audience.reason }, 'GraphQL refused to agent');
     return sendProblem(
