@@ -58,7 +58,7 @@ export interface QuoteClaims extends QuoteFacts {
 export function quoteClaims(
   cart: CartInput,
   facts: QuoteFacts,
-  opts: { issuer: string; audience: string; nowMs: number; jti: string },
+  opts: { issuer: string; audience: string; nowMs: number; jti: string; cartHash?: string },
 ): QuoteClaims {
   const iat = Math.floor(opts.nowMs / 1000);
   return {
@@ -67,7 +67,7 @@ export function quoteClaims(
     iat,
     exp: iat + QUOTE_TOKEN_LIFETIME_SECONDS,
     jti: opts.jti,
-    cart_hash: cartHash(cart),
+    cart_hash: opts.cartHash ?? cartHash(cart),
     ...facts,
   };
 }

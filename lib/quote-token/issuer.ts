@@ -26,7 +26,8 @@ export interface IssuedToken {
 /** Issues and checks quote tokens with one key store and the configured issuer and audience. */
 export interface QuoteTokens {
   readonly keys: QuoteKeys;
-  issue(cart: CartInput, facts: QuoteFacts): Promise<IssuedToken>;
+  /** `cartHash`, when the caller has it already (the quote's id), saves hashing the cart twice. */
+  issue(cart: CartInput, facts: QuoteFacts, cartHash?: string): Promise<IssuedToken>;
   verify(token: string, cart: CartInput): Promise<Verification>;
 }
 
@@ -35,9 +36,15 @@ export function createQuoteTokens(config: TokenConfig, keys: QuoteKeys, clock: C
   const audience = config.QUOTE_TOKEN_AUDIENCE;
   return {
     keys,
-    async issue(cart, facts) {
-      const claims = quoteClaims(cart, facts, { issuer, audience, nowMs: clock.now(), jti: randomUUID() });
-      const token = await signQuoteToken(keys, claims);
+    async issue(cart, facts, cartHash) {
+      const claims = quoteClaims(cart, facts, {
+        issuer,
+        audience,
+        nowMs: clock.now(),
+        jti: randomUUID(),
+        ...(cartHash ? { cartHash } : {}),
+      });
+      const token = signQuoteToken(keys, claims);
       return { token, claims, expiresAt: new Date(claims.exp * 1000).toISOString() };
     },
     verify: (token, cart) =>

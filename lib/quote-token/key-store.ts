@@ -1,3 +1,4 @@
+import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
@@ -19,7 +20,8 @@ const UNKNOWN_KID_RELOAD_MS = 1_000;
 
 /** What signing and verification need from the keys, whatever stores them. */
 export interface QuoteKeys {
-  signingKey(): { kid: string; key: CryptoKey };
+  /** A Node KeyObject: signing is synchronous (no WebCrypto job per token). */
+  signingKey(): { kid: string; key: KeyObject };
   /** The public key for `kid`, or undefined when no current key has that id. */
   verificationKey(kid: string): Promise<CryptoKey | undefined>;
   jwks(): { keys: JWK[] };
@@ -66,8 +68,8 @@ export class FileQuoteKeyStore implements QuoteKeys {
   private mtimeMs = 0;
   private checkedAt = 0;
   private unknownKidAt = Number.NEGATIVE_INFINITY;
-  private readonly imported = new Map<string, { priv: CryptoKey; pub: CryptoKey }>();
-  private active: { kid: string; key: CryptoKey } | undefined;
+  private readonly imported = new Map<string, { priv: KeyObject; pub: CryptoKey }>();
+  private active: { kid: string; key: KeyObject } | undefined;
 
   private constructor(
     readonly file: string,
@@ -98,7 +100,7 @@ export class FileQuoteKeyStore implements QuoteKeys {
     for (const k of ring.keys) {
       if (this.imported.has(k.kid)) continue;
       this.imported.set(k.kid, {
-        priv: (await importJWK(k.privateJwk, QUOTE_TOKEN_ALG)) as CryptoKey,
+        priv: createPrivateKey({ key: k.privateJwk as JsonWebKey, format: 'jwk' }),
         pub: (await importJWK(k.publicJwk, QUOTE_TOKEN_ALG)) as CryptoKey,
       });
     }
@@ -118,7 +120,7 @@ export class FileQuoteKeyStore implements QuoteKeys {
     });
   }
 
-  signingKey(): { kid: string; key: CryptoKey } {
+  signingKey(): { kid: string; key: KeyObject } {
     this.reloadSoon();
     if (!this.active) throw new Error('quote-token key store is not open');
     return this.active;

@@ -1,17 +1,27 @@
-import { SignJWT } from 'jose';
+import { sign } from 'node:crypto';
 import type { QuoteClaims } from './claims.ts';
 import { QUOTE_TOKEN_ALG, type QuoteKeys } from './key-store.ts';
 
 /** Explicit JWT type (RFC 8725 §3.11): a caller token can never pass as a quote token. */
 export const QUOTE_TOKEN_TYP = 'quote+jwt';
 
-/** Signs the claims with the active key; ES256 signatures are randomised, so two tokens differ. */
-export async function signQuoteToken(
-  keys: Pick<QuoteKeys, 'signingKey'>,
-  claims: QuoteClaims,
-): Promise<string> {
+const b64url = (text: string) => Buffer.from(text).toString('base64url');
+const headers = new Map<string, string>();
+
+/**
+ * Signs the claims with the active key as a compact JWS (RFC 7515): ES256 is ECDSA P-256 over
+ * SHA-256 with the raw r‖s signature (`ieee-p1363`), as RFC 7518 §3.4 requires. Node's
+ * synchronous sign is used rather than WebCrypto's job queue: it is on every quote's path.
+ * ES256 signatures are randomised, so two tokens of one quote differ. Verification uses jose.
+ */
+export function signQuoteToken(keys: Pick<QuoteKeys, 'signingKey'>, claims: QuoteClaims): string {
   const { kid, key } = keys.signingKey();
-  return new SignJWT({ ...claims })
-    .setProtectedHeader({ alg: QUOTE_TOKEN_ALG, typ: QUOTE_TOKEN_TYP, kid })
-    .sign(key);
+  let header = headers.get(kid);
+  if (!header) {
+    header = b64url(JSON.stringify({ alg: QUOTE_TOKEN_ALG, typ: QUOTE_TOKEN_TYP, kid }));
+    headers.set(kid, header);
+  }
+  const input = `${header}.${b64url(JSON.stringify(claims))}`;
+  const signature = sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' });
+  return `${input}.${signature.toString('base64url')}`;
 }

@@ -61,8 +61,9 @@ export async function withQuoteTokenField<R extends { CartQuote: Record<string, 
   const quoteToken = async (quote: QuoteTokenRepresentation): Promise<string> => {
     const cart = cartOf(quote);
     const evaluation = await engine.evaluate(basketOfQuote(quote));
-    const { facts } = assembleQuote(cart, cartHash(cart), pricedLines(quote), evaluation);
-    return (await tokens.issue(cart, facts)).token;
+    const id = cartHash(cart);
+    const { facts } = assembleQuote(cart, id, pricedLines(quote), evaluation);
+    return (await tokens.issue(cart, facts, id)).token;
   };
   return { ...resolvers, CartQuote: { ...resolvers.CartQuote, quoteToken } };
 }

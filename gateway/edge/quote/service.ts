@@ -135,8 +135,9 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
         (signal) => ports.promotions.evaluate(basketOf(cart, lines), signal),
         undefined,
       );
-      const { body, facts } = assembleQuote(cart, cartHash(cart), lines, evaluation);
-      const { token, expiresAt } = await deps.tokens.issue(cart, facts);
+      const id = cartHash(cart);
+      const { body, facts } = assembleQuote(cart, id, lines, evaluation);
+      const { token, expiresAt } = await deps.tokens.issue(cart, facts, id);
       return { ...body, quoteToken: token, expiresAt };
     },
   };

@@ -1,0 +1,182 @@
+/**
+ * Edge composition: a 10-line cart quote (prices, then promotions with one rule that applies,
+ * then a signed quote token) over REST (GET /cart/quote) and GraphQL (Query.cartQuote with
+ * CartQuote.promotions and CartQuote.quoteToken), embedded and distributed, beside the naive
+ * peer measured in the same run: a plain ApolloGateway with the default RemoteGraphQLDataSource
+ * over HTTP to the three subgraph processes, answering the same GraphQL quote.
+ *
+ * Targets (issue 6), 10 connections: REST p99 ≤ 5 ms, GraphQL p99 ≤ 10 ms, GraphQL ≥ 3× the
+ * naive gateway's req/s.
+ */
+import { buildDistributedGateway } from '../../gateway/topology.ts';
+import { mintDevToken } from '../../lib/auth/jwt.ts';
+import type { Config } from '../../lib/config.ts';
+import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
+import { gql, startEmbedded, testConfig } from '../../test/support/system.ts';
+import type { HttpRequestSpec, Scenario } from '../harness.ts';
+import { startNaiveGateway } from '../peers/naive-gateway.ts';
+import { type SubgraphProcesses, startSubgraphProcesses } from '../peers/subgraph-processes.ts';
+
+const GROUP = 'quote';
+const NAIVE = 'naive Apollo gateway over HTTP, GraphQL quote';
+const CATALOG_SIZE = 10_000;
+
+/** Ten USD-priced products, four of them tools, so the spec's sample rule applies. */
+function cartLines(): { sku: string; quantity: number }[] {
+  const usd = generateCatalog(CATALOG_SIZE).filter((p) => p.prices.USD !== undefined);
+  const tools = usd.filter((p) => p.category === 'tools').slice(0, 4);
+  const others = usd
+    .filter((p) => p.category !== 'tools')
+    .filter((_, i) => i % 97 === 0)
+    .slice(0, 6);
+  return [...tools, ...others].map((p, i) => ({ sku: p.sku, quantity: 1 + (i % 3) }));
+}
+
+const RULE = {
+  version: '2.1',
+  promotion_id: 'BENCH-TOOLS-3',
+  name: 'Cheapest tool free with 3 items',
+  priority: 10,
+  status: 'ACTIVE',
+  conditions: {
+    all: [
+      { fact: 'cart.items', operator: 'contains_category', value: 'tools' },
+      { fact: 'cart.total_quantity', operator: 'greater_than_inclusive', value: 3 },
+    ],
+  },
+  actions: [{ type: 'PERCENTAGE_DISCOUNT_CHEAPEST_ITEM', value: 100.0, target_category: 'tools' }],
+  max_redemptions_per_user: 1,
+};
+
+const UPSERT = 'mutation ($rule: JSON!) { upsertPromotion(rule: $rule) { promotionId } }';
+
+/** Adds the bench rule through a gateway that forwards the caller's token. */
+async function addRule(url: string, config: Config): Promise<void> {
+  const token = await mintDevToken(config, { subject: 'bench', roles: ['promotions:admin'] });
+  const res = await gql(url, UPSERT, { token, variables: { rule: RULE } });
+  if (res.errors) throw new Error(`could not add the bench promotion: ${JSON.stringify(res.errors)}`);
+}
+
+/** Adds the bench rule on the promotions process itself (the naive peer forwards no token). */
+async function addRuleDirect(subgraphs: SubgraphProcesses): Promise<void> {
+  const config = testConfig(subgraphs.env);
+  const token = await mintDevToken(config, { subject: 'bench', roles: ['promotions:admin'] });
+  const res = await fetch(`${subgraphs.urls.promotions}/graphql`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${token}`,
+      'x-gateway-secret': config.GATEWAY_SHARED_SECRET,
+    },
+    body: JSON.stringify({ query: UPSERT, variables: { rule: RULE } }),
+  });
+  const body = (await res.json()) as { errors?: unknown };
+  if (body.errors) throw new Error(`could not add the bench promotion: ${JSON.stringify(body.errors)}`);
+}
+
+function graphqlQuote(): HttpRequestSpec {
+  return {
+    method: 'POST',
+    path: '/graphql',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: `query Quote($input: CartQuoteInput!) {
+        cartQuote(input: $input) {
+          id subtotal
+          lines { sku name quantity basePrice unitPrice lineTotal appliedModifiers source }
+          promotions { discountTotal total applied { promotionId name amount allocations { sku amount } } }
+          quoteToken
+        }
+      }`,
+      variables: { input: { lines: cartLines(), currency: 'USD', region: 'EU', customerId: 'bench-1' } },
+    }),
+  };
+}
+
+function restQuote(): HttpRequestSpec {
+  const q = new URLSearchParams();
+  for (const l of cartLines()) q.append('line', `${l.sku}:${l.quantity}`);
+  q.set('currency', 'USD');
+  q.set('region', 'EU');
+  q.set('customerId', 'bench-1');
+  return { method: 'GET', path: `/cart/quote?${q}` };
+}
+
+async function embedded(request: HttpRequestSpec) {
+  const sys = await startEmbedded({ CATALOG_SIZE: String(CATALOG_SIZE) });
+  await addRule(sys.url, sys.config);
+  return { url: sys.url, requests: [request], close: () => sys.close() };
+}
+
+/** The distributed gateway (this process) over the three subgraph processes, Redis and Postgres. */
+async function distributed(request: HttpRequestSpec) {
+  const subgraphs = await startSubgraphProcesses({ CATALOG_SIZE: String(CATALOG_SIZE) });
+  // Same DATA_DIR as the subgraphs: one quote-token key file for the edge and promotions.
+  const config = testConfig({
+    ...subgraphs.env,
+    PRICING_URL: subgraphs.urls.pricing,
+    PROMOTIONS_URL: subgraphs.urls.promotions,
+    PROCUREMENT_URL: subgraphs.urls.procurement,
+    CATALOG_SIZE: String(CATALOG_SIZE),
+  });
+  const gw = await buildDistributedGateway(config);
+  const url = await gw.listen(0);
+  await addRuleDirect(subgraphs);
+  return {
+    url,
+    requests: [request],
+    async close() {
+      await gw.close();
+      await subgraphs.close();
+    },
+  };
+}
+
+export const scenarios: Scenario[] = [
+  {
+    kind: 'http',
+    group: GROUP,
+    name: NAIVE,
+    async setup() {
+      const subgraphs = await startSubgraphProcesses({ CATALOG_SIZE: String(CATALOG_SIZE) });
+      const naive = await startNaiveGateway(subgraphs.urls, subgraphs.env.GATEWAY_SHARED_SECRET ?? '');
+      await addRuleDirect(subgraphs);
+      return {
+        url: naive.url,
+        requests: [graphqlQuote()],
+        async close() {
+          await naive.close();
+          await subgraphs.close();
+        },
+      };
+    },
+  },
+  {
+    kind: 'http',
+    group: GROUP,
+    name: 'GraphQL quote, embedded',
+    baseline: NAIVE,
+    setup: () => embedded(graphqlQuote()),
+  },
+  {
+    kind: 'http',
+    group: GROUP,
+    name: 'GraphQL quote, distributed',
+    baseline: NAIVE,
+    setup: () => distributed(graphqlQuote()),
+  },
+  {
+    kind: 'http',
+    group: GROUP,
+    name: 'REST GET /cart/quote, embedded',
+    baseline: NAIVE,
+    setup: () => embedded(restQuote()),
+  },
+  {
+    kind: 'http',
+    group: GROUP,
+    name: 'REST GET /cart/quote, distributed',
+    baseline: NAIVE,
+    setup: () => distributed(restQuote()),
+  },
+];
