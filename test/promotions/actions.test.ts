@@ -35,19 +35,19 @@ const rows: Row[] = [
     case: 'category percentage: 10% of the category total, allocated to its lines',
     action: { type: 'PERCENTAGE_DISCOUNT_CATEGORY', value: 10, target_category: 'electronics' },
     basket: mixed,
-    lines: [10, 4, 0], // 10% of 140.02 = 14.00 → 999.86 + 400.14 cents, the larger remainder gets the cent
+    lines: [10, 4, 0], // 10% of 140.02 = 14.00 → 999.86 + 400.14 cents, cumulative rounding gives the cent to the larger share
   },
   {
     case: 'cart percentage: 12.5% of the cart, allocated to every line',
     action: { type: 'PERCENTAGE_DISCOUNT_CART', value: 12.5 },
     basket: mixed,
-    lines: [12.5, 5, 1.25], // 12.5% of 150.01 = 18.75125 → 18.75, by largest remainders
+    lines: [12.5, 5, 1.25], // 12.5% of 150.01 = 18.75125 → 18.75, by cumulative rounding
   },
   {
     case: 'fixed amount: 10.00 off the cart, in proportion',
     action: { type: 'FIXED_AMOUNT_DISCOUNT', value: 10, currency: 'USD' },
     basket: basket([line('A', 'x', 1, 10), line('B', 'x', 1, 10), line('C', 'x', 1, 10)]),
-    lines: [3.34, 3.33, 3.33],
+    lines: [3.33, 3.34, 3.33], // cumulative rounding: 333.3 → 333, 666.7 → 667, 1000
   },
   {
     case: 'fixed amount larger than the category: capped at what the lines are worth',

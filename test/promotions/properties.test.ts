@@ -117,7 +117,7 @@ describe('evaluation properties (any rules, any basket)', () => {
 });
 
 describe('cents arithmetic', () => {
-  it('allocate: shares add up exactly to the total, none exceeds its weight, none is negative', () => {
+  it('allocate: shares add up exactly to the total, each is its exact share rounded down or up, within its weight', () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: 1e12 }), { minLength: 1, maxLength: 50 }),
@@ -130,6 +130,9 @@ describe('cents arithmetic', () => {
           out.forEach((x, i) => {
             expect(x).toBeGreaterThanOrEqual(0);
             expect(x).toBeLessThanOrEqual(weights[i] ?? 0);
+            // |x − total·w/sum| < 1, in exact integers: |x·sum − total·w| < sum.
+            const off = BigInt(x) * BigInt(sum) - BigInt(total) * BigInt(weights[i] ?? 0);
+            expect(off < 0n ? -off : off).toBeLessThan(BigInt(sum));
           });
         },
       ),

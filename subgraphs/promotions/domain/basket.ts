@@ -28,6 +28,8 @@ export interface Basket {
   readonly totalQuantity: number;
   readonly categories: ReadonlySet<string>;
   readonly skus: ReadonlySet<string>;
+  /** Facts as explanations show them, computed once per basket (many rules fail on the same fact). */
+  readonly shown: Map<string, { value: unknown; text: string }>;
 }
 
 /** Coupon codes are matched case-insensitively: `welcome10` is `WELCOME10`. */
@@ -87,5 +89,6 @@ export function toBasket(input: PricedBasket): Basket {
     totalQuantity,
     categories,
     skus,
+    shown: new Map(),
   };
 }

@@ -16,12 +16,11 @@ export function parseCents(value: number | string): number | undefined {
   return m[1] === '-' && cents !== 0 ? -cents : cents;
 }
 
-/** A JSON number with at most 2 decimals for an amount in cents (exact text, parsed once). */
-export function toAmount(cents: number): number {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  return Number(`${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`);
-}
+/**
+ * The JSON number for an amount in cents. IEEE division is correctly rounded, so `cents / 100`
+ * is the double nearest to the decimal value: the same number parsing "x.yz" gives, exactly.
+ */
+export const toAmount = (cents: number): number => cents / 100;
 
 /** Percentages are held as integers in millionths of the whole (12.5 % → 125,000). */
 export const PERCENT_SCALE = 1_000_000;
@@ -39,49 +38,59 @@ export function percentOf(cents: number, part: number): number {
 }
 
 /**
- * Splits `total` cents across `weights` (each ≥ 0, total ≤ their sum) in proportion, by the
- * largest-remainder method: every share is at most its weight and the shares add up to `total`
- * exactly. Ties go to the earlier index, so the split is deterministic.
+ * Splits `total` cents across `weights` (each ≥ 0, total ≤ their sum) in proportion, by
+ * cumulative rounding: share i = round(T·Cᵢ/S) − round(T·Cᵢ₋₁/S), Cᵢ the running sum of the
+ * weights, rounding half up. The shares telescope to exactly `total`; each is its exact
+ * proportional value rounded down or up (so never above its weight, never negative). One pass,
+ * no sorting (the largest-remainder method sorts), deterministic.
  */
 export function allocate(total: number, weights: readonly number[]): number[] {
-  const sum = weights.reduce((a, b) => a + b, 0);
-  if (total <= 0 || sum <= 0) return weights.map(() => 0);
-  if (total >= sum) return [...weights];
-  const safe = Number.isSafeInteger(total * sum);
-  const shares: number[] = new Array(weights.length);
-  const remainders: number[] = new Array(weights.length);
-  let given = 0;
-  for (let i = 0; i < weights.length; i++) {
-    const w = weights[i] ?? 0;
-    let share: number;
-    let rest: number;
-    if (safe) {
-      const p = total * w;
-      rest = p % sum;
-      share = (p - rest) / sum;
-    } else {
-      const p = BigInt(total) * BigInt(w);
-      const s = BigInt(sum);
-      share = Number(p / s);
-      // Only the order of remainders matters; scale them into a safe range.
-      rest = Number(((p % s) * 1_000_000n) / s);
-    }
-    shares[i] = share;
-    remainders[i] = rest;
-    given += share;
+  const n = weights.length;
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += weights[i] as number;
+  const shares = new Array<number>(n).fill(0);
+  if (total <= 0 || sum <= 0) return shares;
+  if (total >= sum) {
+    for (let i = 0; i < n; i++) shares[i] = weights[i] as number;
+    return shares;
   }
-  let left = total - given;
-  if (left > 0) {
-    const order = weights
-      .map((_, i) => i)
-      .sort((a, b) => (remainders[b] ?? 0) - (remainders[a] ?? 0) || a - b);
-    for (const i of order) {
-      if (left === 0) break;
-      if ((remainders[i] ?? 0) > 0 || (shares[i] ?? 0) < (weights[i] ?? 0)) {
-        shares[i] = (shares[i] ?? 0) + 1;
-        left--;
-      }
-    }
+  if (!Number.isSafeInteger(total * sum)) return allocateBig(total, weights, sum);
+  let running = 0;
+  let before = 0;
+  for (let i = 0; i < n; i++) {
+    running += weights[i] as number;
+    const upTo = roundDiv(total * running, sum);
+    shares[i] = upTo - before;
+    before = upTo;
   }
   return shares;
+}
+
+/** round-half-up(a / b) for safe non-negative integers: the double quotient, corrected exactly. */
+function roundDiv(a: number, b: number): number {
+  let q = Math.floor(a / b);
+  let rest = a - q * b;
+  if (rest < 0) {
+    q -= 1;
+    rest += b;
+  } else if (rest >= b) {
+    q += 1;
+    rest -= b;
+  }
+  return rest * 2 >= b ? q + 1 : q;
+}
+
+/** allocate() where total × sum leaves the exact range of doubles: the same method in BigInt. */
+function allocateBig(total: number, weights: readonly number[], sum: number): number[] {
+  const t = BigInt(total);
+  const s = BigInt(sum);
+  let running = 0n;
+  let before = 0n;
+  return weights.map((w) => {
+    running += BigInt(w);
+    const upTo = (2n * t * running + s) / (2n * s);
+    const share = Number(upTo - before);
+    before = upTo;
+    return share;
+  });
 }

@@ -119,14 +119,20 @@ function compileLeaf(o: Record<string, unknown>, at: string, check: Check): Comp
   const test = op.compile(factName, fact.kind, o.value, `${at}/value`, check);
   if (!test) return undefined;
   const expected = o.value;
+  const expectedText = JSON.stringify(expected);
   return {
     test,
     explain: (b) => {
       if (test(b)) return undefined;
-      const actual = fact.describe(b);
+      let actual = b.shown.get(factName);
+      if (!actual) {
+        const value = fact.describe(b);
+        actual = { value, text: JSON.stringify(value) };
+        b.shown.set(factName, actual);
+      }
       return {
-        condition: { pointer: at, fact: factName, operator: opName, expected, actual },
-        detail: `${factName} is ${JSON.stringify(actual)}; the rule needs ${opName} ${JSON.stringify(expected)}`,
+        condition: { pointer: at, fact: factName, operator: opName, expected, actual: actual.value },
+        detail: `${factName} is ${actual.text}; the rule needs ${opName} ${expectedText}`,
       };
     },
   };

@@ -24,6 +24,8 @@ export interface EvaluationContext {
  */
 export function evaluate(rules: Ruleset, basket: Basket, ctx: EvaluationContext): PromotionEvaluation {
   const remaining = basket.lines.map((l) => l.totalCents);
+  /** What the current rule took from each line; zeroed again as it is read. */
+  const taken: number[] = basket.lines.map(() => 0);
   const applied: AppliedDiscount[] = [];
   const notApplied: NotAppliedPromotion[] = [];
   const appliedIds = new Set<string>();
@@ -51,13 +53,15 @@ export function evaluate(rules: Ruleset, basket: Basket, ctx: EvaluationContext)
     }
     if (!rule.condition.test(basket)) {
       const why = rule.condition.explain(basket);
-      notApplied.push({
+      // Built field by field: an object spread here is the slow path, and this runs per failed rule.
+      const entry: NotAppliedPromotion = {
         promotionId: rule.promotionId,
         name: rule.name,
         reason: 'CONDITION_FAILED',
         detail: why?.detail ?? 'a condition failed',
-        ...(why ? { condition: why.condition } : {}),
-      });
+      };
+      if (why) entry.condition = why.condition;
+      notApplied.push(entry);
       continue;
     }
     const cap = rule.maxRedemptionsPerUser;
@@ -95,18 +99,17 @@ export function evaluate(rules: Ruleset, basket: Basket, ctx: EvaluationContext)
       continue;
     }
 
-    const taken = basket.lines.map(() => 0);
+    // Actions of a rule apply in order, each to what the previous ones left.
     const producing: string[] = [];
     for (const action of rule.actions) {
-      const left = remaining.map((r, i) => r - (taken[i] ?? 0));
-      const cut = action.apply(basket, left);
+      const cut = action.apply(basket, remaining);
       let any = false;
       for (let i = 0; i < cut.length; i++) {
         const c = cut[i] ?? 0;
-        if (c > 0) {
-          taken[i] = (taken[i] ?? 0) + c;
-          any = true;
-        }
+        if (c <= 0) continue;
+        remaining[i] = (remaining[i] ?? 0) - c;
+        taken[i] = (taken[i] ?? 0) + c;
+        any = true;
       }
       if (any) producing.push(action.type);
     }
@@ -115,7 +118,7 @@ export function evaluate(rules: Ruleset, basket: Basket, ctx: EvaluationContext)
     for (let i = 0; i < taken.length; i++) {
       const c = taken[i] ?? 0;
       if (c === 0) continue;
-      remaining[i] = (remaining[i] ?? 0) - c;
+      taken[i] = 0;
       total += c;
       allocations.push({ lineIndex: i, sku: basket.lines[i]?.sku ?? '', amount: toAmount(c) });
     }

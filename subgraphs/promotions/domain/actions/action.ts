@@ -51,4 +51,20 @@ export const unitsOf = (b: Basket, eligible: (l: Line) => boolean): number =>
 export const targetText = (o: Record<string, unknown>): string =>
   typeof o.target_category === 'string' ? `of category ${o.target_category}` : 'in the cart';
 
+/** What is left of the eligible lines (0 for the others), and its sum, in one pass. */
+export function eligibleWeights(
+  b: Basket,
+  remaining: readonly number[],
+  eligible: (l: Line) => boolean,
+): { weights: number[]; base: number } {
+  const weights = new Array<number>(b.lines.length);
+  let base = 0;
+  for (const l of b.lines) {
+    const w = eligible(l) ? (remaining[l.index] ?? 0) : 0;
+    weights[l.index] = w;
+    base += w;
+  }
+  return { weights, base };
+}
+
 export const zeros = (b: Basket): number[] => new Array(b.lines.length).fill(0);

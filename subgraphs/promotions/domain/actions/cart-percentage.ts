@@ -10,7 +10,8 @@ export const cartPercentage: ActionType = {
     return {
       type: 'PERCENTAGE_DISCOUNT_CART',
       apply(_b, remaining) {
-        const base = remaining.reduce((s, w) => s + w, 0);
+        let base = 0;
+        for (const w of remaining) base += w;
         return allocate(percentOf(base, part), remaining);
       },
     };

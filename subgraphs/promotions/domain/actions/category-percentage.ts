@@ -1,5 +1,5 @@
 import { allocate, percentOf } from '../cents.ts';
-import { type ActionType, percentPart, targetOf, targetText } from './action.ts';
+import { type ActionType, eligibleWeights, percentPart, targetOf, targetText } from './action.ts';
 
 /**
  * PERCENTAGE_DISCOUNT_CATEGORY: `value` % off what is left of the lines of `target_category`.
@@ -15,8 +15,7 @@ export const categoryPercentage: ActionType = {
     return {
       type: 'PERCENTAGE_DISCOUNT_CATEGORY',
       apply(b, remaining) {
-        const weights = b.lines.map((l) => (eligible(l) ? (remaining[l.index] ?? 0) : 0));
-        const base = weights.reduce((s, w) => s + w, 0);
+        const { weights, base } = eligibleWeights(b, remaining, eligible);
         return allocate(percentOf(base, part), weights);
       },
       miss: () => `nothing ${targetText(o)} left to discount`,

@@ -1,5 +1,5 @@
 import { allocate } from '../cents.ts';
-import { type ActionType, targetOf, targetText } from './action.ts';
+import { type ActionType, eligibleWeights, targetOf, targetText } from './action.ts';
 
 /**
  * FIXED_AMOUNT_DISCOUNT: `value` (an amount in `currency`) off the cart, or off the lines of
@@ -17,8 +17,7 @@ export const fixedAmount: ActionType = {
       type: 'FIXED_AMOUNT_DISCOUNT',
       currency,
       apply(b, remaining) {
-        const weights = b.lines.map((l) => (eligible(l) ? (remaining[l.index] ?? 0) : 0));
-        const base = weights.reduce((s, w) => s + w, 0);
+        const { weights, base } = eligibleWeights(b, remaining, eligible);
         return allocate(Math.min(cents, base), weights);
       },
       miss: () => `nothing ${targetText(o)} left to discount`,

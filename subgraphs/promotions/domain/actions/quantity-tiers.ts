@@ -1,5 +1,5 @@
 import { allocate, percentOf } from '../cents.ts';
-import { type ActionType, percentPart, targetOf, targetText, unitsOf } from './action.ts';
+import { type ActionType, eligibleWeights, percentPart, targetOf, targetText, unitsOf } from './action.ts';
 
 /**
  * QUANTITY_TIER_DISCOUNT: the more units of `target_category` (of the cart when none), the
@@ -30,11 +30,10 @@ export const quantityTiers: ActionType = {
     return {
       type: 'QUANTITY_TIER_DISCOUNT',
       apply(b, remaining) {
-        const weights = b.lines.map((l) => (eligible(l) ? (remaining[l.index] ?? 0) : 0));
+        const { weights, base } = eligibleWeights(b, remaining, eligible);
         const units = unitsOf(b, eligible);
         const tier = highestFirst.find((t) => units >= t.min);
         if (!tier) return weights.map(() => 0);
-        const base = weights.reduce((s, w) => s + w, 0);
         return allocate(percentOf(base, tier.part), weights);
       },
       miss: (b) =>
