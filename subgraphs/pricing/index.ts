@@ -5,8 +5,9 @@ import type { Platform } from '../../lib/platform.ts';
 import { createMemoryPriceCache } from './cache/memory.ts';
 import type { PriceCache } from './cache/price-cache.ts';
 import { createRedisPriceCache } from './cache/redis.ts';
-import { createSqlCatalog, seedCatalog } from './catalog/catalog.ts';
+import { type Catalog, countingCatalog, createSqlCatalog, seedCatalog } from './catalog/catalog.ts';
 import { catalogMigrations } from './catalog/migrations.ts';
+import { createMirroredCatalog } from './catalog/mirror.ts';
 import { pricingSchema } from './graphql.ts';
 import { pricingRoutes } from './http.ts';
 import { createPricingService, newCounters, type PricingCounters, type PricingService } from './service.ts';
@@ -35,7 +36,11 @@ function exportCounters(platform: Platform, counters: PricingCounters): void {
     });
   gauge('pricing_cache_hits', 'Price requests served from the cache (X-Cache: HIT)', () => counters.hits);
   gauge('pricing_cache_misses', 'Prices computed on a cache miss (X-Cache: MISS)', () => counters.misses);
-  gauge('pricing_catalog_queries', 'Catalog queries made by pricing', () => counters.catalogQueries);
+  gauge(
+    'pricing_catalog_reads',
+    'Catalog reads by pricing (one SQL query each on PostgreSQL)',
+    () => counters.catalogReads,
+  );
   gauge('pricing_cache_round_trips', 'Round trips to the price cache', () => counters.cacheRoundTrips);
   gauge('pricing_cache_invalidations', 'SKUs whose cached prices were dropped', () => counters.invalidations);
 }
@@ -50,8 +55,12 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
   const seeded = await seedCatalog(platform.db, platform.config.CATALOG_SIZE);
   if (seeded > 0) platform.log.info({ products: seeded }, 'catalog seeded');
   const counters = newCounters();
+  const store = createSqlCatalog(platform.db);
+  // Embedded: PGlite is this process's own store, mirrored in memory (see catalog/mirror.ts).
+  const catalog: Catalog =
+    platform.db.kind === 'pglite' ? await createMirroredCatalog(platform.db, store) : store;
   const service = createPricingService({
-    catalog: createSqlCatalog(platform.db, () => counters.catalogQueries++),
+    catalog: countingCatalog(catalog, () => counters.catalogReads++),
     cache: priceCacheFor(platform),
     bus: platform.bus,
     clock: platform.clock,

@@ -35,7 +35,8 @@ export interface PriceResult extends StoredPrice {
 export interface PricingCounters {
   hits: number;
   misses: number;
-  catalogQueries: number;
+  /** Calls to the catalog; each is one query however many SKUs it carries. */
+  catalogReads: number;
   cacheRoundTrips: number;
   invalidations: number;
 }
@@ -82,7 +83,7 @@ const MAX_AMOUNT = money('999999999999.99');
 export const newCounters = (): PricingCounters => ({
   hits: 0,
   misses: 0,
-  catalogQueries: 0,
+  catalogReads: 0,
   cacheRoundTrips: 0,
   invalidations: 0,
 });

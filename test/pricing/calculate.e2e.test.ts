@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
 import { type CloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
 import { createRedis } from '../../lib/redis.ts';
+import type { PricingModule } from '../../subgraphs/pricing/index.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
 import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { eventSchema, eventually } from './support.ts';
@@ -300,14 +301,21 @@ describe.each(topologies)('POST /v1/prices/calculate (%s)', (_name, setup) => {
     expect(reply.error.toLowerCase()).toContain(message.toLowerCase());
   });
 
-  it('answers an unexpected failure (the catalog table is gone) with 500 and {"error": "..."}', async () => {
-    await sys.platform.db.query('ALTER TABLE catalog_base_prices RENAME TO catalog_base_prices_away');
+  it('answers an unexpected failure (the catalog fails) with 500 and {"error": "..."}, leaking nothing', async () => {
+    // Fault injection: the catalog the service reads from throws an unexpected error.
+    const catalog = (sys.local.pricing as PricingModule).api.catalog;
+    const basePrices = catalog.basePrices;
+    catalog.basePrices = async () => {
+      throw new Error('connection reset by peer (secret detail)');
+    };
     try {
       const res = await post(at('e-500'));
       expect(res.status).toBe(500);
-      expect(await res.json()).toEqual({ error: expect.any(String) });
+      const body = await res.json();
+      expect(body).toEqual({ error: expect.any(String) });
+      expect(JSON.stringify(body)).not.toContain('secret detail');
     } finally {
-      await sys.platform.db.query('ALTER TABLE catalog_base_prices_away RENAME TO catalog_base_prices');
+      catalog.basePrices = basePrices;
     }
     expect((await post(at('e-500'))).status).toBe(200);
   });

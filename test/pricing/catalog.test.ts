@@ -3,13 +3,19 @@ import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import { money } from '../../lib/money.ts';
-import { type Catalog, createSqlCatalog, seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
+import {
+  type Catalog,
+  countingCatalog,
+  createSqlCatalog,
+  seedCatalog,
+} from '../../subgraphs/pricing/catalog/catalog.ts';
 import {
   CATALOG_CATEGORIES,
   CATALOG_CURRENCIES,
   generateCatalog,
 } from '../../subgraphs/pricing/catalog/generate.ts';
 import { catalogMigrations } from '../../subgraphs/pricing/catalog/migrations.ts';
+import { createMirroredCatalog } from '../../subgraphs/pricing/catalog/mirror.ts';
 import { NoBasePrice, UnknownSku } from '../../subgraphs/pricing/domain/errors.ts';
 import { freshPostgres } from '../support/services.ts';
 
@@ -51,26 +57,32 @@ describe('generated catalog', () => {
   });
 });
 
-const stores: [string, () => Promise<{ db: Db; drop(): Promise<void> }>][] = [
-  ['embedded (PGlite)', async () => ({ db: await openPglite(undefined), drop: async () => {} })],
-  [
-    'PostgreSQL',
-    async () => {
-      const pg = await freshPostgres('catalog');
-      return { db: await openPostgres(pg.url, 2), drop: pg.drop };
-    },
-  ],
+type Open = () => Promise<{ db: Db; drop(): Promise<void> }>;
+const pglite: Open = async () => ({ db: await openPglite(undefined), drop: async () => {} });
+const postgres: Open = async () => {
+  const pg = await freshPostgres('catalog');
+  return { db: await openPostgres(pg.url, 2), drop: pg.drop };
+};
+const sql = async (db: Db) => createSqlCatalog(db);
+const mirrored = async (db: Db) => createMirroredCatalog(db, createSqlCatalog(db));
+
+const stores: [string, Open, (db: Db) => Promise<Catalog>][] = [
+  ['embedded store (PGlite), SQL', pglite, sql],
+  ['embedded store (PGlite), mirrored in memory', pglite, mirrored],
+  ['PostgreSQL', postgres, sql],
 ];
 
-describe.each(stores)('Catalog contract: %s', (_name, open) => {
+describe.each(stores)('Catalog contract: %s', (_name, open, make) => {
   let db: Db;
   let drop: () => Promise<void>;
   let catalog: Catalog;
   let queries = 0;
+  let seeded = 0;
   beforeAll(async () => {
     ({ db, drop } = await open());
     await migrate(db, catalogMigrations);
-    catalog = createSqlCatalog(db, () => queries++);
+    seeded = await seedCatalog(db, 400);
+    catalog = countingCatalog(await make(db), () => queries++);
   });
   afterAll(async () => {
     await db.close();
@@ -78,7 +90,7 @@ describe.each(stores)('Catalog contract: %s', (_name, open) => {
   });
 
   it('seeds an empty catalog once; a second seed (another process starting) adds nothing', async () => {
-    expect(await seedCatalog(db, 400)).toBe(400);
+    expect(seeded).toBe(400);
     expect(await seedCatalog(db, 400)).toBe(0);
     expect(await catalog.count()).toBe(400);
   });

@@ -17,6 +17,17 @@ import {
  * write, only collects SKUs nobody asks for. Dropping a SKU is one DEL of two keys. The `{sku}`
  * hash tag keeps both keys of a SKU in one Redis Cluster slot.
  */
+/**
+ * Stores one entry: fresh and last-known in one command (ioredis sends EVALSHA once the script
+ * is cached), instead of four (HSET, PEXPIRE, HSET, PEXPIRE) per miss.
+ */
+const STORE = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return 1`;
+
 export function createRedisPriceCache(redis: RedisClient, prefix: string, clock: Clock): PriceCache {
   const freshKey = (sku: string) => `${prefix}price:{${sku}}`;
   const lastKnownKey = (sku: string) => `${prefix}price-lk:{${sku}}`;
@@ -47,11 +58,17 @@ export function createRedisPriceCache(redis: RedisClient, prefix: string, clock:
       const expiresAt = clock.now() + PRICE_TTL_MS;
       const pipeline = redis.pipeline();
       for (const { key, price } of entries) {
-        const field = keyField(key);
-        pipeline.hset(freshKey(key.sku), field, encodeFresh(expiresAt, price.json));
-        pipeline.pexpire(freshKey(key.sku), PRICE_TTL_MS * 2);
-        pipeline.hset(lastKnownKey(key.sku), field, price.json);
-        pipeline.pexpire(lastKnownKey(key.sku), LAST_KNOWN_TTL_MS);
+        pipeline.eval(
+          STORE,
+          2,
+          freshKey(key.sku),
+          lastKnownKey(key.sku),
+          keyField(key),
+          encodeFresh(expiresAt, price.json),
+          price.json,
+          PRICE_TTL_MS * 2,
+          LAST_KNOWN_TTL_MS,
+        );
       }
       for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
     },

@@ -189,3 +189,22 @@ export async function seedCatalog(db: Db, size: number): Promise<number> {
     return products.length;
   });
 }
+
+/** Counts catalog reads (each is one SQL query in the SQL adapter, however many SKUs). */
+export function countingCatalog(catalog: Catalog, onRead: () => void): Catalog {
+  return {
+    ...catalog,
+    basePrices: (requests) => {
+      onRead();
+      return catalog.basePrices(requests);
+    },
+    products: (skus) => {
+      onRead();
+      return catalog.products(skus);
+    },
+    pricesOf: (skus) => {
+      onRead();
+      return catalog.pricesOf(skus);
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import type { Decimal } from 'decimal.js';
+import type { Db } from '../../../lib/db/index.ts';
+import { money } from '../../../lib/money.ts';
+import { NoBasePrice, UnknownSku } from '../domain/errors.ts';
+import type { Catalog, CatalogPrice, Product } from './catalog.ts';
+
+/**
+ * Embedded topology: the catalog held in memory in front of its PGlite store. PGlite lives inside
+ * this one process and every write to the catalog goes through `setBasePrice` below, so the
+ * mirror is exact, not a cache that can go stale; it is loaded once at start and updated after
+ * each committed write. Why: PGlite runs queries on the event loop (~0.25 ms per lookup), which
+ * would serialise every cache miss; from memory a miss costs microseconds. Never used with
+ * PostgreSQL, where other processes write.
+ */
+export async function createMirroredCatalog(db: Db, store: Catalog): Promise<Catalog> {
+  if (db.kind !== 'pglite') throw new Error('the catalog mirror is for the embedded store only');
+  const products = new Map<string, Product>();
+  const prices = new Map<string, Map<string, Decimal>>();
+  const productRows = await db.query<{
+    sku: string;
+    name: string;
+    category: string;
+    inventory_level: number;
+  }>('SELECT sku, name, category, inventory_level FROM catalog_products');
+  for (const r of productRows) {
+    products.set(r.sku, {
+      sku: r.sku,
+      name: r.name,
+      category: r.category,
+      inventoryLevel: Number(r.inventory_level),
+    });
+  }
+  const priceRows = await db.query<{ sku: string; currency: string; amount: string }>(
+    'SELECT sku, currency, amount::text AS amount FROM catalog_base_prices',
+  );
+  const put = (sku: string, currency: string, amount: Decimal) => {
+    const bySku = prices.get(sku) ?? new Map<string, Decimal>();
+    prices.set(sku, bySku);
+    bySku.set(currency, amount);
+  };
+  for (const r of priceRows) put(r.sku, r.currency, money(r.amount));
+
+  const sorted = (sku: string): CatalogPrice[] =>
+    [...(prices.get(sku) ?? [])]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([currency, amount]) => ({ sku, currency, amount }));
+
+  return {
+    async basePrices(requests) {
+      return requests.map((r) => {
+        const amount = prices.get(r.sku)?.get(r.currency);
+        if (amount) return amount;
+        return products.has(r.sku) ? new NoBasePrice(r.sku, r.currency) : new UnknownSku(r.sku);
+      });
+    },
+    async products(skus) {
+      return skus.map((s) => products.get(s));
+    },
+    async pricesOf(skus) {
+      return skus.map(sorted);
+    },
+    async setBasePrice(sku, currency, amount) {
+      const change = await store.setBasePrice(sku, currency, amount);
+      put(sku, currency, change.amount);
+      return change;
+    },
+    count: async () => products.size,
+  };
+}
