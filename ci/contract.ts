@@ -24,6 +24,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type CheckOptions, checkContracts, formatReport } from './contract/check.ts';
+import { diffSchemas, readSchemaDir } from './graphql/diff-gate.ts';
 import { AGENT_CONTRACT_FILE, generateAgentContract, OPENAPI_DIR } from './openapi/agent-contract.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -66,6 +67,18 @@ switch (command) {
     break;
   }
   case 'baseline': {
+    // Say what the new baseline accepts, for the commit message.
+    const accepted = (await diffSchemas(readSchemaDir(baselineDir), readSchemaDir(schemasDir))).flatMap(
+      (d) => [
+        ...(d.error ? [`${d.file}: ${d.error}`] : []),
+        ...d.breaking.map((c) => `${d.file}: ${c.message}`),
+      ],
+    );
+    console.log(
+      accepted.length
+        ? `accepting ${accepted.length} breaking changes:\n${accepted.map((a) => `  - ${a}`).join('\n')}`
+        : 'no breaking change against the previous baseline',
+    );
     mkdirSync(baselineDir, { recursive: true });
     for (const f of readdirSync(baselineDir)) if (f.endsWith('.graphql')) rmSync(join(baselineDir, f));
     const names = readdirSync(schemasDir).filter((f) => f.endsWith('.graphql'));
