@@ -24,6 +24,8 @@ interface GqlQuote {
 
 const clock = new ManualClock(Date.now());
 let sys: TestSystem;
+/** Payment's caller token. */
+let payment: string;
 const cart: Cart = {
   lines: tenLines().map(({ sku, quantity }) => ({ sku, quantity })),
   currency: 'USD',
@@ -33,6 +35,7 @@ const cart: Cart = {
 
 beforeAll(async () => {
   sys = await startEmbedded({}, { clock });
+  payment = await sys.token(['quotes:verify'], 'payment');
   const res = await sys.gql(UPSERT_PROMOTION, {
     token: await sys.token(['promotions:admin']),
     variables: { rule: TOOLS_RULE },
@@ -56,7 +59,7 @@ describe('GraphQL cart quote with a quote token', () => {
     ]);
     expect(cents(q.promotions.total)).toBe(cents(q.subtotal) - cents(q.promotions.discountTotal));
 
-    const v = await verify(sys.url, q.quoteToken, cart);
+    const v = await verify(sys.url, payment, q.quoteToken, cart);
     expect(v.body).toMatchObject({
       valid: true,
       claims: {
@@ -79,9 +82,11 @@ describe('GraphQL cart quote with a quote token', () => {
     const rest = await getQuote(sys.url, cart);
     const res = await sys.gql(QUOTE, { variables: { input: { ...cart, lines: [...cart.lines].reverse() } } });
     const gqlToken = (res.data as unknown as GqlQuote).cartQuote.quoteToken;
-    expect((await verify(sys.url, rest.body.quoteToken, cart)).body.valid).toBe(true);
-    expect((await verify(sys.url, gqlToken, cart)).body.valid).toBe(true);
-    expect((await verify(sys.url, gqlToken, { ...cart, customerId: 'someone-else' })).body).toMatchObject({
+    expect((await verify(sys.url, payment, rest.body.quoteToken, cart)).body.valid).toBe(true);
+    expect((await verify(sys.url, payment, gqlToken, cart)).body.valid).toBe(true);
+    expect(
+      (await verify(sys.url, payment, gqlToken, { ...cart, customerId: 'someone-else' })).body,
+    ).toMatchObject({
       valid: false,
       reason: 'cart_mismatch',
     });
@@ -92,7 +97,10 @@ describe('GraphQL cart quote with a quote token', () => {
     const token = (res.data as unknown as GqlQuote).cartQuote.quoteToken;
     clock.advance(15 * 60_000);
     try {
-      expect((await verify(sys.url, token, cart)).body).toMatchObject({ valid: false, reason: 'expired' });
+      expect((await verify(sys.url, payment, token, cart)).body).toMatchObject({
+        valid: false,
+        reason: 'expired',
+      });
     } finally {
       clock.advance(-15 * 60_000);
     }

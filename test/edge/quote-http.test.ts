@@ -23,6 +23,8 @@ import {
 const contract = edgeContract();
 const clock = new ManualClock(Date.now());
 let sys: TestSystem;
+/** Payment's caller token. */
+let payment: string;
 const cart: Cart = {
   lines: tenLines().map(({ sku, quantity }) => ({ sku, quantity })),
   currency: 'USD',
@@ -32,6 +34,7 @@ const cart: Cart = {
 
 beforeAll(async () => {
   sys = await startEmbedded({}, { clock });
+  payment = await sys.token(['quotes:verify'], 'payment');
   const res = await sys.gql(UPSERT_PROMOTION, {
     token: await sys.token(['promotions:admin']),
     variables: { rule: TOOLS_RULE },
@@ -103,7 +106,7 @@ describe('quote tokens over HTTP', () => {
   it("verifies a quote's token against the same cart, in any line order", async () => {
     const { body } = await getQuote(sys.url, cart);
     const reordered = { ...cart, lines: [...cart.lines].reverse() };
-    const v = await verify(sys.url, body.quoteToken, reordered);
+    const v = await verify(sys.url, payment, body.quoteToken, reordered);
     expect(v.status).toBe(200);
     expect(contract.verification(v.body)).toBe(true);
     expect(v.body).toMatchObject({
@@ -115,7 +118,7 @@ describe('quote tokens over HTTP', () => {
   it('refuses a token presented with another cart, tampered, re-signed or expired', async () => {
     const { body } = await getQuote(sys.url, cart);
     const more = { ...cart, lines: cart.lines.map((l) => ({ ...l, quantity: l.quantity + 1 })) };
-    expect((await verify(sys.url, body.quoteToken, more)).body).toMatchObject({
+    expect((await verify(sys.url, payment, body.quoteToken, more)).body).toMatchObject({
       valid: false,
       reason: 'cart_mismatch',
     });
@@ -124,7 +127,7 @@ describe('quote tokens over HTTP', () => {
     const claims = JSON.parse(new TextDecoder().decode(base64url.decode(p)));
     claims.totals.total = 1;
     const tampered = `${h}.${base64url.encode(JSON.stringify(claims))}.${s}`;
-    expect((await verify(sys.url, tampered, cart)).body).toMatchObject({
+    expect((await verify(sys.url, payment, tampered, cart)).body).toMatchObject({
       valid: false,
       reason: 'bad_signature',
     });
@@ -132,14 +135,14 @@ describe('quote tokens over HTTP', () => {
     const { privateKey } = await generateKeyPair('ES256');
     const header = JSON.parse(new TextDecoder().decode(base64url.decode(h)));
     const resigned = await new SignJWT(claims).setProtectedHeader(header).sign(privateKey);
-    expect((await verify(sys.url, resigned, cart)).body).toMatchObject({
+    expect((await verify(sys.url, payment, resigned, cart)).body).toMatchObject({
       valid: false,
       reason: 'bad_signature',
     });
 
     clock.advance(15 * 60_000 + 1000);
     try {
-      expect((await verify(sys.url, body.quoteToken, cart)).body).toMatchObject({
+      expect((await verify(sys.url, payment, body.quoteToken, cart)).body).toMatchObject({
         valid: false,
         reason: 'expired',
       });
@@ -158,8 +161,8 @@ describe('quote tokens over HTTP', () => {
       JSON.parse(new TextDecoder().decode(base64url.decode(t.split('.')[0] ?? ''))).kid;
     expect(kidOf(before.quoteToken)).toBe(oldKid);
     expect(kidOf(after.quoteToken)).toBe(newKid);
-    expect((await verify(sys.url, before.quoteToken, cart)).body).toMatchObject({ valid: true });
-    expect((await verify(sys.url, after.quoteToken, cart)).body).toMatchObject({ valid: true });
+    expect((await verify(sys.url, payment, before.quoteToken, cart)).body).toMatchObject({ valid: true });
+    expect((await verify(sys.url, payment, after.quoteToken, cart)).body).toMatchObject({ valid: true });
     const jwks = (await (await fetch(`${sys.url}/.well-known/jwks.json`)).json()) as {
       keys: { kid: string }[];
     };
@@ -211,11 +214,26 @@ describe('quote tokens over HTTP', () => {
   ])('answers %s on /cart/quote/verify with problem+json (%s)', async (_name, type, payload, status) => {
     const res = await fetch(`${sys.url}/cart/quote/verify`, {
       method: 'POST',
-      headers: { 'content-type': type },
+      headers: { 'content-type': type, authorization: `Bearer ${payment}` },
       body: payload,
     });
     expect(res.status).toBe(status);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('lets only callers granted quotes:verify use the verification endpoint (401 without a token, 403 without the role)', async () => {
+    const { body } = await getQuote(sys.url, cart);
+    const anonymous = await fetch(`${sys.url}/cart/quote/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: body.quoteToken, cart }),
+    });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+    const shopper = await verify(sys.url, await sys.token(['promotions:read']), body.quoteToken, cart);
+    expect(shopper.status).toBe(403);
+    const forged = await verify(sys.url, `${payment.slice(0, -4)}AAAA`, body.quoteToken, cart);
+    expect(forged.status).toBe(401);
   });
 
   it('returns the quote query shape it documents (a lone line parameter is a list of one)', async () => {

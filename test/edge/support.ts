@@ -41,10 +41,11 @@ export async function getQuote(baseUrl: string, cart: Cart) {
   };
 }
 
-export async function verify(baseUrl: string, token: string, cart: Cart) {
+/** POST /cart/quote/verify as payment: `bearer` is a caller token granting `quotes:verify`. */
+export async function verify(baseUrl: string, bearer: string, token: string, cart: Cart) {
   const res = await fetch(`${baseUrl}/cart/quote/verify`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
     body: JSON.stringify({ token, cart }),
   });
   return {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge } from 'prom-client';
+import { callerVerifierFor } from '../../../lib/auth/jwt.ts';
 import { EventTypes } from '../../../lib/events/cloudevent.ts';
 import { quoteTokensFor } from '../../../lib/quote-token/index.ts';
 import { createSqlCatalog } from '../../../subgraphs/pricing/catalog/catalog.ts';
@@ -98,5 +99,5 @@ export async function registerQuoteRoutes(app: FastifyInstance, deps: EdgeDeps):
     tokens,
     onLine: (source) => lines.labels(source).inc(),
   });
-  await app.register(quoteRoutes(service, tokens));
+  await app.register(quoteRoutes(service, tokens, await callerVerifierFor(config)));
 }

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { CallerVerifier } from '../../../lib/auth/jwt.ts';
 import { Problem, sendProblem } from '../../../lib/problem.ts';
 import type { CartInput, QuoteTokens } from '../../../lib/quote-token/index.ts';
+import { requireVerifier } from './caller.ts';
 import { type EdgeContract, edgeContract, type Violation, violations } from './contract.ts';
 import type { QuoteService } from './service.ts';
 
@@ -66,11 +68,16 @@ function problemOf(err: FastifyError | Problem, req: FastifyRequest): Problem {
 
 /**
  * The edge's quote routes: GET /cart/quote, POST /cart/quote/verify (payment's check) and
- * GET /.well-known/jwks.json. Inputs are checked against schemas/openapi/edge.yaml; every error
+ * GET /.well-known/jwks.json (public). Inputs are checked against schemas/openapi/edge.yaml; every error
  * is RFC 9457 problem+json.
  */
 export const quoteRoutes =
-  (service: QuoteService, tokens: QuoteTokens, contract: EdgeContract = edgeContract()): FastifyPluginAsync =>
+  (
+    service: QuoteService,
+    tokens: QuoteTokens,
+    callers: CallerVerifier,
+    contract: EdgeContract = edgeContract(),
+  ): FastifyPluginAsync =>
   async (app) => {
     app.setErrorHandler((err: FastifyError | Problem, req, reply: FastifyReply) =>
       sendProblem(reply, problemOf(err, req), req.url),
@@ -85,6 +92,7 @@ export const quoteRoutes =
     });
 
     app.post('/cart/quote/verify', { bodyLimit: VERIFY_BODY_LIMIT }, async (req, reply) => {
+      await requireVerifier(req, callers);
       // Fastify also parses text/plain; this endpoint speaks JSON only.
       if (!JSON_MEDIA.test(req.headers['content-type'] ?? '')) {
         throw new Problem(415, 'unsupported-media-type', 'Unsupported media type', 'send application/json');
