@@ -187,4 +187,72 @@ describe('promotions over REST and GraphQL (embedded system)', () => {
     const read = await sys.gql('{ promotion(promotionId: "BROKEN-1") { promotionId } }', { token: admin });
     expect(read.data?.promotion).toBeNull();
   });
+
+  it('evaluates the priced lines of a GraphQL cart quote (CartQuote.promotions, through the gateway)', async () => {
+    const res = await sys.gql(
+      `{ cartQuote(input: { currency: "USD", region: "US", lines: [
+           { sku: "SKU-ELC-000001", quantity: 2 }, { sku: "SKU-BOK-000001", quantity: 1 } ] }) {
+         subtotal lines { sku unitPrice lineTotal }
+         promotions { subtotal discountTotal total applied { promotionId amount allocations { lineIndex amount } }
+                      notApplied { promotionId reason } } } }`,
+    );
+    expect(res.errors).toBeUndefined();
+    const quote = res.data?.cartQuote as {
+      subtotal: number;
+      lines: { sku: string; unitPrice: number }[];
+      promotions: {
+        subtotal: number;
+        discountTotal: number;
+        total: number;
+        applied: {
+          promotionId: string;
+          amount: number;
+          allocations: { lineIndex: number; amount: number }[];
+        }[];
+      };
+    };
+    expect(quote.promotions.subtotal).toBe(quote.subtotal);
+    const sample = quote.promotions.applied.find((a) => a.promotionId === SPEC_SAMPLE_RULE.promotion_id);
+    // 3 items including electronics: one electronics unit (line 0) is free.
+    expect(sample).toEqual({
+      promotionId: SPEC_SAMPLE_RULE.promotion_id,
+      amount: quote.lines[0]?.unitPrice,
+      allocations: [{ lineIndex: 0, amount: quote.lines[0]?.unitPrice }],
+    });
+    expect(Math.round(quote.promotions.total * 100)).toBe(
+      Math.round(quote.subtotal * 100) - Math.round(quote.promotions.discountTotal * 100),
+    );
+  });
+
+  it('records redemptions through the role-restricted GraphQL mutation too', async () => {
+    const mutation = `mutation($input: RedeemPromotionsInput!) {
+      redeemPromotions(input: $input) { status promotionIds limitReached } }`;
+    const input = { orderId: 'gql-1', customerId: 'cust-gql', promotionIds: ['WELCOME10'] };
+    const anonymous = await sys.gql(mutation, { variables: { input } });
+    expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const token = await sys.token(['promotions:redeem']);
+    const first = await sys.gql(mutation, { token, variables: { input } });
+    expect(first.data?.redeemPromotions).toEqual({
+      status: 'REDEEMED',
+      promotionIds: ['WELCOME10'],
+      limitReached: [],
+    });
+    const second = await sys.gql(mutation, { token, variables: { input: { ...input, orderId: 'gql-2' } } });
+    expect(second.data?.redeemPromotions).toEqual({
+      status: 'LIMIT_REACHED',
+      promotionIds: [],
+      limitReached: ['WELCOME10'],
+    });
+  });
+
+  it('refuses a bad basket in GraphQL with BAD_USER_INPUT and pointers', async () => {
+    const res = await sys.gql(
+      `{ evaluatePromotions(basket: { currency: "USD", lines: [{ sku: "A", category: "c", quantity: 1, unitPrice: 1.005 }] }) { total } }`,
+    );
+    const error = res.errors?.[0] as
+      | { extensions?: { code?: string; errors?: { pointer: string }[] } }
+      | undefined;
+    expect(error?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(error?.extensions?.errors?.map((e) => e.pointer)).toEqual(['/lines/0/unitPrice']);
+  });
 });
