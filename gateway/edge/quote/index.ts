@@ -37,6 +37,11 @@ function portsFor(deps: EdgeDeps): QuotePorts & { close(): Promise<void> } {
       close: async () => {},
     };
   }
+  if (!platform.config.DATABASE_URL) {
+    platform.log.warn(
+      'GET /cart/quote reads the catalog pricing uses: set DATABASE_URL (the same PostgreSQL)',
+    );
+  }
   const pricingPool = servicePool(platform.config.PRICING_URL);
   const promotionsPool = servicePool(platform.config.PROMOTIONS_URL);
   return {
