@@ -631,4 +631,11 @@ describe('9. audit', () => {
     const rows = await waitForAudit('unknown-trace');
     expect(rows.length).toBeGreaterThan(0);
   });
+
+  it('keeps an intact hash chain over every call of this suite (embedded store)', async () => {
+    const { verifyAuditLog } = await import('../../gateway/agent/audit/verify.ts');
+    const r = await verifyAuditLog(sys.platform.db);
+    expect(r.ok).toBe(true);
+    expect(r.ok && r.entries).toBeGreaterThan(100);
+  });
 });
