@@ -240,6 +240,20 @@ describe.each(topologies)('POST /v1/prices/calculate (%s)', (_name, setup) => {
     expect(events.at(-1)?.data).toMatchObject({ region: 'b7', inventoryLevel: 50, dynamicPrice: 19.99 });
   });
 
+  it('computes 20 concurrent misses for one key once: one MISS, 19 HITs of the same bytes, one event', async () => {
+    const before = events.length;
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const res = await post(at('concurrent', { inventoryLevel: 700 }));
+        return { cache: res.headers.get('x-cache'), text: await res.text() };
+      }),
+    );
+    expect(replies.filter((r) => r.cache === 'MISS')).toHaveLength(1);
+    expect(replies.filter((r) => r.cache === 'HIT')).toHaveLength(19);
+    expect(new Set(replies.map((r) => r.text)).size).toBe(1);
+    await eventually(() => expect(events.length).toBe(before + 1));
+  });
+
   it.each([
     ['an unknown SKU', 404, at('e-404', { sku: 'SKU-ZZZ-000001' }), 'unknown sku: SKU-ZZZ-000001'],
     ['a SKU in a format the catalog never uses', 404, at('e-404', { sku: 'widget' }), 'unknown sku: widget'],
