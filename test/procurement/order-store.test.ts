@@ -1,0 +1,132 @@
+/**
+ * One contract suite for the order store, against both adapters: memory (benchmarks) and SQL
+ * on the real Postgres (a fresh schema). The embedded SQL store (PGlite) runs the same SQL
+ * and is exercised end to end by orders.e2e.test.ts. Also the domain's pure approval.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock.ts';
+import { type Db, migrate } from '../../lib/db/index.ts';
+import { openPostgres } from '../../lib/db/postgres.ts';
+import { createOrderDomain } from '../../subgraphs/procurement/domain/order-domain.ts';
+import { approve, toResponse } from '../../subgraphs/procurement/domain/purchase-order.ts';
+import { memoryOrderStore } from '../../subgraphs/procurement/store/memory.ts';
+import { orderMigrations } from '../../subgraphs/procurement/store/migrations.ts';
+import { sqlOrderStore } from '../../subgraphs/procurement/store/sql.ts';
+import type { OrderStore } from '../../subgraphs/procurement/store/store.ts';
+import { freshPostgres } from '../support/services.ts';
+
+const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
+const request = (over: Partial<{ agent_id: string; quantity: number; max_budget_usd: number }> = {}) =>
+  Object.freeze({
+    agent_id: 'agent-0000001',
+    sku: 'SKU-ABC-123456',
+    quantity: 3,
+    max_budget_usd: 99.99,
+    ...over,
+  });
+
+describe('approve (pure)', () => {
+  it('approves with the whole budget allocated and fractional Unix seconds', () => {
+    const o = approve({ request: request(), spiffeId: AGENT, traceId: 't' }, 'ord_1', 1_767_225_600_123);
+    expect(toResponse(o)).toEqual({
+      status: 'APPROVED',
+      order_id: 'ord_1',
+      allocated_budget: 99.99,
+      processed_at: 1_767_225_600.123,
+    });
+    expect(Object.isFrozen(o)).toBe(true);
+  });
+});
+
+let pg: Awaited<ReturnType<typeof freshPostgres>>;
+let db: Db;
+beforeAll(async () => {
+  pg = await freshPostgres('orders');
+  db = await openPostgres(pg.url);
+  await migrate(db, orderMigrations);
+});
+afterAll(async () => {
+  await db.close();
+  await pg.drop();
+});
+
+const adapters: [string, () => OrderStore][] = [
+  ['memory', () => memoryOrderStore()],
+  ['sql (Postgres)', () => sqlOrderStore(db)],
+];
+
+describe.each(adapters)('order store, %s adapter', (_name, make) => {
+  it('stores an order and reads back exactly what was stored', async () => {
+    const s = make();
+    const domain = createOrderDomain(s, new ManualClock(1_767_225_600_500));
+    const created = await domain.place({
+      request: request({ max_budget_usd: 4999.99 }),
+      spiffeId: AGENT,
+      traceId: 'tr',
+    });
+    const back = await domain.get(created.order_id);
+    expect(back).toMatchObject({
+      orderId: created.order_id,
+      status: 'APPROVED',
+      agentId: 'agent-0000001',
+      spiffeId: AGENT,
+      sku: 'SKU-ABC-123456',
+      quantity: 3,
+      allocatedBudget: 4999.99,
+      processedAt: 1_767_225_600.5,
+      traceId: 'tr',
+    });
+    expect(await domain.get('ord_missing')).toBeNull();
+  });
+
+  it('lists newest first, by agent, within the limit', async () => {
+    const s = make();
+    const domain = createOrderDomain(s, new ManualClock());
+    const agent = `agent-${Math.random().toString(36).slice(2, 12)}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (
+          await domain.place({
+            request: request({ agent_id: agent, quantity: i + 1 }),
+            spiffeId: AGENT,
+            traceId: 't',
+          })
+        ).order_id,
+      );
+    await domain.place({ request: request(), spiffeId: AGENT, traceId: 't' });
+    const listed = await domain.list({ agentId: agent, limit: 3 });
+    expect(listed.map((o) => o.orderId)).toEqual(ids.reverse().slice(0, 3));
+  });
+
+  it('keeps every one of many concurrent orders (group commit)', async () => {
+    const s = make();
+    const domain = createOrderDomain(s, new ManualClock());
+    const agent = `agent-${Math.random().toString(36).slice(2, 12)}`;
+    const created = await Promise.all(
+      Array.from({ length: 250 }, () =>
+        domain.place({ request: request({ agent_id: agent }), spiffeId: AGENT, traceId: 't' }),
+      ),
+    );
+    expect(new Set(created.map((c) => c.order_id)).size).toBe(250);
+    expect(await domain.list({ agentId: agent, limit: 500 })).toHaveLength(250);
+  });
+});
+
+describe('sql order store, failures', () => {
+  it('rejects every order of a failed batch and stores none of them', async () => {
+    const failing: Db = { ...db, query: async () => Promise.reject(new Error('connection lost')) };
+    const domain = createOrderDomain(sqlOrderStore(failing), new ManualClock());
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () => domain.place({ request: request(), spiffeId: AGENT, traceId: 'x' })),
+    );
+    expect(results.every((r) => r.status === 'rejected')).toBe(true);
+  });
+
+  it('refuses rows that break the contract even if a caller skipped the gateway (CHECK constraints)', async () => {
+    const domain = createOrderDomain(sqlOrderStore(db), new ManualClock());
+    await expect(
+      domain.place({ request: request({ quantity: 101 }), spiffeId: AGENT, traceId: 'x' }),
+    ).rejects.toThrow();
+  });
+});
