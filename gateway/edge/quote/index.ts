@@ -64,12 +64,6 @@ export async function registerQuoteRoutes(app: FastifyInstance, deps: EdgeDeps):
   const tokens = await quoteTokensFor(config, clock);
   const ports = portsFor(deps);
   platform.onClose(() => ports.close());
-  const catalog = memoCatalog(ports.catalog, clock, CATALOG_MEMO_MS);
-  const unsubscribe = platform.bus.subscribe(EventTypes.BasePriceChanged, (event) => {
-    const sku = (event.data as { sku?: unknown }).sku;
-    if (typeof sku === 'string') catalog.drop([sku]);
-  });
-  platform.onClose(unsubscribe);
 
   const breakerOpen = new Gauge({
     name: 'edge_dependency_breaker_open',
@@ -87,6 +81,22 @@ export async function registerQuoteRoutes(app: FastifyInstance, deps: EdgeDeps):
         platform.log.warn({ dependency, open }, `quote dependency breaker ${open ? 'opened' : 'closed'}`);
       },
     });
+
+  // The catalog store is guarded under the memo: a quote of recently quoted products needs no
+  // store call and so no guard.
+  const catalogGuard = guard('catalog', config.SUBGRAPH_TIMEOUT_MS);
+  const store = ports.catalog;
+  const catalog = memoCatalog(
+    { lookup: (skus, currency) => catalogGuard.run(() => store.lookup(skus, currency)) },
+    clock,
+    CATALOG_MEMO_MS,
+  );
+  const unsubscribe = platform.bus.subscribe(EventTypes.BasePriceChanged, (event) => {
+    const sku = (event.data as { sku?: unknown }).sku;
+    if (typeof sku === 'string') catalog.drop([sku]);
+  });
+  platform.onClose(unsubscribe);
+
   const lines = new Counter({
     name: 'edge_quote_lines_total',
     help: 'Quoted lines by price source (live, cache, last_known, static)',
@@ -96,7 +106,6 @@ export async function registerQuoteRoutes(app: FastifyInstance, deps: EdgeDeps):
   const service = createQuoteService({
     ports: { ...ports, catalog },
     guards: {
-      catalog: guard('catalog', config.SUBGRAPH_TIMEOUT_MS),
       cache: guard('cache', config.QUOTE_CACHE_TIMEOUT_MS),
       pricing: guard('pricing', config.PRICING_TIMEOUT_MS),
       promotions: guard('promotions', config.PROMOTIONS_TIMEOUT_MS),

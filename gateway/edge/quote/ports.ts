@@ -45,8 +45,11 @@ export interface CatalogPort {
 }
 
 export interface PriceCachePort {
-  /** Fresh (at most 60 s old) prices, in key order. One round trip. */
-  fresh(keys: readonly PriceKey[]): Promise<(Price | undefined)[]>;
+  /**
+   * Fresh (at most 60 s old) prices, in key order. One round trip. Absent when the pricing port
+   * reads the cache itself before computing (in process), so the edge does not read it twice.
+   */
+  fresh?(keys: readonly PriceKey[]): Promise<(Price | undefined)[]>;
   /** Last-known prices, kept long after the fresh entry expired (pricing behaviour 8). */
   lastKnown(keys: readonly PriceKey[]): Promise<(Price | undefined)[]>;
 }

@@ -18,8 +18,8 @@ export interface CartQuote extends QuoteBody {
   expiresAt: string;
 }
 
+/** The catalog's guard sits under the edge's catalog memo (index.ts): a memo hit needs none. */
 export interface QuoteGuards {
-  catalog: Guard;
   cache: Guard;
   pricing: Guard;
   promotions: Guard;
@@ -58,7 +58,7 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
       const segment = cart.customerSegment ?? DEFAULT_SEGMENT;
       let entries: (CatalogEntry | undefined)[];
       try {
-        entries = await guards.catalog.run(() => ports.catalog.lookup(skus, cart.currency));
+        entries = await ports.catalog.lookup(skus, cart.currency);
       } catch {
         throw new Problem(
           503,
@@ -78,7 +78,10 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
       const known = entries as CatalogEntry[];
       const keys = skus.map((sku) => ({ sku, region: cart.region, customerSegment: segment }));
 
-      const fresh = await orElse(guards.cache, () => ports.cache.fresh(keys), [] as (Price | undefined)[]);
+      const readFresh = ports.cache.fresh?.bind(ports.cache);
+      const fresh: (Price | undefined)[] = readFresh
+        ? await orElse(guards.cache, () => readFresh(keys), [])
+        : [];
       const misses = keys.flatMap((_, i) => (usable(fresh[i], cart.currency) ? [] : [i]));
 
       const live: (LivePrice | undefined)[] = [];

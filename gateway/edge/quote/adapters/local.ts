@@ -5,12 +5,11 @@ import type { PriceCachePort, PricingPort, PromotionsPort } from '../ports.ts';
 /**
  * Embedded topology: pricing and promotions run in this process. Pricing's calculateMany reads
  * the price cache first and computes only the misses, in one call, so the edge does not read the
- * cache separately (`fresh` has nothing of its own); a HIT still shows as source `cache`.
+ * cache separately (no `fresh`); a HIT still shows as source `cache`.
  */
 export function localPricing(api: PricingService): { cache: PriceCachePort; pricing: PricingPort } {
   return {
     cache: {
-      fresh: async () => [],
       lastKnown: async (keys) => (await api.lastKnownMany(keys)).map((p) => p?.response),
     },
     pricing: {
