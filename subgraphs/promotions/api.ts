@@ -137,6 +137,20 @@ export interface RedemptionResult {
   limitReached: string[];
 }
 
+/** An order was cancelled: give back what it consumed (idempotent; a repeat finds nothing). */
+export interface ReleaseRequest {
+  orderId: string;
+  customerId: string;
+}
+
+export interface ReleaseResult {
+  orderId: string;
+  customerId: string;
+  /** RELEASED: the order's redemptions were given back; NOT_FOUND: nothing was recorded for it. */
+  status: 'RELEASED' | 'NOT_FOUND';
+  promotionIds: string[];
+}
+
 /** What the promotions module offers in process (the edge uses it in the embedded topology). */
 export interface PromotionService {
   /** Evaluates the active rules against a priced basket. Throws BasketInvalid (422) on bad input. */

@@ -13,9 +13,11 @@ const DOC_ID = 'promotions.yaml';
 export interface PromotionsContract {
   pricedBasket: ValidateFunction;
   redemptionRequest: ValidateFunction;
+  releaseRequest: ValidateFunction;
   /** Replies, for tests: what the document promises is what the service sends. */
   promotionEvaluation: ValidateFunction;
   redemptionResult: ValidateFunction;
+  releaseResult: ValidateFunction;
   problem: ValidateFunction;
 }
 
@@ -31,6 +33,8 @@ export function promotionsContract(): PromotionsContract {
   compiled = {
     pricedBasket: ref('PricedBasket'),
     redemptionRequest: ref('RedemptionRequest'),
+    releaseRequest: ref('ReleaseRequest'),
+    releaseResult: ref('ReleaseResult'),
     promotionEvaluation: ref('PromotionEvaluation'),
     redemptionResult: ref('RedemptionResult'),
     problem: ref('Problem'),

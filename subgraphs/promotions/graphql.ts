@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../lib/auth/context.ts';
-import type { PricedBasket, RedemptionRequest } from './api.ts';
+import type { PricedBasket, RedemptionRequest, ReleaseRequest } from './api.ts';
 import { BasketInvalid, PromotionNotFound, RedemptionInvalid, RuleInvalid } from './domain/errors.ts';
 import type { RuleStatus } from './domain/rule.ts';
 import type { Promotion, PromotionEngine } from './service.ts';
@@ -95,15 +95,21 @@ export function promotionsResolvers(engine: PromotionEngine) {
       ),
     },
     Mutation: {
-      upsertPromotion: mapped(async (_: unknown, { rule }: { rule: unknown }) =>
-        toGraphql(await engine.upsert(rule)),
+      upsertPromotion: mapped(async (_: unknown, { rule }: { rule: unknown }, ctx: RequestContext) =>
+        toGraphql(await engine.upsert(rule, ctx.caller.subject)),
       ),
       setPromotionStatus: mapped(
-        async (_: unknown, { promotionId, status }: { promotionId: string; status: RuleStatus }) =>
-          toGraphql(await engine.setStatus(promotionId, status)),
+        async (
+          _: unknown,
+          { promotionId, status }: { promotionId: string; status: RuleStatus },
+          ctx: RequestContext,
+        ) => toGraphql(await engine.setStatus(promotionId, status, ctx.caller.subject)),
       ),
-      redeemPromotions: mapped((_: unknown, { input }: { input: RedemptionRequest }, _ctx: RequestContext) =>
+      redeemPromotions: mapped((_: unknown, { input }: { input: RedemptionRequest }) =>
         engine.redeem(withoutNulls(input)),
+      ),
+      releasePromotionRedemptions: mapped((_: unknown, { input }: { input: ReleaseRequest }) =>
+        engine.release(withoutNulls(input)),
       ),
     },
     CartQuote: {

@@ -3,7 +3,7 @@ import { hasAnyRole } from '../../lib/auth/caller.ts';
 import type { CallerVerifier } from '../../lib/auth/jwt.ts';
 import { callerOf } from '../../lib/graphql/caller-context.ts';
 import { Problem, sendProblem } from '../../lib/problem.ts';
-import type { PricedBasket, RedemptionRequest } from './api.ts';
+import type { PricedBasket, RedemptionRequest, ReleaseRequest } from './api.ts';
 import { BasketInvalid, PromotionNotFound, RedemptionInvalid } from './domain/errors.ts';
 import type { PromotionEngine } from './service.ts';
 
@@ -74,6 +74,11 @@ export function promotionsRoutes(engine: PromotionEngine, verifier: CallerVerifi
         return reply.code(result.status === 'REDEEMED' ? 201 : 200).send(result);
       },
     );
+
+    app.post('/v1/promotions/redemptions/release', { bodyLimit: 16_384 }, async (req: FastifyRequest) => {
+      await requireRole(req, verifier);
+      return engine.release(req.body as ReleaseRequest);
+    });
   };
 }
 

@@ -7,6 +7,8 @@ import type {
   PromotionService,
   RedemptionRequest,
   RedemptionResult,
+  ReleaseRequest,
+  ReleaseResult,
 } from './api.ts';
 import { promotionsContract, violations } from './contract.ts';
 import { toBasket } from './domain/basket.ts';
@@ -45,6 +47,8 @@ export interface PromotionEngine extends PromotionService {
   /** Validates (RuleInvalid), stores, recompiles here and tells every instance. */
   upsert(document: unknown, changedBy?: string): Promise<Promotion>;
   setStatus(promotionId: string, status: RuleStatus, changedBy?: string): Promise<Promotion>;
+  /** An order was cancelled: gives back its redemptions. Throws RedemptionInvalid (422) on bad input. */
+  release(request: ReleaseRequest): Promise<ReleaseResult>;
   /** Reloads and recompiles every stored rule (on start and on PromotionRulesChanged). */
   reload(): Promise<void>;
   close(): Promise<void>;
@@ -135,6 +139,12 @@ export async function createPromotionService(platform: Platform): Promise<Promot
         return { promotionId: id, cap: p.compiled.maxRedemptionsPerUser };
       });
       return redemptions.redeem(request.orderId, request.customerId, items);
+    },
+
+    async release(request: ReleaseRequest): Promise<ReleaseResult> {
+      if (!contract.releaseRequest(request))
+        throw new RedemptionInvalid(violations(contract.releaseRequest.errors));
+      return redemptions.release(request.orderId, request.customerId);
     },
 
     async upsert(document, changedBy) {

@@ -105,6 +105,31 @@ describe('promotions over REST and GraphQL (embedded system)', () => {
     ]);
   });
 
+  it('releases a cancelled order over REST, so the customer may use the promotion again', async () => {
+    const auth = { authorization: `Bearer ${await sys.token(['promotions:redeem'])}` };
+    const request = (orderId: string) => ({
+      orderId,
+      customerId: 'cust-cancel',
+      promotionIds: ['WELCOME10'],
+    });
+    expect((await post('/v1/promotions/redemptions', request('c-1'), auth)).status).toBe(201);
+    expect(
+      (await post('/v1/promotions/redemptions/release', { orderId: 'c-1', customerId: 'x' })).status,
+    ).toBe(401);
+    const released = await post(
+      '/v1/promotions/redemptions/release',
+      { orderId: 'c-1', customerId: 'cust-cancel' },
+      auth,
+    );
+    expect(released.status).toBe(200);
+    const body = await released.json();
+    expect(contract.releaseResult(body)).toBe(true);
+    expect(body).toMatchObject({ status: 'RELEASED', promotionIds: ['WELCOME10'] });
+    expect((await post('/v1/promotions/redemptions', request('c-2'), auth)).status).toBe(201);
+    const bad = await post('/v1/promotions/redemptions/release', { orderId: 'c-1' }, auth);
+    expect(bad.status).toBe(422);
+  });
+
   it('refuses redemptions without a token (401), without the role (403) and of unknown promotions (404)', async () => {
     const body = { orderId: 'ord-x', customerId: 'c', promotionIds: ['WELCOME10'] };
     expect((await post('/v1/promotions/redemptions', body)).status).toBe(401);

@@ -84,6 +84,28 @@ export function redemptionStoreContract(
       expect((await store.countsFor('dave')).get('RACE')).toBe(1);
     });
 
+    it('gives back a cancelled order: the cap can be used again; a second release finds nothing', async () => {
+      expect(
+        (await store.redeem('cancel-1', 'frank', [once('C1'), { promotionId: 'C2', cap: undefined }])).status,
+      ).toBe('REDEEMED');
+      expect((await store.redeem('cancel-2', 'frank', [once('C1')])).status).toBe('LIMIT_REACHED');
+      expect(await store.release('cancel-1', 'frank')).toEqual({
+        orderId: 'cancel-1',
+        customerId: 'frank',
+        status: 'RELEASED',
+        promotionIds: ['C1', 'C2'],
+      });
+      expect(await store.countsFor('frank')).toEqual(
+        new Map([
+          ['C1', 0],
+          ['C2', 0],
+        ]),
+      );
+      expect((await store.release('cancel-1', 'frank')).status).toBe('NOT_FOUND');
+      expect((await store.release('never', 'frank')).status).toBe('NOT_FOUND');
+      expect((await store.redeem('cancel-2', 'frank', [once('C1')])).status).toBe('REDEEMED');
+    });
+
     it('50 concurrent repeats of one order record it once', async () => {
       const results = await Promise.all(
         Array.from({ length: 50 }, () => store.redeem('same-order', 'erin', [{ promotionId: 'P9', cap: 5 }])),

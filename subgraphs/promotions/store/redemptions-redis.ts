@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../../lib/redis.ts';
-import type { RedemptionResult } from '../api.ts';
+import type { RedemptionResult, ReleaseResult } from '../api.ts';
 import type { RedemptionItem, RedemptionStore } from './redemptions.ts';
 
 /**
@@ -22,6 +22,17 @@ if #blocked > 0 then return {'LIMIT_REACHED', cjson.encode(blocked)} end
 for i = 2, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], 1) end
 redis.call('SET', KEYS[2], ARGV[1])
 return {'REDEEMED', ARGV[1]}
+`;
+
+/** Deletes the order's record and decrements its promotions' counters (never below 0). */
+const RELEASE = `
+local recorded = redis.call('GET', KEYS[2])
+if not recorded then return {'NOT_FOUND', '[]'} end
+for _, id in ipairs(cjson.decode(recorded)) do
+  if tonumber(redis.call('HGET', KEYS[1], id) or '0') > 0 then redis.call('HINCRBY', KEYS[1], id, -1) end
+end
+redis.call('DEL', KEYS[2])
+return {'RELEASED', recorded}
 `;
 
 /**
@@ -56,6 +67,16 @@ export function createRedisRedemptionStore(redis: RedisClient, prefix: string): 
         promotionIds: status === 'LIMIT_REACHED' ? [] : list,
         limitReached: status === 'LIMIT_REACHED' ? list : [],
       };
+    },
+
+    async release(orderId, customerId): Promise<ReleaseResult> {
+      const [status, payload] = (await redis.eval(
+        RELEASE,
+        2,
+        counters(customerId),
+        order(customerId, orderId),
+      )) as [ReleaseResult['status'], string];
+      return { orderId, customerId, status, promotionIds: JSON.parse(payload) as string[] };
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../../../lib/db/index.ts';
-import type { RedemptionResult } from '../api.ts';
+import type { RedemptionResult, ReleaseResult } from '../api.ts';
 import type { RedemptionStore } from './redemptions.ts';
 
 /** Thrown inside the transaction to roll it back when a cap is reached. */
@@ -75,6 +75,25 @@ export function createSqlRedemptionStore(db: Db): RedemptionStore {
         if (err instanceof CapReached) return result('LIMIT_REACHED', [], err.promotionIds);
         throw err;
       }
+    },
+
+    async release(orderId, customerId): Promise<ReleaseResult> {
+      return db.transaction(async (tx) => {
+        const rows = await tx.query<{ promotion_ids: string[] | string }>(
+          `DELETE FROM promotion_redemption_orders WHERE customer_id = $1 AND order_id = $2 RETURNING promotion_ids`,
+          [customerId, orderId],
+        );
+        const raw = rows[0]?.promotion_ids;
+        if (raw === undefined) return { orderId, customerId, status: 'NOT_FOUND', promotionIds: [] };
+        const ids = typeof raw === 'string' ? (JSON.parse(raw) as string[]) : raw;
+        for (const id of [...ids].sort())
+          await tx.query(
+            `UPDATE promotion_redemption_counts SET count = count - 1
+             WHERE customer_id = $1 AND promotion_id = $2 AND count > 0`,
+            [customerId, id],
+          );
+        return { orderId, customerId, status: 'RELEASED', promotionIds: ids };
+      });
     },
   };
 }

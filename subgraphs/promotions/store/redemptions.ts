@@ -1,4 +1,4 @@
-import type { RedemptionResult } from '../api.ts';
+import type { RedemptionResult, ReleaseResult } from '../api.ts';
 
 /** One promotion an order used, with the cap in force when it is redeemed. */
 export interface RedemptionItem {
@@ -18,4 +18,6 @@ export interface RedemptionStore {
   /** Redemptions the customer has consumed, by promotion id. */
   countsFor(customerId: string): Promise<Map<string, number>>;
   redeem(orderId: string, customerId: string, items: readonly RedemptionItem[]): Promise<RedemptionResult>;
+  /** Deletes the order's record and gives its redemptions back, atomically. */
+  release(orderId: string, customerId: string): Promise<ReleaseResult>;
 }
