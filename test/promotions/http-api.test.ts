@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventTypes } from '../../lib/events/cloudevent.ts';
 import { promotionsContract } from '../../subgraphs/promotions/contract.ts';
 import { SPEC_SAMPLE_RULE } from '../../subgraphs/promotions/store/seed.ts';
 import { startEmbedded, type TestSystem } from '../support/system.ts';
@@ -191,6 +192,26 @@ describe('promotions over REST and GraphQL (embedded system)', () => {
       { token: admin },
     );
     expect(off.data?.setPromotionStatus).toEqual({ status: 'INACTIVE', revision: 2 });
+  });
+
+  it('announces a change with PromotionRulesChanged naming the admin who made it', async () => {
+    const seen: { promotionId: string; changedBy: string | null; change: string }[] = [];
+    const off = sys.platform.bus.subscribe(EventTypes.PromotionRulesChanged, (e) => {
+      seen.push(e.data as (typeof seen)[number]);
+    });
+    try {
+      const token = await sys.token(['promotions:admin'], 'alice-admin');
+      const res = await sys.gql(
+        'mutation { setPromotionStatus(promotionId: "BULK-TIERS", status: INACTIVE) { status } }',
+        { token },
+      );
+      expect(res.errors).toBeUndefined();
+      expect(seen).toContainEqual(
+        expect.objectContaining({ promotionId: 'BULK-TIERS', changedBy: 'alice-admin', change: 'STATUS' }),
+      );
+    } finally {
+      off();
+    }
   });
 
   it('refuses an invalid rule with BAD_USER_INPUT and JSON pointers, and stores nothing', async () => {

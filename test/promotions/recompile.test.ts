@@ -117,6 +117,34 @@ describe('a rule change reaches every instance (two replicas: Postgres + Redis S
   });
 });
 
+describe('PROMOTION_REDEMPTION_STORE=redis', () => {
+  it('consumes caps in Redis while the rules stay in SQL', async () => {
+    const prefix = uniquePrefix('promo-store');
+    const platform = await createPlatform(
+      testConfig({
+        REDIS_URL: TEST_REDIS_URL,
+        REDIS_KEY_PREFIX: prefix,
+        PROMOTION_REDEMPTION_STORE: 'redis',
+      }),
+      { service: 'redis-redemptions' },
+    );
+    const engine = await createPromotionService(platform);
+    try {
+      expect(engine.redemptions.kind).toBe('redis');
+      const ask = (orderId: string) =>
+        engine.redeem({ orderId, customerId: 'r', promotionIds: ['WELCOME10'] });
+      expect((await ask('o1')).status).toBe('REDEEMED');
+      expect((await ask('o2')).status).toBe('LIMIT_REACHED');
+      expect(await platform.redis?.hget(`${prefix}promo:{r}:redemptions`, 'WELCOME10')).toBe('1');
+    } finally {
+      await engine.close();
+      const keys = (await platform.redis?.keys(`${prefix}*`)) ?? [];
+      if (keys.length > 0) await platform.redis?.del(...keys);
+      await platform.close();
+    }
+  });
+});
+
 describe('embedded: the in-process bus', () => {
   let platform: Platform;
   let engine: PromotionEngine;
