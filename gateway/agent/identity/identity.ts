@@ -28,6 +28,9 @@ function fromValue(value: string, trustDomains: readonly string[], what: string)
   return { ok: true, id: parsed.value };
 }
 
+/** Verdicts by header value, per trust-domain configuration (several gateways may share a process). */
+const verdictCaches = new WeakMap<readonly string[], Map<string, Verdict>>();
+
 /** The client certificate's identity, once per TLS connection (not once per request). */
 const byConnection = new WeakMap<TLSSocket, Verdict>();
 
@@ -65,7 +68,19 @@ export function verifyIdentity(req: FastifyRequest, o: IdentityOptions): Verdict
   if (header === undefined || header === '') return fail('X-Spiffe-Id is missing');
   if (!o.trustedProxies.includes(req.raw.socket.remoteAddress ?? ''))
     return fail('X-Spiffe-Id came from a peer that is not a trusted proxy');
-  return fromValue(header, o.trustDomains, 'X-Spiffe-Id');
+  let headerVerdicts = verdictCaches.get(o.trustDomains);
+  if (!headerVerdicts) {
+    headerVerdicts = new Map();
+    verdictCaches.set(o.trustDomains, headerVerdicts);
+  }
+  let v = headerVerdicts.get(header);
+  if (!v) {
+    v = fromValue(header, o.trustDomains, 'X-Spiffe-Id');
+    // Agents send the same few IDs: remember verdicts (bounded; wiped when full).
+    if (headerVerdicts.size >= 1000) headerVerdicts.clear();
+    headerVerdicts.set(header, v);
+  }
+  return v;
 }
 
 /** Step 1 (onRequest): who is calling. 401 unless it is the procurement agent, verified. */

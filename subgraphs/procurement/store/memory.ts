@@ -1,9 +1,13 @@
+import { BoundedMap } from '../../../gateway/agent/bounded-map.ts';
 import type { PurchaseOrder } from '../domain/purchase-order.ts';
 import type { OrderStore } from './store.ts';
 
-/** Not durable: for benchmarks of the gateway's own overhead (ORDER_STORE=memory). */
-export function memoryOrderStore(): OrderStore {
-  const orders = new Map<string, PurchaseOrder>();
+/**
+ * Not durable: for benchmarks of the gateway's own overhead (ORDER_STORE=memory). Keeps the
+ * newest `maxOrders` so a long load run measures the checks, not a growing heap.
+ */
+export function memoryOrderStore(maxOrders = 50_000): OrderStore {
+  const orders = new BoundedMap<string, PurchaseOrder>(maxOrders);
   return {
     async insert(order) {
       orders.set(order.orderId, order);
