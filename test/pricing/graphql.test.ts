@@ -23,6 +23,15 @@ describe('pricing through GraphQL', () => {
   afterAll(() => sys?.close());
 
   const counters = () => ({ ...pricing.api.counters });
+  /** The pricing subgraph itself (the edge wraps the gateway's cartQuote with its fallback). */
+  const subgraph = async (query: string) => {
+    const r = await execute({
+      schema: pricing.schema,
+      document: parse(query),
+      contextValue: requestContext(),
+    });
+    return { data: r.data as Record<string, unknown> | null | undefined, errors: r.errors };
+  };
   const post = async (body: Record<string, unknown>) => {
     const res = await fetch(`${sys.url}/v1/prices/calculate`, {
       method: 'POST',
@@ -93,10 +102,10 @@ describe('pricing through GraphQL', () => {
     expect(rest.body).toMatchObject({ dynamicPrice: 17.99, appliedModifiers: ['OVERSTOCK_DISCOUNT_10'] });
   });
 
-  it('does not price a USD cart with a EUR price stored under the same key', async () => {
+  it('prices a cart (pricing subgraph) in its own currency, not with a EUR price stored under the same key', async () => {
     const key = { sku: 'SKU-ABC-000001', region: 'gql-currency', customerSegment: 'STANDARD' };
     expect((await post({ ...key, currency: 'EUR', inventoryLevel: 50 })).body.currency).toBe('EUR');
-    const res = await sys.gql(
+    const res = await subgraph(
       `{ cartQuote(input: { lines: [{ sku: "SKU-ABC-000001", quantity: 3 }, { sku: "SKU-ABC-000002", quantity: 2 }],
           currency: "USD", region: "gql-currency", customerSegment: "STANDARD" }) {
         id currency subtotal lines { sku name category quantity basePrice unitPrice lineTotal appliedModifiers source } } }`,
@@ -129,7 +138,7 @@ describe('pricing through GraphQL', () => {
       },
     ]);
     expect(quote.subtotal).toBe(71.47);
-    const again = await sys.gql(
+    const again = await subgraph(
       `{ cartQuote(input: { lines: [{ sku: "SKU-ABC-000002", quantity: 2 }, { sku: "SKU-ABC-000001", quantity: 3 }],
           currency: "USD", region: "gql-currency", customerSegment: "STANDARD" }) { id lines { source } } }`,
     );
@@ -141,8 +150,8 @@ describe('pricing through GraphQL', () => {
   it.each([
     ['an unknown SKU', '[{ sku: "SKU-ZZZ-000001", quantity: 1 }]', 'NOT_FOUND'],
     ['a quantity of 0', '[{ sku: "SKU-ABC-000001", quantity: 0 }]', 'BAD_USER_INPUT'],
-  ])('refuses a cart quote with %s', async (_label, lines, code) => {
-    const res = await sys.gql(
+  ])('refuses a cart quote with %s (pricing subgraph)', async (_label, lines, code) => {
+    const res = await subgraph(
       `{ cartQuote(input: { lines: ${lines}, currency: "USD", region: "x" }) { id } }`,
     );
     expect(res.errors?.[0]?.extensions?.code).toBe(code);
