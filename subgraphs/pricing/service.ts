@@ -295,7 +295,11 @@ export function createPricingService(deps: PricingDeps): PricingService {
 
   // Every instance drops its cached prices when any instance changes a base price.
   const unsubscribe = bus.subscribe(EventTypes.BasePriceChanged, async (event: CloudEvent) => {
-    const data = event.data as BasePriceChangedData;
+    const data = event.data as Partial<BasePriceChangedData> | undefined;
+    if (typeof data?.sku !== 'string') {
+      log.warn({ eventId: event.id }, 'BasePriceChanged without a sku ignored');
+      return;
+    }
     try {
       await service.invalidate([data.sku]);
     } catch (err) {
