@@ -10,6 +10,7 @@ import { createPlatform, type Platform } from '../lib/platform.ts';
 import { InProcessDataSource } from './datasources/in-process.ts';
 import { RemoteSubgraphDataSource } from './datasources/remote.ts';
 import { registerEdgeRoutes } from './edge/index.ts';
+import { withQuoteFallback } from './edge/quote/graphql-fallback.ts';
 import { mountGateway } from './graphql.ts';
 import { subgraphFactories } from './subgraphs.ts';
 
@@ -66,7 +67,8 @@ export async function buildEmbedded(config: Config, opts: StartOptions = {}): Pr
   await mountGateway(app, {
     verifier: await callerVerifierFor(config),
     metrics: platform.metrics,
-    dataSource: (name) => new InProcessDataSource((local[name] as SubgraphModule).schema),
+    dataSource: (name) =>
+      withQuoteFallback(platform, name, new InProcessDataSource((local[name] as SubgraphModule).schema)),
   });
   return running(app, platform, local);
 }
@@ -88,10 +90,14 @@ export async function buildDistributedGateway(
     verifier: await callerVerifierFor(config),
     metrics: platform.metrics,
     dataSource: (name) =>
-      new RemoteSubgraphDataSource(
-        `${urls[name]}/graphql`,
-        config.GATEWAY_SHARED_SECRET,
-        config.SUBGRAPH_TIMEOUT_MS,
+      withQuoteFallback(
+        platform,
+        name,
+        new RemoteSubgraphDataSource(
+          `${urls[name]}/graphql`,
+          config.GATEWAY_SHARED_SECRET,
+          config.SUBGRAPH_TIMEOUT_MS,
+        ),
       ),
   });
   return running(app, platform, {});

@@ -14,11 +14,45 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startProcess } from '../support/processes.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-import { type Cart, getQuote, tenLines } from './support.ts';
+import { gql } from '../support/system.ts';
+import { type Cart, getQuote, PATIENT, tenLines } from './support.ts';
 
 const run = promisify(execFile);
 const lines = tenLines().map(({ sku, quantity }) => ({ sku, quantity }));
 const cartOf = (ls: Cart['lines']): Cart => ({ lines: ls, currency: 'USD', region: 'EU' });
+
+const GQL_QUOTE = `query Quote($input: CartQuoteInput!) {
+  cartQuote(input: $input) {
+    subtotal
+    lines { sku unitPrice basePrice appliedModifiers source }
+    promotions { discountTotal total }
+    quoteToken
+  }
+}`;
+
+interface GqlQuote {
+  cartQuote: {
+    subtotal: number;
+    lines: {
+      sku: string;
+      unitPrice: number;
+      basePrice: number;
+      appliedModifiers: string[];
+      source: string;
+    }[];
+    promotions: { discountTotal: number; total: number };
+    quoteToken: string;
+  };
+}
+
+async function graphqlQuote(url: string, cart: Cart) {
+  const res = await gql(url, GQL_QUOTE, { variables: { input: cart } });
+  return {
+    status: res.status,
+    errors: res.errors,
+    quote: (res.data as unknown as GqlQuote | null)?.cartQuote,
+  };
+}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -33,6 +67,7 @@ async function startDistributed(redisUrl: string) {
   const pg = await freshPostgres('edge');
   const prefix = uniquePrefix('edge');
   const common = {
+    ...PATIENT,
     DATABASE_URL: pg.url,
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: prefix,
@@ -99,6 +134,20 @@ describe('distributed quote when pricing and promotions go down', () => {
     expect(degraded.body.degraded).toBe(true);
     expect(degraded.body.promotions.status).toBe('evaluated');
     expect(degraded.body.quoteToken.split('.')).toHaveLength(3);
+
+    // The GraphQL quote degrades the same way: the plan's pricing fetch falls back to the edge.
+    const viaGraphql = await graphqlQuote(sys.gateway.url, cartOf(lines));
+    expect(viaGraphql.status).toBe(200);
+    expect(viaGraphql.errors).toBeUndefined();
+    expect(viaGraphql.quote?.lines.map((l) => l.source)).toEqual([
+      ...Array(5).fill('LAST_KNOWN'),
+      ...Array(5).fill('STATIC'),
+    ]);
+    expect(viaGraphql.quote?.lines.map((l) => l.unitPrice)).toEqual(
+      degraded.body.lines.map((l) => l.unitPrice),
+    );
+    expect(viaGraphql.quote?.promotions.total).toBe(degraded.body.total);
+    expect(viaGraphql.quote?.quoteToken.split('.')).toHaveLength(3);
   });
 
   it('with promotions killed too, answers 200 without discounts, marked unavailable', async () => {
@@ -153,5 +202,10 @@ describe('distributed quote when Redis is cut', () => {
       for (const l of after.body.lines) expect(['live', 'static']).toContain(l.source);
       expect(after.body.quoteToken.split('.')).toHaveLength(3);
     }
+    const viaGraphql = await graphqlQuote(sys.gateway.url, cartOf(lines));
+    expect(viaGraphql.status).toBe(200);
+    expect(viaGraphql.errors).toBeUndefined();
+    for (const l of viaGraphql.quote?.lines ?? []) expect(['LIVE', 'STATIC']).toContain(l.source);
+    expect(viaGraphql.quote?.lines).toHaveLength(10);
   });
 });

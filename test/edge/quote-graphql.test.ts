@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
 import { startEmbedded, type TestSystem } from '../support/system.ts';
-import { type Cart, cents, getQuote, TOOLS_RULE, tenLines, UPSERT_PROMOTION, verify } from './support.ts';
+import {
+  type Cart,
+  cents,
+  getQuote,
+  PATIENT,
+  TOOLS_RULE,
+  tenLines,
+  UPSERT_PROMOTION,
+  verify,
+} from './support.ts';
 
 const QUOTE = `query Quote($input: CartQuoteInput!) {
   cartQuote(input: $input) {
@@ -34,7 +43,7 @@ const cart: Cart = {
 };
 
 beforeAll(async () => {
-  sys = await startEmbedded({}, { clock });
+  sys = await startEmbedded(PATIENT, { clock });
   payment = await sys.token(['quotes:verify'], 'payment');
   const res = await sys.gql(UPSERT_PROMOTION, {
     token: await sys.token(['promotions:admin']),

@@ -13,6 +13,7 @@ import {
   type Cart,
   cents,
   getQuote,
+  PATIENT,
   quoteQuery,
   TOOLS_RULE,
   tenLines,
@@ -33,7 +34,7 @@ const cart: Cart = {
 };
 
 beforeAll(async () => {
-  sys = await startEmbedded({}, { clock });
+  sys = await startEmbedded(PATIENT, { clock });
   payment = await sys.token(['quotes:verify'], 'payment');
   const res = await sys.gql(UPSERT_PROMOTION, {
     token: await sys.token(['promotions:admin']),

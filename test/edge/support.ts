@@ -100,3 +100,14 @@ export const UPSERT_PROMOTION =
   'mutation ($rule: JSON!) { upsertPromotion(rule: $rule) { promotionId status } }';
 
 export const cents = (n: number): number => Math.round(n * 100);
+
+/**
+ * Dependency timeouts for end-to-end tests: generous, so a loaded machine does not turn a slow
+ * answer into a fallback. The faults these tests inject are refusals and dead servers; timeouts
+ * themselves are tested with fakes (compose.test.ts).
+ */
+export const PATIENT = {
+  PRICING_TIMEOUT_MS: '3000',
+  PROMOTIONS_TIMEOUT_MS: '3000',
+  QUOTE_CACHE_TIMEOUT_MS: '1000',
+};

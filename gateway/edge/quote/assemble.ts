@@ -45,7 +45,7 @@ export interface PricedLine {
   price: SourcedPrice;
 }
 
-const lineTotalOf = (l: PricedLine) => round2(money(l.price.unitPrice).times(l.quantity));
+export const lineTotalOf = (l: PricedLine) => round2(money(l.price.unitPrice).times(l.quantity));
 
 /** The basket promotions evaluate: the priced lines in the cart's order. */
 export function basketOf(cart: CartInput, lines: readonly PricedLine[]): PricedBasket {

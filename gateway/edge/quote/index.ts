@@ -11,6 +11,7 @@ import { catalogPort } from './adapters/catalog.ts';
 import { localPricing, localPromotions } from './adapters/local.ts';
 import { remoteCache, remotePricing, remotePromotions, servicePool } from './adapters/remote.ts';
 import { memoCatalog } from './catalog-memo.ts';
+import { registerPricingFallback } from './graphql-fallback.ts';
 import type { PromotionsPort, QuotePorts } from './ports.ts';
 import { createGuard } from './resilience.ts';
 import { quoteRoutes } from './routes.ts';
@@ -103,15 +104,17 @@ export async function registerQuoteRoutes(app: FastifyInstance, deps: EdgeDeps):
     labelNames: ['source'],
     registers: [metrics],
   });
+  const guards = {
+    cache: guard('cache', config.QUOTE_CACHE_TIMEOUT_MS),
+    pricing: guard('pricing', config.PRICING_TIMEOUT_MS),
+    promotions: guard('promotions', config.PROMOTIONS_TIMEOUT_MS),
+  };
   const service = createQuoteService({
     ports: { ...ports, catalog },
-    guards: {
-      cache: guard('cache', config.QUOTE_CACHE_TIMEOUT_MS),
-      pricing: guard('pricing', config.PRICING_TIMEOUT_MS),
-      promotions: guard('promotions', config.PROMOTIONS_TIMEOUT_MS),
-    },
+    guards,
     tokens,
     onLine: (source) => lines.labels(source).inc(),
   });
+  registerPricingFallback(platform, service, guards.pricing);
   await app.register(quoteRoutes(service, tokens, await callerVerifierFor(config)));
 }

@@ -36,6 +36,10 @@ export interface QuoteServiceDeps {
 export interface QuoteService {
   /** Throws Problem: 422 for SKUs the catalog does not know or price, 503 when the catalog is unreachable. */
   quote(cart: CartInput): Promise<CartQuote>;
+  /** The pricing half alone (the GraphQL quote's fallback when pricing is down); same errors. */
+  priceCart(cart: CartInput): Promise<PricedLine[]>;
+  /** Whether pricing's breaker is open: calls to it fail at once. */
+  pricingUnavailable(): boolean;
 }
 
 const unprocessable = (errors: Violation[]) =>
@@ -52,87 +56,90 @@ const unprocessable = (errors: Violation[]) =>
  */
 export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
   const { ports, guards } = deps;
-  return {
-    async quote(cart) {
-      const skus = cart.lines.map((l) => l.sku);
-      const segment = cart.customerSegment ?? DEFAULT_SEGMENT;
-      let entries: (CatalogEntry | undefined)[];
-      try {
-        entries = await ports.catalog.lookup(skus, cart.currency);
-      } catch {
-        throw new Problem(
-          503,
-          'catalog-unavailable',
-          'Catalog unavailable',
-          'no price can be given now',
-          {},
-          {
-            'retry-after': '1',
-          },
-        );
-      }
-      const unknown = entries.flatMap((e, i) =>
-        e ? [] : [{ pointer: `/line/${i}`, message: `${skus[i]} is not in the catalog` }],
+
+  async function priceCart(cart: CartInput): Promise<PricedLine[]> {
+    const skus = cart.lines.map((l) => l.sku);
+    const segment = cart.customerSegment ?? DEFAULT_SEGMENT;
+    let entries: (CatalogEntry | undefined)[];
+    try {
+      entries = await ports.catalog.lookup(skus, cart.currency);
+    } catch {
+      throw new Problem(
+        503,
+        'catalog-unavailable',
+        'Catalog unavailable',
+        'no price can be given now',
+        {},
+        {
+          'retry-after': '1',
+        },
       );
-      if (unknown.length > 0) throw unprocessable(unknown);
-      const known = entries as CatalogEntry[];
-      const keys = skus.map((sku) => ({ sku, region: cart.region, customerSegment: segment }));
+    }
+    const unknown = entries.flatMap((e, i) =>
+      e ? [] : [{ pointer: `/line/${i}`, message: `${skus[i]} is not in the catalog` }],
+    );
+    if (unknown.length > 0) throw unprocessable(unknown);
+    const known = entries as CatalogEntry[];
+    const keys = skus.map((sku) => ({ sku, region: cart.region, customerSegment: segment }));
 
-      const readFresh = ports.cache.fresh?.bind(ports.cache);
-      const fresh: (Price | undefined)[] = readFresh
-        ? await orElse(guards.cache, () => readFresh(keys), [])
-        : [];
-      const misses = keys.flatMap((_, i) => (usable(fresh[i], cart.currency) ? [] : [i]));
+    const readFresh = ports.cache.fresh?.bind(ports.cache);
+    const fresh: (Price | undefined)[] = readFresh
+      ? await orElse(guards.cache, () => readFresh(keys), [])
+      : [];
+    const misses = keys.flatMap((_, i) => (usable(fresh[i], cart.currency) ? [] : [i]));
 
-      const live: (LivePrice | undefined)[] = [];
-      if (misses.length > 0) {
-        const contexts: PriceContext[] = misses.map((i) => ({
-          ...(keys[i] as PriceContext),
-          currency: cart.currency,
-          inventoryLevel: (known[i] as CatalogEntry).inventoryLevel,
-        }));
-        const answers = await orElse(
-          guards.pricing,
-          (signal) => ports.pricing.calculate(contexts, signal),
-          [],
-        );
-        misses.forEach((i, j) => {
-          live[i] = answers[j];
-        });
-      }
-
-      const unanswered = misses.filter((i) => {
-        const a = live[i];
-        return !(a && 'price' in a && usable(a.price, cart.currency));
+    const live: (LivePrice | undefined)[] = [];
+    if (misses.length > 0) {
+      const contexts: PriceContext[] = misses.map((i) => ({
+        ...(keys[i] as PriceContext),
+        currency: cart.currency,
+        inventoryLevel: (known[i] as CatalogEntry).inventoryLevel,
+      }));
+      const answers = await orElse(guards.pricing, (signal) => ports.pricing.calculate(contexts, signal), []);
+      misses.forEach((i, j) => {
+        live[i] = answers[j];
       });
-      const lastKnown: (Price | undefined)[] = [];
-      if (unanswered.length > 0) {
-        const found = await orElse(
-          guards.cache,
-          () => ports.cache.lastKnown(unanswered.map((i) => keys[i] as (typeof keys)[number])),
-          [] as (Price | undefined)[],
-        );
-        unanswered.forEach((i, j) => {
-          lastKnown[i] = found[j];
-        });
-      }
+    }
 
-      const lines: PricedLine[] = [];
-      const unpriced: Violation[] = [];
-      known.forEach((entry, i) => {
-        const price = selectPrice(cart.currency, {
-          ...(fresh[i] ? { fresh: fresh[i] } : {}),
-          ...(live[i] ? { live: live[i] } : {}),
-          ...(lastKnown[i] ? { lastKnown: lastKnown[i] } : {}),
-          entry,
-        });
-        if (!price)
-          unpriced.push({ pointer: `/line/${i}`, message: `${entry.sku} has no price in ${cart.currency}` });
-        else lines.push({ entry, quantity: (cart.lines[i] as { quantity: number }).quantity, price });
+    const unanswered = misses.filter((i) => {
+      const a = live[i];
+      return !(a && 'price' in a && usable(a.price, cart.currency));
+    });
+    const lastKnown: (Price | undefined)[] = [];
+    if (unanswered.length > 0) {
+      const found = await orElse(
+        guards.cache,
+        () => ports.cache.lastKnown(unanswered.map((i) => keys[i] as (typeof keys)[number])),
+        [] as (Price | undefined)[],
+      );
+      unanswered.forEach((i, j) => {
+        lastKnown[i] = found[j];
       });
-      if (unpriced.length > 0) throw unprocessable(unpriced);
-      for (const l of lines) deps.onLine?.(l.price.source);
+    }
 
+    const lines: PricedLine[] = [];
+    const unpriced: Violation[] = [];
+    known.forEach((entry, i) => {
+      const price = selectPrice(cart.currency, {
+        ...(fresh[i] ? { fresh: fresh[i] } : {}),
+        ...(live[i] ? { live: live[i] } : {}),
+        ...(lastKnown[i] ? { lastKnown: lastKnown[i] } : {}),
+        entry,
+      });
+      if (!price)
+        unpriced.push({ pointer: `/line/${i}`, message: `${entry.sku} has no price in ${cart.currency}` });
+      else lines.push({ entry, quantity: (cart.lines[i] as { quantity: number }).quantity, price });
+    });
+    if (unpriced.length > 0) throw unprocessable(unpriced);
+    for (const l of lines) deps.onLine?.(l.price.source);
+    return lines;
+  }
+
+  return {
+    priceCart,
+    pricingUnavailable: () => guards.pricing.isOpen(),
+    async quote(cart) {
+      const lines = await priceCart(cart);
       const evaluation = await orElse(
         guards.promotions,
         (signal) => ports.promotions.evaluate(basketOf(cart, lines), signal),
