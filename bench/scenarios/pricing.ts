@@ -134,7 +134,7 @@ export const scenarios: Scenario[] = [
   {
     kind: 'http',
     group: GROUP,
-    name: 'price MISS, embedded (PGlite catalog, memory cache, in-process events)',
+    name: 'price MISS, embedded (catalog mirrored from PGlite, memory cache, in-process events)',
     baseline: BASELINE,
     setup: async () => missTarget(await embeddedBackend()),
   },
