@@ -4,6 +4,7 @@ import { type AuditEntry, type ChainedEntry, chain, GENESIS_HASH } from './entry
 import type { AuditLog } from './log.ts';
 
 const MAX_BATCH = 500;
+const GATHER_MS = 5;
 const COLUMNS = 11;
 // Several gateway processes may share one Postgres: one writer at a time extends the chain.
 const CHAIN_LOCK = 727275;
@@ -44,56 +45,87 @@ export async function readAudit(db: Queryable, fromSeq = 1, limit = 1000): Promi
   return rows.map(fromAuditRow);
 }
 
-async function writeBatch(db: Db, batch: readonly AuditEntry[]): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
-    const tail = await tx.query<{ seq: string | number; hash: string }>(
-      'SELECT seq, hash FROM agent_audit_log ORDER BY seq DESC LIMIT 1',
+type Tail = { seq: number; hash: string };
+
+async function readTail(q: Queryable): Promise<Tail> {
+  const tail = await q.query<{ seq: string | number; hash: string }>(
+    'SELECT seq, hash FROM agent_audit_log ORDER BY seq DESC LIMIT 1',
+  );
+  return tail[0] ? { seq: Number(tail[0].seq), hash: tail[0].hash } : { seq: 0, hash: GENESIS_HASH };
+}
+
+function insertStatement(chained: readonly ChainedEntry[]): [string, unknown[]] {
+  const values: string[] = [];
+  const params: unknown[] = [];
+  for (const e of chained) {
+    const b = params.length;
+    values.push(`(${Array.from({ length: COLUMNS }, (_, i) => `$${b + i + 1}`).join(',')})`);
+    params.push(
+      e.seq,
+      e.at,
+      e.traceId,
+      e.method,
+      e.path,
+      e.status,
+      e.durationMs,
+      e.identity,
+      e.reason,
+      e.prevHash,
+      e.hash,
     );
-    const prev = tail[0] ? { seq: Number(tail[0].seq), hash: tail[0].hash } : { seq: 0, hash: GENESIS_HASH };
-    const chained = chain(prev, batch);
-    const values: string[] = [];
-    const params: unknown[] = [];
-    for (const e of chained) {
-      const b = params.length;
-      values.push(`(${Array.from({ length: COLUMNS }, (_, i) => `$${b + i + 1}`).join(',')})`);
-      params.push(
-        e.seq,
-        e.at,
-        e.traceId,
-        e.method,
-        e.path,
-        e.status,
-        e.durationMs,
-        e.identity,
-        e.reason,
-        e.prevHash,
-        e.hash,
-      );
-    }
-    await tx.query(
-      `INSERT INTO agent_audit_log (seq, at, trace_id, method, path, status, duration_ms, identity, reason, prev_hash, hash) VALUES ${values.join(',')}`,
-      params,
-    );
-  });
+  }
+  return [
+    `INSERT INTO agent_audit_log (seq, at, trace_id, method, path, status, duration_ms, identity, reason, prev_hash, hash) VALUES ${values.join(',')}`,
+    params,
+  ];
+}
+
+/**
+ * Extends the chain by one batch. Postgres may be shared by several gateway processes: one
+ * writer at a time (advisory lock), reading the tail inside the transaction. The embedded
+ * store belongs to this process alone, so its tail is kept in memory and a batch is one
+ * INSERT (atomic by itself) instead of five blocking calls.
+ */
+function batchWriter(db: Db): (batch: readonly AuditEntry[]) => Promise<void> {
+  if (db.kind === 'pglite') {
+    let tail: Tail | undefined;
+    return async (batch) => {
+      tail ??= await readTail(db);
+      const chained = chain(tail, batch);
+      const [sql, params] = insertStatement(chained);
+      await db.query(sql, params);
+      const last = chained[chained.length - 1];
+      if (last) tail = { seq: last.seq, hash: last.hash };
+    };
+  }
+  return (batch) =>
+    db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
+      const [sql, params] = insertStatement(chain(await readTail(tx), batch));
+      await tx.query(sql, params);
+    });
 }
 
 /**
  * Durable audit log in the SQL store. Appends are queued and written by one loop, a batch per
- * transaction (group commit). A failed batch is retried with backoff and kept in order; if
+ * statement or transaction (group commit), within about GATHER_MS of the response. A failed batch is retried with backoff and kept in order; if
  * the store stays down, entries wait in memory (bounded) and errors are logged.
  */
 export function sqlAuditLog(db: Db, log: Logger, maxQueued = 100_000): AuditLog & { close(): Promise<void> } {
+  const writeBatch = batchWriter(db);
   let queue: AuditEntry[] = [];
   let writing: Promise<void> | undefined;
   let closed = false;
 
   const loop = async () => {
+    // Entries are written after their responses; a few ms of gathering makes batches large
+    // enough that the audit costs little per call (the embedded store blocks while it writes).
+    await new Promise((r) => setTimeout(r, GATHER_MS));
     let backoff = 50;
     while (queue.length > 0) {
       const batch = queue.slice(0, MAX_BATCH);
       try {
-        await writeBatch(db, batch);
+        await writeBatch(batch);
         queue = queue.slice(batch.length);
         backoff = 50;
       } catch (err) {

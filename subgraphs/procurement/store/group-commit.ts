@@ -11,7 +11,6 @@ export function groupCommit<T>(
   let running = false;
 
   const drain = async () => {
-    running = true;
     while (queue.length > 0) {
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
@@ -28,6 +27,10 @@ export function groupCommit<T>(
   return (item) =>
     new Promise<void>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      if (!running) void drain();
+      if (running) return;
+      running = true;
+      // Wait for the rest of this event-loop turn: the embedded store (PGlite) blocks the loop
+      // while it writes, so requests that are ready now must enqueue before the write starts.
+      setImmediate(() => void drain());
     });
 }
