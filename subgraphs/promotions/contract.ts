@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import type { Violation } from './domain/errors.ts';
 
@@ -28,6 +29,8 @@ export function promotionsContract(): PromotionsContract {
   const doc = parse(readFileSync(PROMOTIONS_OPENAPI_URL, 'utf8')) as Record<string, unknown>;
   // OpenAPI 3.1 schemas are JSON Schema 2020-12; `examples` and `description` are annotations.
   const ajv = new Ajv2020({ allErrors: true, strict: false });
+  // int32 and friends are real formats here, not annotations Ajv warns about.
+  addFormats.default(ajv);
   ajv.addSchema(doc, DOC_ID);
   const ref = (name: string) => ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` });
   compiled = {

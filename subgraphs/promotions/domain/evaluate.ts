@@ -89,7 +89,8 @@ export function evaluate(rules: Ruleset, basket: Basket, ctx: EvaluationContext)
       );
       continue;
     }
-    const foreign = rule.actions.find((a) => a.currency !== undefined && a.currency !== basket.currency);
+    let foreign: CompiledRule['actions'][number] | undefined;
+    for (const a of rule.actions) if (a.currency !== undefined && a.currency !== basket.currency) foreign = a;
     if (foreign) {
       skip(
         rule,
@@ -131,15 +132,16 @@ export function evaluate(rules: Ruleset, basket: Basket, ctx: EvaluationContext)
       );
       continue;
     }
-    applied.push({
+    const discount: AppliedDiscount = {
       promotionId: rule.promotionId,
       name: rule.name,
       priority: rule.priority,
       actions: producing,
-      ...(coupon !== undefined ? { couponCode: coupon } : {}),
       amount: toAmount(total),
       allocations,
-    });
+    };
+    if (coupon !== undefined) discount.couponCode = coupon;
+    applied.push(discount);
     appliedIds.add(rule.promotionId);
     if (rule.stacking !== 'STACKABLE') stoppedBy = rule;
   }
