@@ -160,3 +160,5 @@ export interface PromotionService {
 }
 
 export { BasketInvalid, RedemptionInvalid } from './domain/errors.ts';
+/** The factory: `createPromotionService(platform)` (the subgraph module also exposes it as `api`). */
+export { createPromotionService, type PromotionEngine } from './service.ts';
