@@ -12,10 +12,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintDevToken } from '../../lib/auth/jwt.ts';
+import { loadConfig } from '../../lib/config.ts';
 import { type ServiceProcess, startProcess } from '../support/processes.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
 import { gql } from '../support/system.ts';
-import { type Cart, getQuote, PATIENT, tenLines } from './support.ts';
+import { type Cart, getQuote, PATIENT, tenLines, verify } from './support.ts';
 
 const run = promisify(execFile);
 const lines = tenLines().map(({ sku, quantity }) => ({ sku, quantity }));
@@ -88,6 +90,8 @@ async function startDistributed(redisUrl: string) {
     promotions,
     gateway,
     prefix,
+    /** Payment's caller token, signed with the development key all processes share (DATA_DIR). */
+    payment: () => mintDevToken(loadConfig(common), { subject: 'payment', roles: ['quotes:verify'] }),
     async stop() {
       await Promise.all(procs.map((p) => p.kill()));
       await pg.drop();
@@ -147,7 +151,16 @@ describe('distributed quote when pricing and promotions go down', () => {
       degraded.body.lines.map((l) => l.unitPrice),
     );
     expect(viaGraphql.quote?.promotions.total).toBe(degraded.body.total);
-    expect(viaGraphql.quote?.quoteToken.split('.')).toHaveLength(3);
+    // Signed by the promotions process, checked by the gateway: one shared key file.
+    const checked = await verify(
+      sys.gateway.url,
+      await sys.payment(),
+      viaGraphql.quote?.quoteToken ?? '',
+      cartOf(lines),
+    );
+    expect(checked.body.valid).toBe(true);
+    const claimed = (checked.body.claims as { lines: { source: string }[] }).lines.map((l) => l.source);
+    expect(claimed).toEqual([...Array(5).fill('last_known'), ...Array(5).fill('static')]);
   });
 
   it('with promotions killed too, answers 200 without discounts, marked unavailable', async () => {

@@ -109,5 +109,5 @@ export const cents = (n: number): number => Math.round(n * 100);
 export const PATIENT = {
   PRICING_TIMEOUT_MS: '3000',
   PROMOTIONS_TIMEOUT_MS: '3000',
-  QUOTE_CACHE_TIMEOUT_MS: '1000',
+  QUOTE_CACHE_TIMEOUT_MS: '300',
 };
