@@ -16,7 +16,7 @@ const OPERATIONAL = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/graphql$/, 
  * Routes known to lack a document, each reported to its owner. A new undocumented route fails;
  * remove an entry once its document declares it.
  */
-const KNOWN_UNDOCUMENTED = new Set(['GET /api/v2/procurement/orders/:id']);
+const KNOWN_UNDOCUMENTED = new Set<string>([]);
 
 /** `METHOD /path` of every route, from Fastify's route tree (its only public listing). */
 function routesOf(tree: string): string[] {
@@ -35,12 +35,15 @@ function routesOf(tree: string): string[] {
   return out;
 }
 
+/** `GET /orders/:id` and `GET /orders/{orderId}` are the same operation: parameter names aside. */
+const withoutParamNames = (operation: string) => operation.replace(/:[^/.]+/g, ':');
+
 function documented(): { operation: string; file: string }[] {
   return fullDocumentFiles().flatMap((file) => {
     const doc = YAML.parse(readFileSync(file, 'utf8')) as { paths?: Record<string, Record<string, unknown>> };
     return Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
       METHODS.filter((m) => m in item).map((m) => ({
-        operation: `${m.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`,
+        operation: `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, ':')}`,
         file,
       })),
     );
@@ -169,17 +172,20 @@ describe('OpenAPI coverage of the REST surface', () => {
   });
 
   it('routes every operation a document declares', () => {
-    for (const { operation, file } of documented()) {
-      const [method, url] = operation.split(' ') as [string, string];
-      expect(sys.app.hasRoute({ method: method as 'GET', url }), `${operation} (${file})`).toBe(true);
-    }
+    const served = new Set(routesOf(sys.app.printRoutes({ commonPrefix: false })).map(withoutParamNames));
+    const missing = documented().filter((d) => !served.has(d.operation));
+    expect(missing).toEqual([]);
   });
 
   it('declares every REST route the system serves in a document', () => {
     const declared = new Set(documented().map((d) => d.operation));
     const undocumented = routesOf(sys.app.printRoutes({ commonPrefix: false })).filter((r) => {
       const path = r.split(' ')[1] ?? '';
-      return !declared.has(r) && !OPERATIONAL.some((p) => p.test(path)) && !KNOWN_UNDOCUMENTED.has(r);
+      return (
+        !declared.has(withoutParamNames(r)) &&
+        !OPERATIONAL.some((p) => p.test(path)) &&
+        !KNOWN_UNDOCUMENTED.has(r)
+      );
     });
     expect(undocumented).toEqual([]);
   });
