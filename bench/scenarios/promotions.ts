@@ -179,9 +179,11 @@ async function jreSetup() {
       const { events } = await engine.run(facts);
       // Events arrive in priority order; apply the fired rules' actions on what is left.
       const remaining = basket.lines.map((l) => l.totalCents);
+      const cut = basket.lines.map(() => 0);
       for (const e of events) {
         for (const action of compiled.get(String(e.params?.id))?.actions ?? []) {
-          const cut = action.apply(basket, remaining);
+          cut.fill(0);
+          action.apply(basket, remaining, cut);
           for (let i = 0; i < cut.length; i++) remaining[i] = (remaining[i] ?? 0) - (cut[i] ?? 0);
         }
       }

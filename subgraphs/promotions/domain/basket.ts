@@ -28,6 +28,8 @@ export interface Basket {
   readonly totalQuantity: number;
   readonly categories: ReadonlySet<string>;
   readonly skus: ReadonlySet<string>;
+  /** Working array of one slot per line that actions reuse (see eligibleWeights). */
+  readonly scratch: number[];
   /** Facts as explanations show them, computed once per basket (many rules fail on the same fact). */
   readonly shown: Map<string, { value: unknown; text: string }>;
 }
@@ -89,6 +91,7 @@ export function toBasket(input: PricedBasket): Basket {
     totalQuantity,
     categories,
     skus,
+    scratch: new Array<number>(lines.length).fill(0),
     shown: new Map(),
   };
 }

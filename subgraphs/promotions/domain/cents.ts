@@ -45,25 +45,38 @@ export function percentOf(cents: number, part: number): number {
  * no sorting (the largest-remainder method sorts), deterministic.
  */
 export function allocate(total: number, weights: readonly number[]): number[] {
+  const shares = new Array<number>(weights.length).fill(0);
+  allocateInto(total, weights, shares);
+  return shares;
+}
+
+/** allocate() writing the shares into `out` (every slot of `weights` is written). */
+export function allocateInto(total: number, weights: readonly number[], out: number[]): void {
   const n = weights.length;
   let sum = 0;
   for (let i = 0; i < n; i++) sum += weights[i] as number;
-  const shares = new Array<number>(n).fill(0);
-  if (total <= 0 || sum <= 0) return shares;
-  if (total >= sum) {
-    for (let i = 0; i < n; i++) shares[i] = weights[i] as number;
-    return shares;
+  if (total <= 0 || sum <= 0) {
+    for (let i = 0; i < n; i++) out[i] = 0;
+    return;
   }
-  if (!Number.isSafeInteger(total * sum)) return allocateBig(total, weights, sum);
+  if (total >= sum) {
+    for (let i = 0; i < n; i++) out[i] = weights[i] as number;
+    return;
+  }
+  if (!Number.isSafeInteger(total * sum)) {
+    allocateBig(total, weights, sum).forEach((share, i) => {
+      out[i] = share;
+    });
+    return;
+  }
   let running = 0;
   let before = 0;
   for (let i = 0; i < n; i++) {
     running += weights[i] as number;
     const upTo = roundDiv(total * running, sum);
-    shares[i] = upTo - before;
+    out[i] = upTo - before;
     before = upTo;
   }
-  return shares;
 }
 
 /** round-half-up(a / b) for safe non-negative integers: the double quotient, corrected exactly. */

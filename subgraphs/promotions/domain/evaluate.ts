@@ -26,6 +26,8 @@ export function evaluate(rules: Ruleset, basket: Basket, ctx: EvaluationContext)
   const remaining = basket.lines.map((l) => l.totalCents);
   /** What the current rule took from each line; zeroed again as it is read. */
   const taken: number[] = basket.lines.map(() => 0);
+  /** What the current action takes from each line (reused by every action). */
+  const cut: number[] = basket.lines.map(() => 0);
   const applied: AppliedDiscount[] = [];
   const notApplied: NotAppliedPromotion[] = [];
   const appliedIds = new Set<string>();
@@ -103,7 +105,8 @@ export function evaluate(rules: Ruleset, basket: Basket, ctx: EvaluationContext)
     // Actions of a rule apply in order, each to what the previous ones left.
     const producing: string[] = [];
     for (const action of rule.actions) {
-      const cut = action.apply(basket, remaining);
+      cut.fill(0);
+      action.apply(basket, remaining, cut);
       let any = false;
       for (let i = 0; i < cut.length; i++) {
         const c = cut[i] ?? 0;

@@ -6,13 +6,14 @@ import type { Check } from '../check.ts';
 /**
  * A compiled action computes, for each line, the cents it takes off. It never takes more than
  * what is left of a line (`remaining`), which is how no line goes below zero however many
- * rules stack. Pure: it reads the basket and returns a new array.
+ * rules stack. It reads the basket and writes into `out` (all zeros on entry, one slot per
+ * line): the caller reuses one array, so a thousand rules allocate nothing per action.
  */
 export interface CompiledAction {
   readonly type: string;
   /** Fixed amounts are in one currency; a basket in another gets CURRENCY_MISMATCH. */
   readonly currency?: string;
-  apply(b: Basket, remaining: readonly number[]): number[];
+  apply(b: Basket, remaining: readonly number[], out: number[]): void;
   /** Why the action found nothing to discount, for the explanation (NO_ELIGIBLE_ITEMS). */
   miss?(b: Basket): string;
 }
@@ -51,20 +52,21 @@ export const unitsOf = (b: Basket, eligible: (l: Line) => boolean): number =>
 export const targetText = (o: Record<string, unknown>): string =>
   typeof o.target_category === 'string' ? `of category ${o.target_category}` : 'in the cart';
 
-/** What is left of the eligible lines (0 for the others), and its sum, in one pass. */
+/**
+ * What is left of the eligible lines (0 for the others) in the basket's scratch array, and
+ * its sum, in one pass. The array is valid until the next call.
+ */
 export function eligibleWeights(
   b: Basket,
   remaining: readonly number[],
   eligible: (l: Line) => boolean,
-): { weights: number[]; base: number } {
-  const weights = new Array<number>(b.lines.length);
+): number {
+  const weights = b.scratch;
   let base = 0;
   for (const l of b.lines) {
     const w = eligible(l) ? (remaining[l.index] ?? 0) : 0;
     weights[l.index] = w;
     base += w;
   }
-  return { weights, base };
+  return base;
 }
-
-export const zeros = (b: Basket): number[] => new Array(b.lines.length).fill(0);

@@ -1,5 +1,5 @@
 import { percentOf } from '../cents.ts';
-import { type ActionType, percentPart, targetOf, targetText, unitsOf, zeros } from './action.ts';
+import { type ActionType, percentPart, targetOf, targetText, unitsOf } from './action.ts';
 
 /**
  * BUY_X_GET_Y: for every `buy_quantity` + `get_quantity` units of `target_category` (of the
@@ -16,8 +16,7 @@ export const buyXGetY: ActionType = {
     if (buy === undefined || get === undefined || part === undefined) return undefined;
     return {
       type: 'BUY_X_GET_Y',
-      apply(b, remaining) {
-        const out = zeros(b);
+      apply(b, remaining, out) {
         const lines = b.lines.filter((l) => eligible(l) && (remaining[l.index] ?? 0) > 0);
         const units = lines.reduce((n, l) => n + l.quantity, 0);
         let free = Math.floor(units / (buy + get)) * get;
@@ -28,7 +27,6 @@ export const buyXGetY: ActionType = {
           free -= n;
           out[l.index] = Math.min(percentOf(l.unitCents * n, part), remaining[l.index] ?? 0);
         }
-        return out;
       },
       miss: (b) =>
         `${unitsOf(b, eligible)} unit(s) ${targetText(o)}; needs ${buy + get} for ${get} discounted`,

@@ -1,4 +1,4 @@
-import { allocate, percentOf } from '../cents.ts';
+import { allocateInto, percentOf } from '../cents.ts';
 import { type ActionType, percentPart } from './action.ts';
 
 /** PERCENTAGE_DISCOUNT_CART: `value` % off what is left of the cart, allocated to the lines. */
@@ -9,10 +9,10 @@ export const cartPercentage: ActionType = {
     if (part === undefined) return undefined;
     return {
       type: 'PERCENTAGE_DISCOUNT_CART',
-      apply(_b, remaining) {
+      apply(_b, remaining, out) {
         let base = 0;
         for (const w of remaining) base += w;
-        return allocate(percentOf(base, part), remaining);
+        allocateInto(percentOf(base, part), remaining, out);
       },
     };
   },

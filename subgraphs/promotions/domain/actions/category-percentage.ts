@@ -1,4 +1,4 @@
-import { allocate, percentOf } from '../cents.ts';
+import { allocateInto, percentOf } from '../cents.ts';
 import { type ActionType, eligibleWeights, percentPart, targetOf, targetText } from './action.ts';
 
 /**
@@ -14,9 +14,9 @@ export const categoryPercentage: ActionType = {
     if (part === undefined) return undefined;
     return {
       type: 'PERCENTAGE_DISCOUNT_CATEGORY',
-      apply(b, remaining) {
-        const { weights, base } = eligibleWeights(b, remaining, eligible);
-        return allocate(percentOf(base, part), weights);
+      apply(b, remaining, out) {
+        const base = eligibleWeights(b, remaining, eligible);
+        allocateInto(percentOf(base, part), b.scratch, out);
       },
       miss: () => `nothing ${targetText(o)} left to discount`,
     };

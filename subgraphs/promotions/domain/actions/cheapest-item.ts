@@ -1,5 +1,5 @@
 import { percentOf } from '../cents.ts';
-import { type ActionType, percentPart, targetOf, targetText, zeros } from './action.ts';
+import { type ActionType, percentPart, targetOf, targetText } from './action.ts';
 
 /**
  * PERCENTAGE_DISCOUNT_CHEAPEST_ITEM (the spec's sample): `value` % off one unit, the cheapest
@@ -14,8 +14,7 @@ export const cheapestItem: ActionType = {
     if (part === undefined) return undefined;
     return {
       type: 'PERCENTAGE_DISCOUNT_CHEAPEST_ITEM',
-      apply(b, remaining) {
-        const out = zeros(b);
+      apply(b, remaining, out) {
         let best = -1;
         for (const l of b.lines) {
           if (!eligible(l) || (remaining[l.index] ?? 0) <= 0) continue;
@@ -23,7 +22,6 @@ export const cheapestItem: ActionType = {
         }
         const line = b.lines[best];
         if (line) out[best] = Math.min(percentOf(line.unitCents, part), remaining[best] ?? 0);
-        return out;
       },
       miss: () => `no item ${targetText(o)} left to discount`,
     };

@@ -1,4 +1,4 @@
-import { allocate } from '../cents.ts';
+import { allocateInto } from '../cents.ts';
 import { type ActionType, eligibleWeights, targetOf, targetText } from './action.ts';
 
 /**
@@ -16,9 +16,9 @@ export const fixedAmount: ActionType = {
     return {
       type: 'FIXED_AMOUNT_DISCOUNT',
       currency,
-      apply(b, remaining) {
-        const { weights, base } = eligibleWeights(b, remaining, eligible);
-        return allocate(Math.min(cents, base), weights);
+      apply(b, remaining, out) {
+        const base = eligibleWeights(b, remaining, eligible);
+        allocateInto(Math.min(cents, base), b.scratch, out);
       },
       miss: () => `nothing ${targetText(o)} left to discount`,
     };

@@ -1,4 +1,4 @@
-import { allocate, percentOf } from '../cents.ts';
+import { allocateInto, percentOf } from '../cents.ts';
 import { type ActionType, eligibleWeights, percentPart, targetOf, targetText, unitsOf } from './action.ts';
 
 /**
@@ -29,12 +29,12 @@ export const quantityTiers: ActionType = {
     const highestFirst = [...tiers].reverse();
     return {
       type: 'QUANTITY_TIER_DISCOUNT',
-      apply(b, remaining) {
-        const { weights, base } = eligibleWeights(b, remaining, eligible);
+      apply(b, remaining, out) {
+        const base = eligibleWeights(b, remaining, eligible);
         const units = unitsOf(b, eligible);
         const tier = highestFirst.find((t) => units >= t.min);
-        if (!tier) return weights.map(() => 0);
-        return allocate(percentOf(base, tier.part), weights);
+        if (!tier) return;
+        allocateInto(percentOf(base, tier.part), b.scratch, out);
       },
       miss: (b) =>
         `${unitsOf(b, eligible)} unit(s) ${targetText(o)}; the first tier starts at ${tiers[0]?.min}`,
