@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { base64url, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { edgeContract } from '../../gateway/edge/quote/contract.ts';
@@ -100,6 +101,80 @@ describe('GET /cart/quote (embedded)', () => {
     const body = (await res.json()) as { status: number; errors: { pointer: string }[] };
     expect(body.status).toBe(422);
     expect(body.errors.map((e) => e.pointer)).toContain(pointer);
+  });
+});
+
+describe('GET /cart/quote under arbitrary input', () => {
+  it('answers 200 or a 4xx problem to any query string, never a 5xx (property)', async () => {
+    const names = fc.constantFrom(
+      'line',
+      'currency',
+      'region',
+      'customerSegment',
+      'customerId',
+      'coupon',
+      'x',
+      'line[]',
+    );
+    const values = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom(
+        'SKU-ABC-000001:1',
+        'SKU-ABC-000001:0',
+        'USD',
+        'US',
+        'VIP',
+        '',
+        '%',
+        ':',
+        'SKU-ABC-000001:',
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(names, values), { maxLength: 8 }), async (pairs) => {
+        const q = new URLSearchParams();
+        for (const [k, v] of pairs) q.append(k, v);
+        const res = await fetch(`${sys.url}/cart/quote?${q}`);
+        await res.arrayBuffer();
+        if (res.status !== 200) {
+          expect(res.status).toBeGreaterThanOrEqual(400);
+          expect(res.status).toBeLessThan(500);
+          expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('POST /cart/quote/verify under arbitrary input', () => {
+  it('answers any JSON body with 200 or a 4xx problem, never a 5xx (property)', async () => {
+    const token = fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.constant('a.b.c'),
+      fc.constant('eyJhbGciOiJub25lIn0.e30.'),
+    );
+    const body = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.record({ token, cart: fc.jsonValue({ maxDepth: 3 }) }),
+      fc.record({
+        token,
+        cart: fc.constant({ lines: [{ sku: 'SKU-ABC-000001', quantity: 1 }], currency: 'USD', region: 'US' }),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (payload) => {
+        const res = await fetch(`${sys.url}/cart/quote/verify`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${payment}` },
+          body: JSON.stringify(payload),
+        });
+        const reply = (await res.json()) as { valid?: boolean };
+        if (res.status === 200) expect(reply.valid).toBe(false);
+        else expect([400, 422]).toContain(res.status);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 
