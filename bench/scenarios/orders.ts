@@ -12,6 +12,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Fastify from 'fastify';
 import { buildEmbedded } from '../../gateway/topology.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../test/support/services.ts';
@@ -43,6 +44,13 @@ const order = (): HttpRequestSpec[] => [
   },
 ];
 
+const apps = new WeakMap<HttpTarget, Awaited<ReturnType<typeof buildEmbedded>>['app']>();
+const appOf = (t: HttpTarget) => {
+  const app = apps.get(t);
+  if (!app) throw new Error('not an embedded system target');
+  return app;
+};
+
 async function system(env: Record<string, string>, cleanup = async () => {}): Promise<HttpTarget> {
   const sys = await buildEmbedded(
     loadConfig({
@@ -56,7 +64,7 @@ async function system(env: Record<string, string>, cleanup = async () => {}): Pr
     }),
   );
   const url = await sys.listen(0);
-  return {
+  const target: HttpTarget = {
     url,
     requests: order(),
     expectStatus: 201,
@@ -65,9 +73,55 @@ async function system(env: Record<string, string>, cleanup = async () => {}): Pr
       await cleanup();
     },
   };
+  apps.set(target, sys.app);
+  return target;
 }
 
+/**
+ * The chain's own cost per request, without sockets or a load generator competing for the same
+ * cores: Fastify's inject() into the embedded system (all checks, memory store) against a bare
+ * Fastify route answering the same 201. The difference of the means is the gateway overhead.
+ */
+const IN_PROCESS = GROUP;
+const INJECT_BASELINE = 'bare Fastify route (inject)';
+const injectOrder = {
+  method: 'POST' as const,
+  url: '/api/v2/procurement/orders',
+  headers: { 'content-type': 'application/json', 'x-spiffe-id': AGENT },
+  payload: BODY,
+};
+
 export const scenarios: Scenario[] = [
+  {
+    kind: 'fn',
+    group: IN_PROCESS,
+    name: INJECT_BASELINE,
+    iterations: 20_000,
+    async setup() {
+      const app = Fastify();
+      app.post('/bare', async (_req, reply) => reply.code(201).send(RESPONSE));
+      await app.ready();
+      const req = { ...injectOrder, url: '/bare' };
+      return { run: () => app.inject(req), close: () => app.close() };
+    },
+  },
+  {
+    kind: 'fn',
+    group: IN_PROCESS,
+    name: 'order path, all checks, order store in memory (inject)',
+    baseline: INJECT_BASELINE,
+    iterations: 20_000,
+    async setup() {
+      const t = await system({ ORDER_STORE: 'memory' });
+      return {
+        async run() {
+          const r = await appOf(t).inject(injectOrder);
+          if (r.statusCode !== 201) throw new Error(`expected 201, got ${r.statusCode}: ${r.body}`);
+        },
+        close: () => t.close(),
+      };
+    },
+  },
   {
     kind: 'http',
     group: GROUP,
