@@ -69,13 +69,16 @@ function allOf(children: CompiledCondition[]): CompiledCondition {
         : children.length === 2 && a && b
           ? (x) => a.test(x) && b.test(x)
           : (x) => {
-              for (const c of children) if (!c.test(x)) return false;
+              for (let i = 0; i < children.length; i++) if (!children[i]?.test(x)) return false;
               return true;
             };
   return {
     test,
     explain: (x) => {
-      for (const c of children) if (!c.test(x)) return c.explain(x);
+      for (let i = 0; i < children.length; i++) {
+        const c = children[i];
+        if (c && !c.test(x)) return c.explain(x);
+      }
       return undefined;
     },
   };
@@ -84,7 +87,7 @@ function allOf(children: CompiledCondition[]): CompiledCondition {
 function anyOf(children: CompiledCondition[], at: string): CompiledCondition {
   return {
     test: (x) => {
-      for (const c of children) if (c.test(x)) return true;
+      for (let i = 0; i < children.length; i++) if (children[i]?.test(x)) return true;
       return false;
     },
     explain: (x) => {
@@ -119,7 +122,9 @@ function compileLeaf(o: Record<string, unknown>, at: string, check: Check): Comp
   const test = op.compile(factName, fact.kind, o.value, `${at}/value`, check);
   if (!test) return undefined;
   const expected = o.value;
-  const expectedText = JSON.stringify(expected);
+  // The sentence around the basket's value is fixed per condition: build it once.
+  const prefix = `${factName} is `;
+  const suffix = `; the rule needs ${opName} ${JSON.stringify(expected)}`;
   return {
     test,
     explain: (b) => {
@@ -132,7 +137,7 @@ function compileLeaf(o: Record<string, unknown>, at: string, check: Check): Comp
       }
       return {
         condition: { pointer: at, fact: factName, operator: opName, expected, actual: actual.value },
-        detail: `${factName} is ${actual.text}; the rule needs ${opName} ${expectedText}`,
+        detail: prefix + actual.text + suffix,
       };
     },
   };

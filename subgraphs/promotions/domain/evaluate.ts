@@ -56,14 +56,22 @@ export function evaluate(rules: Ruleset, basket: Basket, ctx: EvaluationContext)
     if (!rule.condition.test(basket)) {
       const why = rule.condition.explain(basket);
       // Built field by field: an object spread here is the slow path, and this runs per failed rule.
-      const entry: NotAppliedPromotion = {
-        promotionId: rule.promotionId,
-        name: rule.name,
-        reason: 'CONDITION_FAILED',
-        detail: why?.detail ?? 'a condition failed',
-      };
-      if (why) entry.condition = why.condition;
-      notApplied.push(entry);
+      notApplied.push(
+        why
+          ? {
+              promotionId: rule.promotionId,
+              name: rule.name,
+              reason: 'CONDITION_FAILED',
+              detail: why.detail,
+              condition: why.condition,
+            }
+          : {
+              promotionId: rule.promotionId,
+              name: rule.name,
+              reason: 'CONDITION_FAILED',
+              detail: 'a condition failed',
+            },
+      );
       continue;
     }
     const cap = rule.maxRedemptionsPerUser;
