@@ -130,3 +130,27 @@ describe('sql order store, failures', () => {
     ).rejects.toThrow();
   });
 });
+
+describe('groupCommit', () => {
+  it('writes queued items together, never more batches at once than allowed, in order', async () => {
+    const { groupCommit } = await import('../../subgraphs/procurement/store/group-commit.ts');
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const written: number[][] = [];
+    const add = groupCommit<number>(
+      async (batch) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise((r) => setTimeout(r, 2));
+        written.push([...batch]);
+        inFlight--;
+      },
+      { maxBatch: 10, concurrency: 2 },
+    );
+    await Promise.all(Array.from({ length: 95 }, (_, i) => add(i)));
+    expect(maxInFlight).toBeLessThanOrEqual(2);
+    expect(written.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 95 }, (_, i) => i));
+    expect(written.length).toBeLessThan(95);
+    expect(Math.max(...written.map((b) => b.length))).toBeLessThanOrEqual(10);
+  });
+});

@@ -1,16 +1,22 @@
 /**
- * Group commit: writes that arrive while one is running are queued and written together in
- * the next single statement, so throughput grows with load instead of one round trip (or one
- * blocking PGlite call) per row. Every caller's promise settles with its own batch's outcome.
+ * Group commit: writes that arrive while others are being written are queued and written
+ * together in the next single statement, so throughput grows with load instead of one round
+ * trip (or one blocking PGlite call) per row. Every caller's promise settles with its own
+ * batch's outcome. `concurrency` batches may be in flight at once (Postgres has a pool; the
+ * embedded store has one connection and takes 1).
  */
 export function groupCommit<T>(
   write: (batch: readonly T[]) => Promise<void>,
-  maxBatch = 500,
+  opts: { maxBatch?: number; concurrency?: number } = {},
 ): (item: T) => Promise<void> {
+  const maxBatch = opts.maxBatch ?? 500;
+  const concurrency = opts.concurrency ?? 1;
   let queue: { item: T; resolve(): void; reject(e: unknown): void }[] = [];
-  let running = false;
+  let running = 0;
+  let scheduled = false;
 
-  const drain = async () => {
+  const writer = async () => {
+    running++;
     while (queue.length > 0) {
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
@@ -21,16 +27,19 @@ export function groupCommit<T>(
         for (const b of batch) b.reject(err);
       }
     }
-    running = false;
+    running--;
   };
 
   return (item) =>
     new Promise<void>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      if (running) return;
-      running = true;
+      if (running >= concurrency || scheduled) return;
+      scheduled = true;
       // Wait for the rest of this event-loop turn: the embedded store (PGlite) blocks the loop
       // while it writes, so requests that are ready now must enqueue before the write starts.
-      setImmediate(() => void drain());
+      setImmediate(() => {
+        scheduled = false;
+        if (running < concurrency) void writer();
+      });
     });
 }
