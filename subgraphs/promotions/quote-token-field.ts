@@ -7,7 +7,7 @@
 import { assembleQuote, type PricedLine } from '../../gateway/edge/quote/assemble.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { type CartInput, cartHash, type PriceSource, quoteTokensFor } from '../../lib/quote-token/index.ts';
-import type { PromotionService } from './api.ts';
+import type { PromotionEvaluation, PromotionService } from './api.ts';
 import { basketOfQuote } from './graphql.ts';
 
 /** The representation the gateway sends for quoteToken (its `@requires` fields). */
@@ -51,19 +51,48 @@ const pricedLines = (q: QuoteTokenRepresentation): PricedLine[] =>
     },
   }));
 
-/** The promotions resolver map with CartQuote.quoteToken added. */
+/**
+ * The promotions resolver map with CartQuote.quoteToken added. When a query asks for both
+ * `promotions` and `quoteToken`, both resolve on the same entity representation: the basket is
+ * evaluated once (memo by representation) and the token signs exactly what the reply shows.
+ */
 export async function withQuoteTokenField<R extends { CartQuote: Record<string, unknown> }>(
   resolvers: R,
   engine: Pick<PromotionService, 'evaluate'>,
   platform: Platform,
 ): Promise<R> {
   const tokens = await quoteTokensFor(platform.config, platform.clock);
+  const evaluations = new WeakMap<object, Promise<PromotionEvaluation>>();
+  const evaluationOf = (quote: object, evaluate: () => Promise<PromotionEvaluation>) => {
+    let evaluation = evaluations.get(quote);
+    if (!evaluation) {
+      evaluation = evaluate();
+      evaluations.set(quote, evaluation);
+    }
+    return evaluation;
+  };
+  type Resolver = (quote: object, ...rest: unknown[]) => Promise<PromotionEvaluation>;
+  const promotions = resolvers.CartQuote.promotions as Resolver | undefined;
   const quoteToken = async (quote: QuoteTokenRepresentation): Promise<string> => {
     const cart = cartOf(quote);
-    const evaluation = await engine.evaluate(basketOfQuote(quote));
+    // Through the promotions resolver when there is one, so its error mapping holds either way.
+    const evaluate = () => (promotions ? promotions(quote) : engine.evaluate(basketOfQuote(quote)));
+    const evaluation = await evaluationOf(quote, evaluate);
     const id = cartHash(cart);
     const { facts } = assembleQuote(cart, id, pricedLines(quote), evaluation);
     return (await tokens.issue(cart, facts, id)).token;
   };
-  return { ...resolvers, CartQuote: { ...resolvers.CartQuote, quoteToken } };
+  return {
+    ...resolvers,
+    CartQuote: {
+      ...resolvers.CartQuote,
+      ...(promotions
+        ? {
+            promotions: (quote: object, ...rest: unknown[]) =>
+              evaluationOf(quote, () => promotions(quote, ...rest)),
+          }
+        : {}),
+      quoteToken,
+    },
+  };
 }

@@ -87,6 +87,25 @@ describe('GraphQL cart quote with a quote token', () => {
     );
   });
 
+  it('evaluates the promotions once for both the promotions field and the token', async () => {
+    const engine = (
+      sys.local.promotions as unknown as { api: { evaluate: (...a: unknown[]) => Promise<unknown> } }
+    ).api;
+    const original = engine.evaluate;
+    let calls = 0;
+    engine.evaluate = (...args: unknown[]) => {
+      calls++;
+      return original.apply(engine, args);
+    };
+    try {
+      const res = await sys.gql(QUOTE, { variables: { input: cart } });
+      expect(res.errors).toBeUndefined();
+      expect(calls).toBe(1);
+    } finally {
+      engine.evaluate = original;
+    }
+  });
+
   it('signs the same cart hash as the REST quote, so either token verifies against the cart', async () => {
     const rest = await getQuote(sys.url, cart);
     const res = await sys.gql(QUOTE, { variables: { input: { ...cart, lines: [...cart.lines].reverse() } } });
