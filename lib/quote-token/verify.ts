@@ -37,6 +37,9 @@ export interface VerifyOptions {
   clock?: Clock;
 }
 
+/** Clock difference tolerated between the signing and the verifying process. */
+const CLOCK_SKEW_MS = 60_000;
+
 const refuse = (reason: RefusalReason, detail: string): Verification => ({ valid: false, reason, detail });
 
 function claimFailure(err: errors.JWTClaimValidationFailed): Verification {
@@ -119,6 +122,10 @@ export async function verifyQuoteToken(
     });
     if (!hasQuoteShape(payload)) return refuse('invalid_claims', 'the token does not carry a quote');
     claims = payload as unknown as QuoteClaims;
+    // jose checks `iat` only against a maximum age; a token from the future is refused here.
+    if (claims.iat * 1000 > (opts.clock ?? systemClock).now() + CLOCK_SKEW_MS) {
+      return refuse('not_yet_valid', 'the token is dated in the future');
+    }
   } catch (err) {
     if (err instanceof errors.JWSSignatureVerificationFailed) {
       return refuse(

@@ -153,6 +153,16 @@ describe('quote tokens', () => {
     expect(await tokens.verify(token, cart)).toMatchObject({ valid: false, reason: 'expired' });
   });
 
+  it('refuses a token dated more than a minute in the future', async () => {
+    const { tokens, clock } = await setup();
+    clock.advance(2 * 60_000);
+    const { token } = await tokens.issue(cart, facts);
+    clock.advance(-2 * 60_000);
+    expect(await tokens.verify(token, cart)).toMatchObject({ valid: false, reason: 'not_yet_valid' });
+    clock.advance(60_000);
+    expect((await tokens.verify(token, cart)).valid).toBe(true);
+  });
+
   it('refuses a token whose payload was altered (a lower price) as a bad signature', async () => {
     const { tokens } = await setup();
     const { token } = await tokens.issue(cart, facts);
