@@ -6,6 +6,8 @@ import { domainUnavailable, notFound } from '../problems.ts';
 import type { OrderPort } from './order-port.ts';
 
 export const CANONICAL_PATH = '/api/v2/procurement/orders';
+/** Order ids the domain issues; anything else is unknown without asking the store. */
+const ORDER_ID = /^ord_[0-9a-f]{32}$/;
 
 export interface PlaceOptions {
   readonly orders: OrderPort;
@@ -47,6 +49,10 @@ export function placeOrderHandler(o: PlaceOptions) {
 export function readOrderHandler(o: Pick<PlaceOptions, 'orders' | 'log'>) {
   return async function readOrder(req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
     const identity = req.agent.identity;
+    if (!ORDER_ID.test(req.params.id)) {
+      req.agent.reason = 'read: not an order id';
+      return sendProblem(reply, notFound(), req.url);
+    }
     let found: Awaited<ReturnType<OrderPort['get']>>;
     try {
       found = await o.orders.get(req.params.id);
