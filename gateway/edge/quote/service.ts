@@ -2,7 +2,7 @@ import { Problem } from '../../../lib/problem.ts';
 import { type CartInput, cartHash, type QuoteTokens } from '../../../lib/quote-token/index.ts';
 import { assembleQuote, basketOf, type PricedLine, type QuoteBody } from './assemble.ts';
 import type { Violation } from './contract.ts';
-import type { CatalogEntry, LivePrice, Price, PriceContext, QuotePorts } from './ports.ts';
+import type { CatalogEntry, LivePrice, Price, PriceContext, PriceKey, QuotePorts } from './ports.ts';
 import { type Guard, orElse } from './resilience.ts';
 import { type SourcedPrice, selectPrice, usable } from './select.ts';
 
@@ -57,9 +57,9 @@ const unprocessable = (errors: Violation[]) =>
 export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
   const { ports, guards } = deps;
 
-  async function priceCart(cart: CartInput): Promise<PricedLine[]> {
+  /** Step 1: every product and its static price, or 422/503. */
+  async function catalogOf(cart: CartInput): Promise<CatalogEntry[]> {
     const skus = cart.lines.map((l) => l.sku);
-    const segment = cart.customerSegment ?? DEFAULT_SEGMENT;
     let entries: (CatalogEntry | undefined)[];
     try {
       entries = await ports.catalog.lookup(skus, cart.currency);
@@ -79,47 +79,68 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
       e ? [] : [{ pointer: `/line/${i}`, message: `${skus[i]} is not in the catalog` }],
     );
     if (unknown.length > 0) throw unprocessable(unknown);
-    const known = entries as CatalogEntry[];
-    const keys = skus.map((sku) => ({ sku, region: cart.region, customerSegment: segment }));
+    return entries as CatalogEntry[];
+  }
 
+  /** Step 3: pricing for the lines the cache missed, in one call; by line index. */
+  async function livePrices(
+    cart: CartInput,
+    keys: readonly PriceKey[],
+    entries: readonly CatalogEntry[],
+    misses: readonly number[],
+  ): Promise<(LivePrice | undefined)[]> {
+    const live: (LivePrice | undefined)[] = [];
+    if (misses.length === 0) return live;
+    const contexts: PriceContext[] = misses.map((i) => ({
+      ...(keys[i] as PriceKey),
+      currency: cart.currency,
+      inventoryLevel: (entries[i] as CatalogEntry).inventoryLevel,
+    }));
+    const answers = await orElse(guards.pricing, (signal) => ports.pricing.calculate(contexts, signal), []);
+    misses.forEach((i, j) => {
+      live[i] = answers[j];
+    });
+    return live;
+  }
+
+  /** Step 4: last-known prices for the lines pricing did not answer; by line index. */
+  async function lastKnownPrices(keys: readonly PriceKey[], lines: readonly number[]) {
+    const lastKnown: (Price | undefined)[] = [];
+    if (lines.length === 0) return lastKnown;
+    const wanted = lines.map((i) => keys[i] as PriceKey);
+    const found = await orElse(
+      guards.cache,
+      () => ports.cache.lastKnown(wanted),
+      [] as (Price | undefined)[],
+    );
+    lines.forEach((i, j) => {
+      lastKnown[i] = found[j];
+    });
+    return lastKnown;
+  }
+
+  async function priceCart(cart: CartInput): Promise<PricedLine[]> {
+    const entries = await catalogOf(cart);
+    const segment = cart.customerSegment ?? DEFAULT_SEGMENT;
+    const keys = entries.map((e) => ({ sku: e.sku, region: cart.region, customerSegment: segment }));
+
+    // Step 2: the cached prices, one round trip (in process, pricing reads them itself in step 3).
     const readFresh = ports.cache.fresh?.bind(ports.cache);
     const fresh: (Price | undefined)[] = readFresh
       ? await orElse(guards.cache, () => readFresh(keys), [])
       : [];
     const misses = keys.flatMap((_, i) => (usable(fresh[i], cart.currency) ? [] : [i]));
-
-    const live: (LivePrice | undefined)[] = [];
-    if (misses.length > 0) {
-      const contexts: PriceContext[] = misses.map((i) => ({
-        ...(keys[i] as PriceContext),
-        currency: cart.currency,
-        inventoryLevel: (known[i] as CatalogEntry).inventoryLevel,
-      }));
-      const answers = await orElse(guards.pricing, (signal) => ports.pricing.calculate(contexts, signal), []);
-      misses.forEach((i, j) => {
-        live[i] = answers[j];
-      });
-    }
-
+    const live = await livePrices(cart, keys, entries, misses);
     const unanswered = misses.filter((i) => {
       const a = live[i];
       return !(a && 'price' in a && usable(a.price, cart.currency));
     });
-    const lastKnown: (Price | undefined)[] = [];
-    if (unanswered.length > 0) {
-      const found = await orElse(
-        guards.cache,
-        () => ports.cache.lastKnown(unanswered.map((i) => keys[i] as (typeof keys)[number])),
-        [] as (Price | undefined)[],
-      );
-      unanswered.forEach((i, j) => {
-        lastKnown[i] = found[j];
-      });
-    }
+    const lastKnown = await lastKnownPrices(keys, unanswered);
 
+    // Step 5: the best price each line has (select.ts), else the catalog has none: 422.
     const lines: PricedLine[] = [];
     const unpriced: Violation[] = [];
-    known.forEach((entry, i) => {
+    entries.forEach((entry, i) => {
       const price = selectPrice(cart.currency, {
         ...(fresh[i] ? { fresh: fresh[i] } : {}),
         ...(live[i] ? { live: live[i] } : {}),
