@@ -35,12 +35,18 @@ export function blockBookkeeping(o: BlockOptions) {
     const a = req.agent;
     const id = a?.identity;
     if (!id) return payload;
-    if (a.contractError) {
-      const s = await o.store.recordError(id.id, o.clock.now());
-      if (s.until > 0 && s.count === 0)
-        o.log.warn({ traceId: req.traceId, identity: id.id }, 'agent blocked');
-    } else if (a.order && a.failures > 0) {
-      await o.store.reset(id.id);
+    try {
+      if (a.contractError) {
+        const s = await o.store.recordError(id.id, o.clock.now());
+        if (s.until > 0 && s.count === 0)
+          o.log.warn({ traceId: req.traceId, identity: id.id }, 'agent blocked');
+      } else if (a.order && a.failures > 0) {
+        await o.store.reset(id.id);
+      }
+    } catch (err) {
+      // The reply is decided; a store outage must not turn it into a 5xx. While the store is
+      // down the block check itself (step 3) refuses every call with 503, so nothing slips by.
+      o.log.error({ err, traceId: req.traceId }, 'block count not updated');
     }
     return payload;
   };

@@ -1,0 +1,112 @@
+/**
+ * The chain alone (registerAgentRoutes on a plain Fastify app) with state stores that fail,
+ * as Redis does when it is down: every reply is a 4xx or a 503 problem with Retry-After,
+ * never a 500, and nothing reaches the order domain.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryAuditLog } from '../../gateway/agent/audit/memory.ts';
+import { memoryBlockStore } from '../../gateway/agent/block/memory.ts';
+import { SPEC_BLOCK_POLICY } from '../../gateway/agent/block/policy.ts';
+import type { BlockStore } from '../../gateway/agent/block/store.ts';
+import { type AgentGatewayDeps, registerAgentRoutes } from '../../gateway/agent/chain.ts';
+import { memoryIdempotencyStore } from '../../gateway/agent/idempotency/memory.ts';
+import type { IdempotencyStore } from '../../gateway/agent/idempotency/store.ts';
+import type { OrderPort } from '../../gateway/agent/order/order-port.ts';
+import { memoryBucketStore } from '../../gateway/agent/rate-limit/memory.ts';
+import type { BucketStore } from '../../gateway/agent/rate-limit/store.ts';
+import { scopePolicy } from '../../gateway/agent/scope/policy.ts';
+import { ManualClock } from '../../lib/clock.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { AGENT, ORDERS, validOrder } from './support/agent.ts';
+
+const down = () => Promise.reject(new Error('ECONNREFUSED 127.0.0.1:6379'));
+let app: FastifyInstance;
+let placed = 0;
+
+async function chainWith(over: Partial<AgentGatewayDeps>): Promise<FastifyInstance> {
+  const a = Fastify();
+  a.decorateRequest('traceId', '');
+  a.addHook('onRequest', async (req) => {
+    req.traceId = 'faults';
+  });
+  const bucketPolicy = { capacity: 100, refillPerSecond: 100 };
+  const orders: OrderPort = {
+    async place(cmd) {
+      placed++;
+      return {
+        status: 'APPROVED',
+        order_id: 'ord_x',
+        allocated_budget: cmd.request.max_budget_usd,
+        processed_at: 1,
+      };
+    },
+    get: async () => null,
+  };
+  await registerAgentRoutes(a, {
+    clock: new ManualClock(),
+    log: createLogger({ LOG_LEVEL: 'silent' }),
+    identity: { trustDomains: ['example.org'], trustedProxies: ['127.0.0.1'], tls: false },
+    policy: scopePolicy(undefined, ['example.org']),
+    tokens: { verify: async () => ({ ok: false, reason: 'unused' }) },
+    blocks: memoryBlockStore(SPEC_BLOCK_POLICY),
+    buckets: memoryBucketStore(bucketPolicy),
+    bucketPolicy,
+    idempotency: memoryIdempotencyStore({ ttlMs: 1000, inFlightMs: 1000 }),
+    orders,
+    audit: memoryAuditLog(),
+    bodyLimit: 4096,
+    ...over,
+  });
+  await a.ready();
+  return a;
+}
+
+const send = (body = JSON.stringify(validOrder()), headers: Record<string, string> = {}) =>
+  app.inject({
+    method: 'POST',
+    url: ORDERS,
+    remoteAddress: '127.0.0.1',
+    headers: { 'content-type': 'application/json', 'x-spiffe-id': AGENT, ...headers },
+    payload: body,
+  });
+
+afterEach(() => app?.close());
+
+describe('state stores down', () => {
+  const failingBlocks: BlockStore = { get: down, recordError: down, reset: down };
+  const failingBuckets: BucketStore = { take: down };
+  const failingIdempotency: IdempotencyStore = { begin: down, complete: down, release: down };
+
+  it.each([
+    ['blocks', { blocks: failingBlocks }],
+    ['buckets', { buckets: failingBuckets }],
+  ])('%s: 503 problem with Retry-After, nothing placed', async (_name, over) => {
+    app = await chainWith(over);
+    const before = placed;
+    const r = await send();
+    expect(r.statusCode).toBe(503);
+    expect(r.headers['content-type']).toMatch(/problem\+json/);
+    expect(r.headers['retry-after']).toBe('1');
+    expect(placed).toBe(before);
+  });
+
+  it('idempotency records: 503 for a keyed call, a call without a key still succeeds', async () => {
+    app = await chainWith({ idempotency: failingIdempotency });
+    expect((await send(undefined, { 'idempotency-key': 'k' })).statusCode).toBe(503);
+    expect((await send()).statusCode).toBe(201);
+  });
+
+  it('a block count that cannot be written does not turn a 422 into a 5xx', async () => {
+    const blocks: BlockStore = { ...memoryBlockStore(SPEC_BLOCK_POLICY), recordError: down, reset: down };
+    app = await chainWith({ blocks });
+    const r = await send(JSON.stringify(validOrder({ quantity: 0 })));
+    expect(r.statusCode, r.body).toBe(422);
+  });
+
+  it('an order domain that throws is a 503, not a 500', async () => {
+    app = await chainWith({ orders: { place: down, get: down } as unknown as OrderPort });
+    const r = await send();
+    expect(r.statusCode).toBe(503);
+  });
+});
