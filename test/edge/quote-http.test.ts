@@ -3,6 +3,7 @@ import { base64url, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { edgeContract } from '../../gateway/edge/quote/contract.ts';
 import { ManualClock } from '../../lib/clock.ts';
+import { EventTypes } from '../../lib/events/cloudevent.ts';
 import {
   type FileQuoteKeyStore,
   quoteTokensFor,
@@ -64,6 +65,23 @@ describe('GET /cart/quote (embedded)', () => {
     expect(cents(body.total)).toBe(cents(body.subtotal) - cents(body.discountTotal));
     expect(body.degraded).toBe(false);
     expect(body.expiresAt).toBe(new Date(Math.floor(clock.now() / 1000) * 1000 + 900_000).toISOString());
+  });
+
+  it('calls pricing only on misses: PriceCalculated for each new line, none for cached ones', async () => {
+    const events: string[] = [];
+    const off = sys.platform.bus.subscribe(EventTypes.PriceCalculated, (e) => {
+      events.push((e.data as { sku: string }).sku);
+    });
+    try {
+      const fresh = { ...cart, region: 'APAC' };
+      await getQuote(sys.url, fresh);
+      expect(events.sort()).toEqual(cart.lines.map((l) => l.sku).sort());
+      events.length = 0;
+      await getQuote(sys.url, fresh);
+      expect(events).toEqual([]);
+    } finally {
+      off();
+    }
   });
 
   it('serves the second quote of a cart from the price cache', async () => {
