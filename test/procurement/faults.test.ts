@@ -110,3 +110,17 @@ describe('state stores down', () => {
     expect(r.statusCode).toBe(503);
   });
 });
+
+describe('logging', () => {
+  it('logs a refused identity with the trace id and the reason', async () => {
+    const { pino } = await import('pino');
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: 'warn' }, { write: (s: string) => lines.push(JSON.parse(s)) });
+    app = await chainWith({ log });
+    const r = await send(undefined, { 'x-spiffe-id': `${AGENT}-evil` });
+    expect(r.statusCode).toBe(401);
+    const line = lines.find((l) => l.msg === 'agent identity not verified');
+    expect(line).toMatchObject({ traceId: 'faults' });
+    expect(String(line?.reason)).toContain('not the procurement agent');
+  });
+});
