@@ -216,7 +216,7 @@ export const scenarios: Scenario[] = [
   {
     kind: 'fn',
     group: GROUP,
-    name: 'PromotionService.evaluate (contract + redemption lookup, embedded SQL), 1,000 rules',
+    name: 'PromotionService.evaluate (contract + cached redemption counts, embedded), 1,000 rules',
     baseline: BASELINE,
     iterations: 5_000,
     async setup() {

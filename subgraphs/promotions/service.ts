@@ -18,6 +18,7 @@ import { type CompiledRule, compileRule, type RuleStatus } from './domain/rule.t
 import { buildRuleset, emptyRuleset, type Ruleset } from './domain/ruleset.ts';
 import { migrations } from './store/migrations.ts';
 import type { RedemptionStore } from './store/redemptions.ts';
+import { withCountCache } from './store/redemptions-cache.ts';
 import { createRedisRedemptionStore } from './store/redemptions-redis.ts';
 import { createSqlRedemptionStore } from './store/redemptions-sql.ts';
 import { RuleStore, type StoredRule } from './store/rules.ts';
@@ -171,5 +172,7 @@ function redemptionStoreFor(platform: Platform): RedemptionStore {
     if (!platform.redis) throw new Error('PROMOTION_REDEMPTION_STORE=redis needs REDIS_URL');
     return createRedisRedemptionStore(platform.redis, platform.config.REDIS_KEY_PREFIX);
   }
-  return createSqlRedemptionStore(platform.db);
+  const sql = createSqlRedemptionStore(platform.db);
+  // Only the embedded store is written by this process alone (see redemptions-cache.ts).
+  return platform.db.kind === 'pglite' ? withCountCache(sql) : sql;
 }

@@ -48,6 +48,19 @@ export function redemptionStoreContract(
       );
     });
 
+    it('reads counts that follow every write (a cache must not serve stale counts)', async () => {
+      expect(await store.countsFor('gina')).toEqual(new Map());
+      await store.redeem('g-1', 'gina', [{ promotionId: 'G', cap: undefined }]);
+      expect((await store.countsFor('gina')).get('G')).toBe(1);
+      await store.redeem('g-2', 'gina', [{ promotionId: 'G', cap: undefined }]);
+      expect((await store.countsFor('gina')).get('G')).toBe(2);
+      await store.release('g-1', 'gina');
+      expect((await store.countsFor('gina')).get('G')).toBe(1);
+      // A caller changing the returned map does not change the store's answer.
+      (await store.countsFor('gina')).set('G', 99);
+      expect((await store.countsFor('gina')).get('G')).toBe(1);
+    });
+
     it('refuses a second order over the cap and consumes nothing of that order (all or nothing)', async () => {
       const r = await store.redeem('o-2', 'alice', [once('P1'), { promotionId: 'P2', cap: undefined }]);
       expect(r).toMatchObject({ status: 'LIMIT_REACHED', limitReached: ['P1'], promotionIds: [] });

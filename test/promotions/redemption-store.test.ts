@@ -3,6 +3,7 @@ import { migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import { migrations } from '../../subgraphs/promotions/store/migrations.ts';
+import { withCountCache } from '../../subgraphs/promotions/store/redemptions-cache.ts';
 import { createRedisRedemptionStore } from '../../subgraphs/promotions/store/redemptions-redis.ts';
 import { createSqlRedemptionStore } from '../../subgraphs/promotions/store/redemptions-sql.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
@@ -13,6 +14,15 @@ redemptionStoreContract('SQL on embedded PGlite', async () => {
   await migrate(db, migrations);
   return { store: createSqlRedemptionStore(db), close: () => db.close() };
 });
+
+redemptionStoreContract(
+  'SQL on embedded PGlite behind the count cache (what the embedded topology uses)',
+  async () => {
+    const db = await openPglite(undefined);
+    await migrate(db, migrations);
+    return { store: withCountCache(createSqlRedemptionStore(db)), close: () => db.close() };
+  },
+);
 
 redemptionStoreContract('SQL on the real Postgres (pool of 10: truly concurrent transactions)', async () => {
   const pg = await freshPostgres('promo_redemptions');
