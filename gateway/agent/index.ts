@@ -4,6 +4,7 @@ import { migrate } from '../../lib/db/index.ts';
 import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { orderDomainOf } from '../../subgraphs/procurement/index.ts';
+import type { AuditLog } from './audit/log.ts';
 import { memoryAuditLog } from './audit/memory.ts';
 import { auditMigrations } from './audit/migrations.ts';
 import { sqlAuditLog } from './audit/sql.ts';
@@ -15,9 +16,10 @@ import { memoryIdempotencyStore } from './idempotency/memory.ts';
 import { redisIdempotencyStore } from './idempotency/redis.ts';
 import { httpOrders } from './order/http.ts';
 import { inProcessOrders } from './order/in-process.ts';
+import type { OrderPort } from './order/order-port.ts';
 import { memoryBucketStore } from './rate-limit/memory.ts';
 import { redisBucketStore } from './rate-limit/redis.ts';
-import { ScopePolicyError, scopePolicy } from './scope/policy.ts';
+import { type ScopePolicy, ScopePolicyError, scopePolicy } from './scope/policy.ts';
 import { tokenVerifierFor } from './scope/token.ts';
 
 /** In-flight hold of an Idempotency-Key: longer than any order can take, short after a crash. */
@@ -41,7 +43,7 @@ export async function mountAgentGateway(
   };
   const times = { ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000, inFlightMs: IDEMPOTENCY_IN_FLIGHT_MS };
 
-  let policy: ReturnType<typeof scopePolicy>;
+  let policy: ScopePolicy;
   try {
     policy = scopePolicy(config.AGENT_SCOPE_POLICY, config.SPIFFE_TRUST_DOMAINS);
   } catch (err) {
@@ -50,7 +52,7 @@ export async function mountAgentGateway(
   }
 
   const domain = orderDomainOf(procurement);
-  let orders: Parameters<typeof registerAgentRoutes>[1]['orders'];
+  let orders: OrderPort;
   if (domain) orders = inProcessOrders(domain);
   else {
     const remote = httpOrders(
@@ -62,7 +64,7 @@ export async function mountAgentGateway(
     orders = remote;
   }
 
-  let audit: Parameters<typeof registerAgentRoutes>[1]['audit'];
+  let audit: AuditLog;
   if (config.ORDER_STORE === 'memory') audit = memoryAuditLog();
   else {
     await migrate(platform.db, auditMigrations);
