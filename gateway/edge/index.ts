@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SubgraphModule, SubgraphName } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
+import { mountAgentGateway } from '../agent/index.ts';
 import { registerContracts } from '../contracts/index.ts';
 import { registerQuoteRoutes } from './quote/index.ts';
 
@@ -19,5 +20,6 @@ export async function registerEdgeRoutes(_app: FastifyInstance, _deps: EdgeDeps)
   // Agent purchase gateway (POST /api/v2/procurement/orders, POST /v2/orders) and the cart
   // quote (GET /cart/quote, /.well-known/jwks.json) register here.
   await registerContracts(_app, _deps.platform); // served OpenAPI documents; agents refused GraphQL
+  await mountAgentGateway(_app, _deps.platform, _deps.local.procurement);
   await registerQuoteRoutes(_app, _deps);
 }

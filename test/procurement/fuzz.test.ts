@@ -155,13 +155,11 @@ const cases: fc.Arbitrary<Case> = fc.oneof(
   // Too large.
   {
     weight: 1,
-    arbitrary: fc
-      .tuple(validOrder, fc.integer({ min: LIMIT, max: 3 * LIMIT }))
-      .map(([o, pad]) => ({
-        text: `${' '.repeat(pad)}${JSON.stringify(o)}`,
-        contentType: 'application/json',
-        expect: [413],
-      })),
+    arbitrary: fc.tuple(validOrder, fc.integer({ min: LIMIT, max: 3 * LIMIT })).map(([o, pad]) => ({
+      text: `${' '.repeat(pad)}${JSON.stringify(o)}`,
+      contentType: 'application/json',
+      expect: [413],
+    })),
   },
 );
 
