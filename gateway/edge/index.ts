@@ -15,11 +15,14 @@ export interface EdgeDeps {
   readonly local: Partial<Record<SubgraphName, SubgraphModule>>;
 }
 
-/** Registers the edge's REST routes on the gateway process. */
-export async function registerEdgeRoutes(_app: FastifyInstance, _deps: EdgeDeps): Promise<void> {
-  // Agent purchase gateway (POST /api/v2/procurement/orders, POST /v2/orders) and the cart
-  // quote (GET /cart/quote, /.well-known/jwks.json) register here.
-  await registerContracts(_app, _deps.platform); // served OpenAPI documents; agents refused GraphQL
-  await mountAgentGateway(_app, _deps.platform, _deps.local.procurement);
-  await registerQuoteRoutes(_app, _deps);
+/**
+ * Registers the edge's REST routes on the gateway process, in this order: the served contracts
+ * (whose hook refuses GraphQL to agent identities), the agent purchase gateway
+ * (POST /api/v2/procurement/orders and POST /v2/orders), then the cart quote
+ * (GET /cart/quote, POST /cart/quote/verify, /.well-known/jwks.json).
+ */
+export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): Promise<void> {
+  await registerContracts(app, deps.platform);
+  await mountAgentGateway(app, deps.platform, deps.local.procurement);
+  await registerQuoteRoutes(app, deps);
 }
