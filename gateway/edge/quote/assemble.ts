@@ -93,6 +93,20 @@ function outcomeOf(evaluation: PromotionEvaluation | undefined): PromotionsOutco
   };
 }
 
+/** The fields a quoted line takes from its priced line, in REST and in GraphQL alike. */
+export function pricedLineFields(l: PricedLine) {
+  return {
+    sku: l.entry.sku,
+    name: l.entry.name,
+    category: l.entry.category,
+    quantity: l.quantity,
+    basePrice: l.price.basePrice,
+    unitPrice: l.price.unitPrice,
+    appliedModifiers: l.price.appliedModifiers,
+    source: l.price.source,
+  };
+}
+
 /**
  * The consolidated quote: lines with their prices and sources, each line's share of the
  * discounts, and totals in exact decimals. Without an evaluation (promotions unavailable) there
@@ -112,14 +126,7 @@ export function assembleQuote(
     subtotal = subtotal.plus(lineTotal);
     discountTotal = discountTotal.plus(discount);
     return {
-      sku: l.entry.sku,
-      name: l.entry.name,
-      category: l.entry.category,
-      quantity: l.quantity,
-      basePrice: l.price.basePrice,
-      unitPrice: l.price.unitPrice,
-      appliedModifiers: l.price.appliedModifiers,
-      source: l.price.source,
+      ...pricedLineFields(l),
       lineTotal: toNumber2(lineTotal),
       discount: toNumber2(discount),
       total: toNumber2(lineTotal.minus(discount)),

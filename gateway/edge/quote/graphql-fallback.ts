@@ -9,7 +9,7 @@ import { Problem } from '../../../lib/problem.ts';
 import type { CartInput } from '../../../lib/quote-token/index.ts';
 import { cartId } from '../../../subgraphs/pricing/graphql.ts';
 import { InProcessDataSource } from '../../datasources/in-process.ts';
-import { lineTotalOf } from './assemble.ts';
+import { lineTotalOf, pricedLineFields } from './assemble.ts';
 import type { Guard } from './resilience.ts';
 import type { QuoteService } from './service.ts';
 
@@ -42,17 +42,8 @@ export function pricingFallbackSchema(service: QuoteService) {
           const quoted = lines.map((l) => {
             const lineTotal = lineTotalOf(l);
             subtotal = subtotal.plus(lineTotal);
-            return {
-              sku: l.entry.sku,
-              name: l.entry.name,
-              category: l.entry.category,
-              quantity: l.quantity,
-              basePrice: l.price.basePrice,
-              unitPrice: l.price.unitPrice,
-              lineTotal: toNumber2(lineTotal),
-              appliedModifiers: l.price.appliedModifiers,
-              source: l.price.source.toUpperCase(),
-            };
+            const fields = pricedLineFields(l);
+            return { ...fields, lineTotal: toNumber2(lineTotal), source: fields.source.toUpperCase() };
           });
           return {
             id: cartId(input as Parameters<typeof cartId>[0]),
