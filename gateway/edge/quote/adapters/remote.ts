@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Pool } from 'undici';
 import type { PriceCache } from '../../../../subgraphs/pricing/cache/price-cache.ts';
 import type {
@@ -28,8 +29,11 @@ export const servicePool = (url: string): Pool =>
  */
 export function remotePricing(pool: Pool): PricingPort {
   return {
-    calculate: (contexts, signal) =>
-      Promise.all(
+    calculate: (contexts, signal) => {
+      // Every line's request listens on the one timeout signal of this guarded call (up to 50
+      // lines), and removes its listener when it completes: not a leak, so say how many.
+      setMaxListeners(contexts.length + 10, signal);
+      return Promise.all(
         contexts.map(async (ctx): Promise<LivePrice> => {
           const res = await pool.request({
             method: 'POST',
@@ -45,7 +49,8 @@ export function remotePricing(pool: Pool): PricingPort {
           }
           return { price: body, cached: res.headers['x-cache'] === 'HIT' };
         }),
-      ),
+      );
+    },
   };
 }
 
