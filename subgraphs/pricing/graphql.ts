@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../lib/auth/context.ts';
 import { buildShieldedSubgraphSchema } from '../../lib/graphql/subgraph.ts';
 import { money, toNumber2 } from '../../lib/money.ts';
+import { cartHash } from '../../lib/quote-token/canonical-cart.ts';
 import type { CatalogPrice, Product } from './catalog/catalog.ts';
 import { InvalidBasePrice, NoBasePrice, UnknownSku } from './domain/errors.ts';
 import type { PriceContext, PriceResponse } from './domain/types.ts';
@@ -69,18 +69,11 @@ interface CartQuoteInput {
 /** A cart without a segment is priced in this one (segments other than VIP change nothing). */
 export const DEFAULT_SEGMENT = 'STANDARD';
 
-/** The id of a cart quote: a hash of its canonical input (lines sorted, defaults filled). */
-export function cartId(input: CartQuoteInput): string {
-  const canonical = {
-    currency: input.currency,
-    region: input.region,
-    customerSegment: input.customerSegment ?? null,
-    customerId: input.customerId ?? null,
-    coupons: [...(input.coupons ?? [])].sort(),
-    lines: [...input.lines].map((l) => [l.sku, l.quantity]).sort(),
-  };
-  return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url');
-}
+/**
+ * The id of a cart quote: the hash of its canonical cart, the same value a quote token carries
+ * as `cart_hash`, so a frontend can match a token to its quote.
+ */
+export const cartId = (input: CartQuoteInput): string => cartHash(input);
 
 async function cartQuote(loaders: Loaders, input: CartQuoteInput) {
   for (const l of input.lines) {

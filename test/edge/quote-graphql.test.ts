@@ -79,6 +79,8 @@ describe('GraphQL cart quote with a quote token', () => {
         },
         promotions: [{ promotionId: 'PROMO-TOOLS-3', amount: cheapestTool }],
         promotionsEvaluated: true,
+        // the quote's id is the token's cart hash, as in the REST quote
+        cart_hash: q.id,
       },
     });
     const claimed = (v.body.claims as { lines: { sku: string; unitPrice: number; source: string }[] }).lines;
