@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
-import {
-  type Cart,
-  cents,
-  getQuote,
-  PATIENT,
-  TOOLS_RULE,
-  tenLines,
-  UPSERT_PROMOTION,
-  verify,
-} from './support.ts';
+import type { TestSystem } from '../support/system.ts';
+import { type Cart, cents, getQuote, startQuoteSystem, tenLines, verify } from './support.ts';
 
 const QUOTE = `query Quote($input: CartQuoteInput!) {
   cartQuote(input: $input) {
@@ -43,13 +34,7 @@ const cart: Cart = {
 };
 
 beforeAll(async () => {
-  sys = await startEmbedded(PATIENT, { clock });
-  payment = await sys.token(['quotes:verify'], 'payment');
-  const res = await sys.gql(UPSERT_PROMOTION, {
-    token: await sys.token(['promotions:admin']),
-    variables: { rule: TOOLS_RULE },
-  });
-  expect(res.errors).toBeUndefined();
+  ({ sys, payment } = await startQuoteSystem(clock));
 });
 afterAll(() => sys?.close());
 

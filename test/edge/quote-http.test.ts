@@ -10,18 +10,8 @@ import {
   remoteJwksKeys,
   verifyQuoteToken,
 } from '../../lib/quote-token/index.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
-import {
-  type Cart,
-  cents,
-  getQuote,
-  PATIENT,
-  quoteQuery,
-  TOOLS_RULE,
-  tenLines,
-  UPSERT_PROMOTION,
-  verify,
-} from './support.ts';
+import type { TestSystem } from '../support/system.ts';
+import { type Cart, cents, getQuote, quoteQuery, startQuoteSystem, tenLines, verify } from './support.ts';
 
 const contract = edgeContract();
 const clock = new ManualClock(Date.now());
@@ -36,13 +26,7 @@ const cart: Cart = {
 };
 
 beforeAll(async () => {
-  sys = await startEmbedded(PATIENT, { clock });
-  payment = await sys.token(['quotes:verify'], 'payment');
-  const res = await sys.gql(UPSERT_PROMOTION, {
-    token: await sys.token(['promotions:admin']),
-    variables: { rule: TOOLS_RULE },
-  });
-  expect(res.errors).toBeUndefined();
+  ({ sys, payment } = await startQuoteSystem(clock));
 });
 afterAll(() => sys?.close());
 

@@ -1,5 +1,7 @@
 /** Shared helpers of the edge tests: a 10-line cart from the generated catalog, a promotion, HTTP calls. */
+import type { Clock } from '../../lib/clock.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
+import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 /** What test/support/system.ts seeds (CATALOG_SIZE 500): the same SKUs in every process. */
 export const CATALOG = generateCatalog(500);
@@ -111,3 +113,18 @@ export const PATIENT = {
   PROMOTIONS_TIMEOUT_MS: '3000',
   QUOTE_CACHE_TIMEOUT_MS: '300',
 };
+
+/**
+ * The embedded system of the quote tests: patient timeouts, the given clock, payment's caller
+ * token (`quotes:verify`) and the tools promotion added through the gateway.
+ */
+export async function startQuoteSystem(clock: Clock): Promise<{ sys: TestSystem; payment: string }> {
+  const sys = await startEmbedded(PATIENT, { clock });
+  const payment = await sys.token(['quotes:verify'], 'payment');
+  const res = await sys.gql(UPSERT_PROMOTION, {
+    token: await sys.token(['promotions:admin']),
+    variables: { rule: TOOLS_RULE },
+  });
+  if (res.errors) throw new Error(`could not add the tools promotion: ${JSON.stringify(res.errors)}`);
+  return { sys, payment };
+}
