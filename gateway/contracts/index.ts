@@ -85,8 +85,6 @@ function sendDocument(reply: FastifyReply, doc: ServedDocument, format: string, 
     .send(format === 'json' ? doc.json : doc.yaml);
 }
 
-const GRAPHQL = /^\/graphql(\/|\?|$)/;
-
 export async function registerContractRoutes(
   app: FastifyInstance,
   opts: ContractRoutesOptions,
@@ -95,8 +93,9 @@ export async function registerContractRoutes(
 
   // Agents do not use GraphQL (docs/contracts.md): refused here, before parsing or validation,
   // so not even a validation message ("did you mean …") tells an agent about the schema.
+  // Decided on the matched route, never the raw URL: Fastify routes `/%67raphql` to /graphql.
   app.addHook('onRequest', async (req, reply) => {
-    if (!GRAPHQL.test(req.url)) return;
+    if (req.routeOptions.url !== '/graphql') return;
     const audience = contractAudience(req, opts.trustDomains);
     if (audience.kind !== 'agent') return;
     req.log.warn({ traceId: req.traceId, reason: audience.reason }, 'GraphQL refused to agent');

@@ -110,6 +110,20 @@ describe('an agent identity', () => {
     expect(viaGet.status).toBe(403);
   });
 
+  it.each(['/%67raphql', '/graph%71l', '/GRAPHQL'])(
+    'is refused GraphQL at %s too, however the path is spelled',
+    async (path) => {
+      const res = await fetch(`${sys.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-spiffe-id': AGENT },
+        body: JSON.stringify({ query: INTROSPECTION }),
+      });
+      // 403 where Fastify routes the spelling to /graphql, 404 where it does not: never the schema
+      expect([403, 404]).toContain(res.status);
+      expect(await res.text()).not.toContain('__Schema');
+    },
+  );
+
   it('is refused any GraphQL operation, so no validation message leaks field names', async () => {
     const res = await graphql('{ produc }', { 'x-spiffe-id': AGENT });
     expect(res.status).toBe(403);
