@@ -5,6 +5,7 @@ import { z } from 'zod';
  * process with a message naming the variable (see loadConfig). Add new settings here, with a
  * default that works on a fresh machine, and document them in the README's table.
  */
+const DEV_GATEWAY_SECRET_DEFAULT = 'dev-only-gateway-secret-change-me';
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -18,7 +19,7 @@ const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const url = z.string().url();
 
-const schema = z.object({
+const fields = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(8080),
@@ -40,7 +41,7 @@ const schema = z.object({
   /** Remote JWKS of the identity provider; unset means the development key under DATA_DIR. */
   AUTH_JWKS_URL: url.optional(),
   /** Distributed topology: subgraphs accept only calls that carry this gateway secret. */
-  GATEWAY_SHARED_SECRET: z.string().min(16).default('dev-only-gateway-secret-change-me'),
+  GATEWAY_SHARED_SECRET: z.string().min(16).default(DEV_GATEWAY_SECRET_DEFAULT),
   PRICING_URL: url.default('http://127.0.0.1:4001'),
   PROMOTIONS_URL: url.default('http://127.0.0.1:4002'),
   PROCUREMENT_URL: url.default('http://127.0.0.1:4003'),
@@ -92,6 +93,29 @@ const schema = z.object({
   QUOTE_BREAKER_FAILURES: positiveInt.default(5),
   /** How long an open breaker waits before letting one trial call through. */
   QUOTE_BREAKER_HALF_OPEN_MS: positiveInt.default(5000),
+});
+
+/**
+ * Development conveniences that must not reach production: the public default gateway secret
+ * (anyone could call a subgraph or the internal order endpoint as the gateway) and the
+ * development caller key under DATA_DIR (tokens would be minted locally, not by an IdP).
+ */
+const schema = fields.superRefine((c, ctx) => {
+  if (c.NODE_ENV !== 'production') return;
+  if (c.GATEWAY_SHARED_SECRET === DEV_GATEWAY_SECRET_DEFAULT || c.GATEWAY_SHARED_SECRET.length < 32) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['GATEWAY_SHARED_SECRET'],
+      message: 'in production set a secret of at least 32 characters (not the development default)',
+    });
+  }
+  if (!c.AUTH_JWKS_URL) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['AUTH_JWKS_URL'],
+      message: "in production callers' tokens are verified against your identity provider's JWKS",
+    });
+  }
 });
 
 export type Config = z.infer<typeof schema>;
