@@ -114,6 +114,24 @@ describe('cart quote composition', () => {
     expect(sources(q)).toEqual(Array(10).fill('last_known'));
   });
 
+  it('does not open the promotions breaker on refused baskets: other carts keep their discounts', async () => {
+    const { service, state, guards } = await setup({ failures: 3 });
+    state.percentOff = 10;
+    state.promotions = 'refuse';
+    for (let i = 0; i < 5; i++) {
+      const refused = await service.quote(cart);
+      expect(refused.promotions.status).toBe('unavailable');
+    }
+    expect(guards.promotions.isOpen()).toBe(false);
+    state.promotions = 'ok';
+    const q = await service.quote(cart);
+    expect(q.discountTotal).toBeGreaterThan(0);
+    // real failures still open it
+    state.promotions = 'fail';
+    for (let i = 0; i < 3; i++) await service.quote(cart);
+    expect(guards.promotions.isOpen()).toBe(true);
+  });
+
   it('with the cache down asks pricing for every line and still answers', async () => {
     const { service, state } = await setup();
     state.cache = 'fail';

@@ -1,4 +1,5 @@
 /** Fake ports for the quote's composition tests: each records its calls and can fail or hang. */
+
 import type {
   CatalogEntry,
   LivePrice,
@@ -9,11 +10,13 @@ import type {
   PromotionEvaluation,
   QuotePorts,
 } from '../../gateway/edge/quote/ports.ts';
+import { RefusedInput } from '../../gateway/edge/quote/resilience.ts';
 
-export type Mode = 'ok' | 'fail' | 'hang';
+export type Mode = 'ok' | 'fail' | 'hang' | 'refuse';
 
 const act = async <T>(mode: Mode, value: () => T, signal?: AbortSignal): Promise<T> => {
   if (mode === 'fail') throw new Error('down');
+  if (mode === 'refuse') throw new RefusedInput('refused this input');
   if (mode === 'hang') {
     return new Promise<T>((_, reject) =>
       signal?.addEventListener('abort', () => reject(new Error('aborted'))),

@@ -3,11 +3,20 @@ import {
   CircuitState,
   ConsecutiveBreaker,
   circuitBreaker,
-  handleAll,
+  handleWhen,
   TimeoutStrategy,
   timeout,
   wrap,
 } from 'cockatiel';
+
+/**
+ * The dependency answered and refused this input (a 4xx, a contract violation): the caller's
+ * problem, not an outage. It fails the call but never counts towards opening the breaker, or
+ * a few crafted requests could switch a dependency off for every customer.
+ */
+export class RefusedInput extends Error {
+  override name = 'RefusedInput';
+}
 
 /** One dependency's protection: a timeout per call inside a circuit breaker. */
 export interface Guard {
@@ -32,10 +41,13 @@ export interface GuardOptions {
  * fallback, until a trial call after `halfOpenAfterMs` succeeds.
  */
 export function createGuard(name: string, opts: GuardOptions): Guard {
-  const breaker: CircuitBreakerPolicy = circuitBreaker(handleAll, {
-    halfOpenAfter: opts.halfOpenAfterMs,
-    breaker: new ConsecutiveBreaker(opts.failures),
-  });
+  const breaker: CircuitBreakerPolicy = circuitBreaker(
+    handleWhen((err) => !(err instanceof RefusedInput)),
+    {
+      halfOpenAfter: opts.halfOpenAfterMs,
+      breaker: new ConsecutiveBreaker(opts.failures),
+    },
+  );
   breaker.onStateChange((state) => opts.onStateChange?.(name, state === CircuitState.Open));
   // abortOnReturn: false: aborting a finished call's signal builds a DOMException and
   // dispatches an event on every quote, for nothing (it showed as ~10% of a quote's CPU).

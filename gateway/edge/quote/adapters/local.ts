@@ -1,6 +1,7 @@
 import type { PricingService } from '../../../../subgraphs/pricing/service.ts';
-import type { PromotionService } from '../../../../subgraphs/promotions/api.ts';
+import { BasketInvalid, type PromotionService } from '../../../../subgraphs/promotions/api.ts';
 import type { PriceCachePort, PricingPort, PromotionsPort } from '../ports.ts';
+import { RefusedInput } from '../resilience.ts';
 
 /**
  * Embedded topology: pricing and promotions run in this process. Pricing's calculateMany reads
@@ -24,5 +25,12 @@ export function localPricing(api: PricingService): { cache: PriceCachePort; pric
 }
 
 export const localPromotions = (service: PromotionService): PromotionsPort => ({
-  evaluate: (basket) => service.evaluate(basket),
+  async evaluate(basket) {
+    try {
+      return await service.evaluate(basket);
+    } catch (err) {
+      if (err instanceof BasketInvalid) throw new RefusedInput(err.message);
+      throw err;
+    }
+  },
 });

@@ -9,6 +9,7 @@ import type {
   PromotionEvaluation,
   PromotionsPort,
 } from '../ports.ts';
+import { RefusedInput } from '../resilience.ts';
 
 /** Distributed topology: the edge reads the shared price cache (Redis) itself. */
 export const remoteCache = (cache: PriceCache): PriceCachePort => ({
@@ -66,6 +67,8 @@ export function remotePromotions(pool: Pool): PromotionsPort {
         signal,
       });
       const body = await res.body.json();
+      if (res.statusCode >= 400 && res.statusCode < 500)
+        throw new RefusedInput(`promotions refused the basket (${res.statusCode})`);
       if (res.statusCode !== 200) throw new Error(`promotions answered ${res.statusCode}`);
       return body as PromotionEvaluation;
     },
