@@ -21,8 +21,9 @@ export interface CanonicalCart {
 
 /**
  * The one spelling of a cart that everything hashing it agrees on: lines sorted by SKU (the
- * order a frontend lists them in does not change the price), coupons sorted and without
- * repeats, absent optional fields as null, keys in a fixed order.
+ * order a frontend lists them in does not change the price), coupons trimmed, upper-cased
+ * (promotions match codes case-insensitively), sorted and without repeats, absent optional
+ * fields as null, keys in a fixed order.
  */
 export function canonicalCart(cart: CartInput): CanonicalCart {
   const lines = cart.lines
@@ -33,7 +34,7 @@ export function canonicalCart(cart: CartInput): CanonicalCart {
     region: cart.region,
     customerSegment: cart.customerSegment ?? null,
     customerId: cart.customerId ?? null,
-    coupons: [...new Set(cart.coupons ?? [])].sort(),
+    coupons: [...new Set((cart.coupons ?? []).map((c) => c.trim().toUpperCase()))].sort(),
     lines,
   };
 }
@@ -43,4 +44,30 @@ export function cartHash(cart: CartInput): string {
   return createHash('sha256')
     .update(JSON.stringify(canonicalCart(cart)))
     .digest('base64url');
+}
+
+/** The limits of a cart, as schemas/openapi/edge.yaml states them for GET /cart/quote. */
+export const CART_LIMITS = { maxLines: 50, maxQuantity: 999, maxCoupons: 10 } as const;
+
+/**
+ * What makes a cart unquotable, as JSON pointers: the same rules for the REST quote (checked
+ * from its OpenAPI document) and the GraphQL `cartQuote`, so the two never disagree.
+ */
+export function cartViolations(cart: CartInput): { pointer: string; message: string }[] {
+  const out: { pointer: string; message: string }[] = [];
+  if (cart.lines.length < 1 || cart.lines.length > CART_LIMITS.maxLines) {
+    out.push({ pointer: '/lines', message: `a cart has 1 to ${CART_LIMITS.maxLines} lines` });
+  }
+  const seen = new Set<string>();
+  cart.lines.forEach((l, i) => {
+    if (!Number.isInteger(l.quantity) || l.quantity < 1 || l.quantity > CART_LIMITS.maxQuantity) {
+      out.push({ pointer: `/lines/${i}/quantity`, message: `quantity is 1 to ${CART_LIMITS.maxQuantity}` });
+    }
+    if (seen.has(l.sku)) out.push({ pointer: `/lines/${i}/sku`, message: `${l.sku} appears more than once` });
+    seen.add(l.sku);
+  });
+  if ((cart.coupons?.length ?? 0) > CART_LIMITS.maxCoupons) {
+    out.push({ pointer: '/coupons', message: `at most ${CART_LIMITS.maxCoupons} coupons` });
+  }
+  return out;
 }

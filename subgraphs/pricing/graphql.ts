@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../lib/auth/context.ts';
 import { buildShieldedSubgraphSchema } from '../../lib/graphql/subgraph.ts';
 import { money, toNumber2 } from '../../lib/money.ts';
-import { cartHash } from '../../lib/quote-token/canonical-cart.ts';
+import { cartHash, cartViolations } from '../../lib/quote-token/canonical-cart.ts';
 import type { CatalogPrice, Product } from './catalog/catalog.ts';
 import { InvalidBasePrice, NoBasePrice, UnknownSku } from './domain/errors.ts';
 import type { PriceContext, PriceResponse } from './domain/types.ts';
@@ -76,12 +76,14 @@ export const DEFAULT_SEGMENT = 'STANDARD';
 export const cartId = (input: CartQuoteInput): string => cartHash(input);
 
 async function cartQuote(loaders: Loaders, input: CartQuoteInput) {
-  for (const l of input.lines) {
-    if (!Number.isInteger(l.quantity) || l.quantity < 1) {
-      throw new GraphQLError(`quantity of ${l.sku} must be a positive integer`, {
-        extensions: { code: 'BAD_USER_INPUT' },
-      });
-    }
+  const violations = cartViolations(input);
+  if (violations.length > 0) {
+    throw new GraphQLError(
+      `the cart cannot be quoted: ${violations.map((v) => `${v.pointer} ${v.message}`).join('; ')}`,
+      {
+        extensions: { code: 'BAD_USER_INPUT', errors: violations },
+      },
+    );
   }
   const products = await loaders.products.loadMany(input.lines.map((l) => l.sku));
   const segment = input.customerSegment ?? DEFAULT_SEGMENT;

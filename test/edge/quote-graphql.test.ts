@@ -74,6 +74,15 @@ describe('GraphQL cart quote with a quote token', () => {
     );
   });
 
+  it.each([
+    ['the same SKU twice', [cart.lines[0], cart.lines[0]], '/lines/1/sku'],
+    ['a quantity over 999', [{ sku: cart.lines[0]?.sku, quantity: 20_000 }], '/lines/0/quantity'],
+  ])('refuses %s as BAD_USER_INPUT, as the REST quote answers 422', async (_label, lines, pointer) => {
+    const res = await sys.gql(QUOTE, { variables: { input: { ...cart, lines } } });
+    expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(JSON.stringify(res.errors)).toContain(pointer);
+  });
+
   it('evaluates the promotions once for both the promotions field and the token', async () => {
     const engine = (
       sys.local.promotions as unknown as { api: { evaluate: (...a: unknown[]) => Promise<unknown> } }
