@@ -17,7 +17,10 @@ interface PlaceBody {
   request: unknown;
   spiffeId: unknown;
   traceId: unknown;
+  orderId?: unknown;
 }
+
+const ORDER_ID = /^ord_[0-9a-f]{32}$/;
 
 /**
  * Distributed topology: the order domain over HTTP, for gateway processes only (the shared
@@ -45,10 +48,13 @@ export function internalOrderRoutes(
           typeof body.traceId !== 'string'
         )
           return reply.code(403).send({ error: 'not a procurement agent identity' });
+        if (body.orderId !== undefined && (typeof body.orderId !== 'string' || !ORDER_ID.test(body.orderId)))
+          return reply.code(422).send({ error: 'orderId is not an order id' });
         const created = await domain.place({
           request: contract.value,
           spiffeId: body.spiffeId as string,
           traceId: body.traceId,
+          ...(typeof body.orderId === 'string' ? { orderId: body.orderId } : {}),
         });
         return reply.code(201).send(created);
       },

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
+import { orderIdFor } from '../../../subgraphs/procurement/domain/order-domain.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 import { domainUnavailable, notFound } from '../problems.ts';
 import type { OrderPort } from './order-port.ts';
@@ -19,6 +20,8 @@ export interface PlaceOptions {
 /**
  * Step 8 (handler): the order domain stores the order durably, then 201 with Location. When
  * the domain cannot, 503 with Retry-After, and an Idempotency-Key is released for the retry.
+ * With a key the order id is derived from it, so when the failure was a timeout after the
+ * commit, the retry finds that order instead of placing a second one.
  */
 export function placeOrderHandler(o: PlaceOptions) {
   return async function placeOrder(req: FastifyRequest, reply: FastifyReply) {
@@ -27,7 +30,12 @@ export function placeOrderHandler(o: PlaceOptions) {
     let body: string;
     let location: string;
     try {
-      const created = await o.orders.place({ request: order, spiffeId: identity.id, traceId: req.traceId });
+      const created = await o.orders.place({
+        request: order,
+        spiffeId: identity.id,
+        traceId: req.traceId,
+        ...(idempotency ? { orderId: orderIdFor(idempotency.key) } : {}),
+      });
       body = JSON.stringify(created);
       location = `${CANONICAL_PATH}/${created.order_id}`;
     } catch (err) {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { PurchaseOrderResponse } from '../../../gateway/agent/contract/types.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import type { OrderQuery, OrderStore } from '../store/store.ts';
@@ -19,11 +19,19 @@ export interface OrderDomain {
 
 export const newOrderId = (): string => `ord_${randomUUID().replace(/-/g, '')}`;
 
+/** The order id of an idempotency record (identity-scoped key): the same key, the same order. */
+export const orderIdFor = (idempotencyRecordKey: string): string =>
+  `ord_${createHash('sha256').update('order\0').update(idempotencyRecordKey).digest('hex').slice(0, 32)}`;
+
 export function createOrderDomain(store: OrderStore, clock: Clock): OrderDomain {
   let placed = 0;
   return {
     async place(cmd) {
-      const order = approve(cmd, newOrderId(), clock.now());
+      if (cmd.orderId) {
+        const existing = await store.get(cmd.orderId);
+        if (existing) return toResponse(existing);
+      }
+      const order = approve(cmd, cmd.orderId ?? newOrderId(), clock.now());
       placed++;
       await store.insert(order);
       return toResponse(order);

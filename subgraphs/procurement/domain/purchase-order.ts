@@ -20,6 +20,12 @@ export interface PlaceOrder {
   readonly request: PurchaseOrderRequest;
   readonly spiffeId: string;
   readonly traceId: string;
+  /**
+   * Chosen by the gateway from the agent's Idempotency-Key: placing the same id again returns
+   * the stored order, so a retry after an ambiguous failure (a timeout after the commit) finds
+   * the order instead of creating a second one. Absent: the domain picks a fresh id.
+   */
+  readonly orderId?: string;
 }
 
 /**

@@ -10,7 +10,7 @@ export function memoryOrderStore(maxOrders = 50_000): OrderStore {
   const orders = new BoundedMap<string, PurchaseOrder>(maxOrders);
   return {
     async insert(order) {
-      orders.set(order.orderId, order);
+      if (!orders.has(order.orderId)) orders.set(order.orderId, order);
     },
     async get(orderId) {
       return orders.get(orderId) ?? null;

@@ -53,7 +53,7 @@ export function sqlOrderStore(db: Db): OrderStore {
         );
       }
       await db.query(
-        `INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, trace_id) VALUES ${values.join(',')}`,
+        `INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, trace_id) VALUES ${values.join(',')} ON CONFLICT (order_id) DO NOTHING`,
         params,
       );
     },
