@@ -12,6 +12,7 @@ import { buildDistributedGateway } from '../../gateway/topology.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import type { Config } from '../../lib/config.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
+import { TOOLS_RULE, UPSERT_PROMOTION } from '../../test/edge/support.ts';
 import { gql, startEmbedded, testConfig } from '../../test/support/system.ts';
 import type { HttpRequestSpec, Scenario } from '../harness.ts';
 import { startNaiveGateway } from '../peers/naive-gateway.ts';
@@ -32,28 +33,10 @@ function cartLines(): { sku: string; quantity: number }[] {
   return [...tools, ...others].map((p, i) => ({ sku: p.sku, quantity: 1 + (i % 3) }));
 }
 
-const RULE = {
-  version: '2.1',
-  promotion_id: 'BENCH-TOOLS-3',
-  name: 'Cheapest tool free with 3 items',
-  priority: 10,
-  status: 'ACTIVE',
-  conditions: {
-    all: [
-      { fact: 'cart.items', operator: 'contains_category', value: 'tools' },
-      { fact: 'cart.total_quantity', operator: 'greater_than_inclusive', value: 3 },
-    ],
-  },
-  actions: [{ type: 'PERCENTAGE_DISCOUNT_CHEAPEST_ITEM', value: 100.0, target_category: 'tools' }],
-  max_redemptions_per_user: 1,
-};
-
-const UPSERT = 'mutation ($rule: JSON!) { upsertPromotion(rule: $rule) { promotionId } }';
-
 /** Adds the bench rule through a gateway that forwards the caller's token. */
 async function addRule(url: string, config: Config): Promise<void> {
   const token = await mintDevToken(config, { subject: 'bench', roles: ['promotions:admin'] });
-  const res = await gql(url, UPSERT, { token, variables: { rule: RULE } });
+  const res = await gql(url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
   if (res.errors) throw new Error(`could not add the bench promotion: ${JSON.stringify(res.errors)}`);
 }
 
@@ -68,7 +51,7 @@ async function addRuleDirect(subgraphs: SubgraphProcesses): Promise<void> {
       authorization: `Bearer ${token}`,
       'x-gateway-secret': config.GATEWAY_SHARED_SECRET,
     },
-    body: JSON.stringify({ query: UPSERT, variables: { rule: RULE } }),
+    body: JSON.stringify({ query: UPSERT_PROMOTION, variables: { rule: TOOLS_RULE } }),
   });
   const body = (await res.json()) as { errors?: unknown };
   if (body.errors) throw new Error(`could not add the bench promotion: ${JSON.stringify(body.errors)}`);
