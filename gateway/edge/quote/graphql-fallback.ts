@@ -6,8 +6,7 @@ import { buildShieldedSubgraphSchema, type SubgraphName } from '../../../lib/gra
 import { money, toNumber2 } from '../../../lib/money.ts';
 import type { Platform } from '../../../lib/platform.ts';
 import { Problem } from '../../../lib/problem.ts';
-import type { CartInput } from '../../../lib/quote-token/index.ts';
-import { cartId } from '../../../subgraphs/pricing/graphql.ts';
+import { type CartInput, cartHash } from '../../../lib/quote-token/index.ts';
 import { InProcessDataSource } from '../../datasources/in-process.ts';
 import { lineTotalOf, pricedLineFields } from './assemble.ts';
 import type { Guard } from './resilience.ts';
@@ -46,7 +45,7 @@ export function pricingFallbackSchema(service: QuoteService) {
             return { ...fields, lineTotal: toNumber2(lineTotal), source: fields.source.toUpperCase() };
           });
           return {
-            id: cartId(input as Parameters<typeof cartId>[0]),
+            id: cartHash(input),
             currency: input.currency,
             region: input.region,
             customerSegment: input.customerSegment ?? null,
