@@ -1,7 +1,40 @@
-import { mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import type { Db, Queryable } from './db.ts';
+
+/**
+ * Postgres settings of the embedded store. PGlite starts Postgres with its server defaults
+ * (shared_buffers 128 MB and so on), sized for a database server, not for one process whose
+ * whole budget is 300 MB: measured here, the defaults hold ~260 MB RSS, these ~130 MB
+ * (docs/performance.md). The embedded store holds a few tables of thousands of rows, and the
+ * hot paths (catalog, promotions) read from in-memory mirrors, so small buffers cost nothing.
+ */
+export const PGLITE_CONF = [
+  'shared_buffers = 8MB',
+  'temp_buffers = 1MB',
+  'wal_buffers = 1MB',
+  'work_mem = 2MB',
+  'maintenance_work_mem = 8MB',
+].join('\n');
+
+const options: PGliteOptions = { postgresqlconf: PGLITE_CONF };
+
+/**
+ * A new data directory is created (Postgres' initdb) in a short-lived child process: initdb
+ * runs a second WebAssembly instance whose ~400 MB are not all returned to the OS by this
+ * process's garbage collector, so doing it here would leave a first start far heavier than
+ * every later one. The child exits and takes that memory with it.
+ */
+function initialiseDataDir(dir: string): void {
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const script = `const { PGlite } = require(${JSON.stringify(entry)});
+    const pg = new PGlite(${JSON.stringify(dir)}, { postgresqlconf: ${JSON.stringify(PGLITE_CONF)} });
+    pg.waitReady.then(() => pg.close()).then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });`;
+  execFileSync(process.execPath, ['--input-type=commonjs', '-e', script], { stdio: 'inherit' });
+}
 
 /**
  * Embedded store: PGlite runs the same SQL as Postgres from a pure npm package (no native
@@ -13,8 +46,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   if (dataDir) {
     dir = join(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
+    if (!existsSync(join(dir, 'PG_VERSION'))) initialiseDataDir(dir);
   }
-  const pg = dir ? new PGlite(dir) : new PGlite();
+  const pg = dir ? new PGlite(dir, options) : new PGlite(options);
   await pg.waitReady;
   const wrap = (q: Pick<PGlite, 'query'>): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []) {
