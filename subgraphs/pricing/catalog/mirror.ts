@@ -15,7 +15,12 @@ import type { Catalog, CatalogPrice, Product } from './catalog.ts';
 export async function createMirroredCatalog(db: Db, store: Catalog): Promise<Catalog> {
   if (db.kind !== 'pglite') throw new Error('the catalog mirror is for the embedded store only');
   const products = new Map<string, Product>();
-  const prices = new Map<string, Map<string, Decimal>>();
+  // One flat map of exact decimal texts, `sku currency` → amount: tens of thousands of prices
+  // held as Decimal objects in a Map per SKU cost ~30 MB of heap; as strings, a few. A Decimal
+  // is made from the text when a price is read (microseconds, once per cache miss).
+  const prices = new Map<string, string>();
+  const currencies = new Set<string>();
+  const key = (sku: string, currency: string) => `${sku} ${currency}`;
   const productRows = await db.query<{
     sku: string;
     name: string;
@@ -33,22 +38,29 @@ export async function createMirroredCatalog(db: Db, store: Catalog): Promise<Cat
   const priceRows = await db.query<{ sku: string; currency: string; amount: string }>(
     'SELECT sku, currency, amount::text AS amount FROM catalog_base_prices',
   );
-  const put = (sku: string, currency: string, amount: Decimal) => {
-    const bySku = prices.get(sku) ?? new Map<string, Decimal>();
-    prices.set(sku, bySku);
-    bySku.set(currency, amount);
+  const put = (sku: string, currency: string, amount: string) => {
+    currencies.add(currency);
+    prices.set(key(sku, currency), amount);
   };
-  for (const r of priceRows) put(r.sku, r.currency, money(r.amount));
+  for (const r of priceRows) put(r.sku, r.currency, r.amount);
+  const amountOf = (sku: string, currency: string): Decimal | undefined => {
+    const text = prices.get(key(sku, currency));
+    return text === undefined ? undefined : money(text);
+  };
 
-  const sorted = (sku: string): CatalogPrice[] =>
-    [...(prices.get(sku) ?? [])]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([currency, amount]) => ({ sku, currency, amount }));
+  const sorted = (sku: string): CatalogPrice[] => {
+    const out: CatalogPrice[] = [];
+    for (const currency of [...currencies].sort()) {
+      const amount = amountOf(sku, currency);
+      if (amount) out.push({ sku, currency, amount });
+    }
+    return out;
+  };
 
   return {
     async basePrices(requests) {
       return requests.map((r) => {
-        const amount = prices.get(r.sku)?.get(r.currency);
+        const amount = amountOf(r.sku, r.currency);
         if (amount) return amount;
         return products.has(r.sku) ? new NoBasePrice(r.sku, r.currency) : new UnknownSku(r.sku);
       });
@@ -61,7 +73,7 @@ export async function createMirroredCatalog(db: Db, store: Catalog): Promise<Cat
     },
     async setBasePrice(sku, currency, amount) {
       const change = await store.setBasePrice(sku, currency, amount);
-      put(sku, currency, change.amount);
+      put(sku, currency, change.amount.toFixed());
       return change;
     },
     count: async () => products.size,
