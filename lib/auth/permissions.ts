@@ -103,7 +103,17 @@ const shieldOptions = {
 export function applyShield(schema: GraphQLSchema, requirements: RoleRequirements): GraphQLSchema {
   const tree = shieldRules(schema, requirements);
   if (Object.keys(tree).length === 0) return schema;
-  return applyMiddleware(schema, shield(tree, shieldOptions));
+  // shield() wraps every field of every type in an async middleware that applies the fallback
+  // rule (`allow`): each field of a 10-line quote then resolves through a promise. Only the
+  // fields of the tree carry a rule, so only they are wrapped; shield still evaluates them.
+  const generated = shield(tree, shieldOptions).generate(schema) as Record<string, Record<string, unknown>>;
+  const ruled = Object.fromEntries(
+    Object.entries(tree).map(([type, fields]) => [
+      type,
+      Object.fromEntries(Object.keys(fields as object).map((f) => [f, generated[type]?.[f]])),
+    ]),
+  );
+  return applyMiddleware(schema, ruled as Parameters<typeof applyMiddleware>[1]);
 }
 
 /**
