@@ -85,6 +85,12 @@ function restQuote(): HttpRequestSpec {
   return { method: 'GET', path: `/cart/quote?${q}` };
 }
 
+/** The loads of this group, by name (bench/tools/profile.ts profiles each). */
+export const QUOTE_REQUESTS = {
+  graphql: graphqlQuote,
+  rest: restQuote,
+};
+
 async function embedded(request: HttpRequestSpec) {
   const sys = await startEmbedded({ CATALOG_SIZE: String(CATALOG_SIZE) });
   await addRule(sys.url, sys.config);

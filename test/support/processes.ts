@@ -21,19 +21,31 @@ export interface ServiceProcess {
 
 export const ENTRY = {
   gateway: 'gateway/main.ts',
+  embedded: 'gateway/main.ts',
   pricing: 'subgraphs/pricing/main.ts',
   promotions: 'subgraphs/promotions/main.ts',
   procurement: 'subgraphs/procurement/main.ts',
 } as const;
 
+export interface StartProcessOptions {
+  /** Run the compiled `dist/…js` (as `npm start` does; needs `npm run build`) instead of the source. */
+  compiled?: boolean;
+  /** Extra node flags, e.g. `--cpu-prof`. */
+  nodeArgs?: string[];
+}
+
 export async function startProcess(
   entry: keyof typeof ENTRY,
   env: Record<string, string>,
   timeoutMs = 45_000,
+  opts: StartProcessOptions = {},
 ): Promise<ServiceProcess> {
   // `node --import tsx`, not the tsx CLI: the CLI is a wrapper process that does not wait for
   // its child on SIGTERM, so graceful shutdown could not be observed.
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY[entry]], {
+  const script = opts.compiled
+    ? ['--enable-source-maps', `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`]
+    : ['--import', 'tsx', ENTRY[entry]];
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...script], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
