@@ -79,6 +79,8 @@ const fields = z.object({
 
   // Pricing.
   CATALOG_SIZE: positiveInt.default(10_000),
+  /** Fresh prices kept in process memory: the embedded cache's bound, and (with Redis) the near cache's; 0 turns the near cache off. */
+  PRICE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).default(20_000),
 
   // Edge and quote tokens.
   QUOTE_TOKEN_ISSUER: z.string().min(1).default('https://edge.agent-commerce.local'),

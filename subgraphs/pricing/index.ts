@@ -1,9 +1,11 @@
 import { Gauge } from 'prom-client';
 import { migrate } from '../../lib/db/index.ts';
+import { EventTypes } from '../../lib/events/cloudevent.ts';
 import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { createRedis } from '../../lib/redis.ts';
 import { createMemoryPriceCache } from './cache/memory.ts';
+import { createNearPriceCache } from './cache/near.ts';
 import type { PriceCache } from './cache/price-cache.ts';
 import { createRedisPriceCache } from './cache/redis.ts';
 import { type Catalog, countingCatalog, createSqlCatalog, seedCatalog } from './catalog/catalog.ts';
@@ -25,12 +27,23 @@ export interface PricingModule extends SubgraphModule {
  */
 export function priceCacheFor(platform: Platform): PriceCache {
   const { config } = platform;
-  if (!config.REDIS_URL) return createMemoryPriceCache(platform.clock);
+  if (!config.REDIS_URL)
+    return createMemoryPriceCache(platform.clock, Math.max(config.PRICE_CACHE_MAX_ENTRIES, 1));
   const connection = createRedis(config);
   // ioredis reads this option on every command, so it can be turned on for this connection only.
   connection.options.enableAutoPipelining = true;
   platform.onClose(() => connection.disconnect());
-  return createRedisPriceCache(connection, config.REDIS_KEY_PREFIX, platform.clock);
+  const shared = createRedisPriceCache(connection, config.REDIS_KEY_PREFIX, platform.clock);
+  if (config.PRICE_CACHE_MAX_ENTRIES === 0) return shared;
+  const near = createNearPriceCache(shared, platform.clock, config.PRICE_CACHE_MAX_ENTRIES);
+  // Whoever changed the price dropped the shared entries; every process drops its near copies.
+  platform.onClose(
+    platform.bus.subscribe(EventTypes.BasePriceChanged, (event) => {
+      const sku = (event.data as { sku?: unknown } | undefined)?.sku;
+      if (typeof sku === 'string') near.forget([sku]);
+    }),
+  );
+  return near;
 }
 
 function exportCounters(platform: Platform, counters: PricingCounters): void {

@@ -27,8 +27,10 @@ export const encodeFresh = (expiresAt: number, json: string): string => `${expir
 
 export function decodeFresh(text: string, now: number): StoredPrice | undefined {
   const colon = text.indexOf(':');
-  if (colon < 0 || Number(text.slice(0, colon)) <= now) return undefined;
-  return decodeJson(text.slice(colon + 1));
+  const expiresAt = Number(text.slice(0, colon));
+  if (colon < 0 || expiresAt <= now) return undefined;
+  const price = decodeJson(text.slice(colon + 1));
+  return price && { ...price, expiresAt };
 }
 
 export function decodeJson(json: string): StoredPrice | undefined {

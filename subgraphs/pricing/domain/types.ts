@@ -49,6 +49,8 @@ export const keyText = (k: PriceKey): string => JSON.stringify([k.sku, k.region,
 export interface StoredPrice {
   readonly response: PriceResponse;
   readonly json: string;
+  /** When the fresh entry it was read from expires (ms), where the cache records it. */
+  readonly expiresAt?: number;
 }
 
 export const storedPrice = (response: PriceResponse): StoredPrice => ({
