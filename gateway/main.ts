@@ -3,6 +3,7 @@
  *   TOPOLOGY=embedded (default, `npm start`): the whole system in this one process.
  *   TOPOLOGY=distributed (`npm run start:gateway`): the gateway and edge; subgraphs elsewhere.
  */
+import '../lib/source-maps.ts';
 import { ConfigError, loadConfig } from '../lib/config.ts';
 import { closeOnSignals } from '../lib/http/app.ts';
 import { buildDistributedGateway, buildEmbedded } from './topology.ts';

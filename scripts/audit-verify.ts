@@ -5,6 +5,7 @@
  * under DATA_DIR, which must not be open in a running server at the same time (PGlite is a
  * single-process database).
  */
+import '../lib/source-maps.ts';
 import { verifyAuditLog } from '../gateway/agent/audit/verify.ts';
 import { loadConfig } from '../lib/config.ts';
 import { openDb } from '../lib/db/index.ts';

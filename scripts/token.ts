@@ -2,6 +2,7 @@
  * Mints a caller token signed with the embedded development key (DATA_DIR/dev-keys).
  *   npm run token -- --role pricing:admin [--role orders:read] [--sub alice] [--ttl 3600]
  */
+import '../lib/source-maps.ts';
 import { parseArgs } from 'node:util';
 import { mintDevToken } from '../lib/auth/jwt.ts';
 import { loadConfig } from '../lib/config.ts';

@@ -4,6 +4,7 @@
  * key; running processes sharing the file pick it up within seconds, and tokens signed with the
  * previous key keep verifying until they expire (15 minutes).
  */
+import '../source-maps.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { quoteKeysFile } from './issuer.ts';
 import { FileQuoteKeyStore } from './key-store.ts';

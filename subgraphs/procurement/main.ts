@@ -1,3 +1,4 @@
+import '../../lib/source-maps.ts';
 import { runSubgraph } from '../../lib/graphql/main-subgraph.ts';
 import { createProcurementSubgraph } from './index.ts';
 
