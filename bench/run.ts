@@ -3,9 +3,11 @@
  * in docs/benchmarks.md. `npm run bench -- --quick` for a fast smoke run (not written);
  * `npm run bench -- --only <group>` to run one group.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { type Row, runFn, runHttp, type Scenario } from './harness.ts';
+import { type MemoryRow, measureMemory, memoryTable } from './memory.ts';
 
 process.env.APOLLO_TELEMETRY_DISABLED = '1';
 process.env.LOG_LEVEL ??= 'silent';
@@ -13,6 +15,11 @@ process.env.LOG_LEVEL ??= 'silent';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+
+// Processes under test run the compiled JavaScript, as `npm start` does.
+execFileSync(process.execPath, [new URL('../scripts/ensure-build.mjs', import.meta.url).pathname], {
+  stdio: 'inherit',
+});
 
 const dir = new URL('./scenarios/', import.meta.url);
 const scenarios: Scenario[] = [];
@@ -31,6 +38,13 @@ for (const s of scenarios) {
   process.stderr.write(`${Math.round(row.rps)} /s, p99 ${row.p99.toFixed(3)} ms\n`);
 }
 
+let memory: MemoryRow[] = [];
+if (!only || only === 'memory') {
+  process.stderr.write('memory … ');
+  memory = await measureMemory(quick);
+  process.stderr.write(`${memory.map((m) => `${m.rssMb.toFixed(0)} MB`).join(', ')}\n`);
+}
+
 const fmt = (n: number, d = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const lines = [
@@ -46,15 +60,22 @@ for (const r of rows) {
 }
 const table = lines.join('\n');
 console.log(table);
+const memTable = memoryTable(memory);
+console.log(`\n${memTable}`);
 
 if (!quick && !only) {
   const file = new URL('../docs/benchmarks.md', import.meta.url);
   const doc = readFileSync(file, 'utf8');
   const stamp = `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, closed-loop load from a worker thread (bench/loadgen.ts), 10 keep-alive connections unless a row says otherwise.`;
-  const next = doc.replace(
-    /<!-- results:start -->[\s\S]*<!-- results:end -->/,
-    `<!-- results:start -->\n${stamp}\n\n${table}\n<!-- results:end -->`,
-  );
+  const next = doc
+    .replace(
+      /<!-- results:start -->[\s\S]*<!-- results:end -->/,
+      `<!-- results:start -->\n${stamp}\n\n${table}\n<!-- results:end -->`,
+    )
+    .replace(
+      /<!-- memory:start -->[\s\S]*<!-- memory:end -->/,
+      `<!-- memory:start -->\n${memTable}\n<!-- memory:end -->`,
+    );
   writeFileSync(file, next);
   console.error('updated docs/benchmarks.md');
 }

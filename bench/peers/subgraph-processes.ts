@@ -11,6 +11,7 @@ import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../test/support/
 export interface SubgraphProcesses {
   env: Record<string, string>;
   urls: { pricing: string; promotions: string; procurement: string };
+  processes: { pricing: ServiceProcess; promotions: ServiceProcess; procurement: ServiceProcess };
   close(): Promise<void>;
 }
 
@@ -26,15 +27,18 @@ export async function startSubgraphProcesses(extra: Record<string, string> = {})
     ...extra,
   };
   // Pricing first: it creates and seeds the catalog that the others may read.
-  const pricing = await startProcess('pricing', { ...env, LOG_LEVEL: 'info' }, 120_000);
+  // Compiled, as `npm run start:<name>` runs them.
+  const compiled = { compiled: true };
+  const pricing = await startProcess('pricing', { ...env, LOG_LEVEL: 'info' }, 120_000, compiled);
   const [promotions, procurement] = await Promise.all([
-    startProcess('promotions', { ...env, LOG_LEVEL: 'info' }, 120_000),
-    startProcess('procurement', { ...env, LOG_LEVEL: 'info' }, 120_000),
+    startProcess('promotions', { ...env, LOG_LEVEL: 'info' }, 120_000, compiled),
+    startProcess('procurement', { ...env, LOG_LEVEL: 'info' }, 120_000, compiled),
   ]);
   const procs: ServiceProcess[] = [pricing, promotions, procurement];
   return {
     env,
     urls: { pricing: pricing.url, promotions: promotions.url, procurement: procurement.url },
+    processes: { pricing, promotions, procurement },
     async close() {
       await Promise.all(procs.map((p) => p.stop()));
       await pg.drop();

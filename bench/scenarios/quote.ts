@@ -8,12 +8,15 @@
  * Targets (issue 6), 10 connections: REST p99 ≤ 5 ms, GraphQL p99 ≤ 10 ms, GraphQL ≥ 3× the
  * naive gateway's req/s.
  */
-import { buildDistributedGateway } from '../../gateway/topology.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import type { Config } from '../../lib/config.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../../test/edge/support.ts';
-import { gql, startEmbedded, testConfig } from '../../test/support/system.ts';
+import { startProcess } from '../../test/support/processes.ts';
+import { gql, testConfig } from '../../test/support/system.ts';
 import type { HttpRequestSpec, Scenario } from '../harness.ts';
 import { startNaiveGateway } from '../peers/naive-gateway.ts';
 import { type SubgraphProcesses, startSubgraphProcesses } from '../peers/subgraph-processes.ts';
@@ -91,31 +94,43 @@ export const QUOTE_REQUESTS = {
   rest: restQuote,
 };
 
+/**
+ * The embedded system as `npm start` runs it: the compiled gateway in its own process (so the
+ * load generator here and the server under test each have a core), a fresh data directory.
+ */
 async function embedded(request: HttpRequestSpec) {
-  const sys = await startEmbedded({ CATALOG_SIZE: String(CATALOG_SIZE) });
-  await addRule(sys.url, sys.config);
-  return { url: sys.url, requests: [request], close: () => sys.close() };
+  const env = {
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-bench-quote-')),
+    CATALOG_SIZE: String(CATALOG_SIZE),
+  };
+  const sys = await startProcess('embedded', env, 120_000, { compiled: true });
+  await addRule(sys.url, testConfig(env));
+  return { url: sys.url, requests: [request], close: () => sys.stop().then(() => {}) };
 }
 
-/** The distributed gateway (this process) over the three subgraph processes, Redis and Postgres. */
+/** The distributed gateway (compiled, its own process) over the three subgraph processes, Redis and Postgres. */
 async function distributed(request: HttpRequestSpec) {
   const subgraphs = await startSubgraphProcesses({ CATALOG_SIZE: String(CATALOG_SIZE) });
   // Same DATA_DIR as the subgraphs: one quote-token key file for the edge and promotions.
-  const config = testConfig({
-    ...subgraphs.env,
-    PRICING_URL: subgraphs.urls.pricing,
-    PROMOTIONS_URL: subgraphs.urls.promotions,
-    PROCUREMENT_URL: subgraphs.urls.procurement,
-    CATALOG_SIZE: String(CATALOG_SIZE),
-  });
-  const gw = await buildDistributedGateway(config);
-  const url = await gw.listen(0);
+  const gw = await startProcess(
+    'gateway',
+    {
+      ...subgraphs.env,
+      TOPOLOGY: 'distributed',
+      LOG_LEVEL: 'info',
+      PRICING_URL: subgraphs.urls.pricing,
+      PROMOTIONS_URL: subgraphs.urls.promotions,
+      PROCUREMENT_URL: subgraphs.urls.procurement,
+    },
+    120_000,
+    { compiled: true },
+  );
   await addRuleDirect(subgraphs);
   return {
-    url,
+    url: gw.url,
     requests: [request],
     async close() {
-      await gw.close();
+      await gw.stop();
       await subgraphs.close();
     },
   };
