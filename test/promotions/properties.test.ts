@@ -148,6 +148,22 @@ describe('cents arithmetic', () => {
     );
   });
 
+  it('parses a JSON number exactly as its shortest text (the number fast path agrees with the text path)', () => {
+    const amounts = fc.oneof(
+      fc.double({ noNaN: true }),
+      fc.integer({ min: -1e15, max: 1e15 }).map((c) => c / 100),
+      fc.integer({ min: -1e15, max: 1e15 }).map((c) => c / 1000),
+    );
+    fc.assert(
+      fc.property(amounts, (v) => {
+        expect(parseCents(v)).toBe(parseCents(String(v)));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(parseCents(-0)).toBe(0);
+    expect(Object.is(parseCents(-0), 0)).toBe(true);
+  });
+
   it('parses amounts exactly and refuses more than 2 decimals', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1e13 }), (c) => {

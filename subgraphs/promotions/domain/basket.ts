@@ -1,6 +1,6 @@
-import type { PricedBasket } from '../api.ts';
 import { parseCents } from './cents.ts';
 import { BasketInvalid, type Violation } from './errors.ts';
+import type { PricedBasket } from './shapes.ts';
 
 /** A basket line in cents, as the rules see it. */
 export interface Line {

@@ -1,8 +1,9 @@
-import type { FailedCondition } from '../api.ts';
 import type { Basket } from './basket.ts';
 import type { Check } from './check.ts';
 import { FACTS } from './facts.ts';
+import { allOfNeeds, anyOfNeeds, type Needs, NOTHING_NEEDED } from './needs.ts';
 import { OPERATORS, type Test } from './operators.ts';
+import type { FailedCondition } from './shapes.ts';
 
 /** Why a condition tree failed: the failing place plus one sentence for people. */
 export interface Failure {
@@ -12,11 +13,13 @@ export interface Failure {
 
 /**
  * A compiled condition: `test` is the hot path (closures only); `explain` runs only for a rule
- * that failed, to say which condition failed and with what basket value.
+ * that failed, to say which condition failed and with what basket value; `needs` is what the
+ * basket must hold for it to hold or to fail (needs.ts), for the rule index.
  */
 export interface CompiledCondition {
   readonly test: Test;
   readonly explain: (b: Basket) => Failure | undefined;
+  readonly needs: Needs;
 }
 
 const MAX_DEPTH = 8;
@@ -48,6 +51,7 @@ export function compileCondition(
     const inner = compileCondition(o.not, `${at}/not`, check, depth + 1);
     if (!inner) return undefined;
     return {
+      needs: { holds: inner.needs.fails, fails: inner.needs.holds },
       test: (b) => !inner.test(b),
       explain: (b) =>
         inner.test(b)
@@ -74,6 +78,10 @@ function allOf(children: CompiledCondition[]): CompiledCondition {
             };
   return {
     test,
+    needs: {
+      holds: allOfNeeds(children.map((c) => c.needs.holds)),
+      fails: anyOfNeeds(children.map((c) => c.needs.fails)),
+    },
     explain: (x) => {
       for (let i = 0; i < children.length; i++) {
         const c = children[i];
@@ -86,6 +94,10 @@ function allOf(children: CompiledCondition[]): CompiledCondition {
 
 function anyOf(children: CompiledCondition[], at: string): CompiledCondition {
   return {
+    needs: {
+      holds: anyOfNeeds(children.map((c) => c.needs.holds)),
+      fails: allOfNeeds(children.map((c) => c.needs.fails)),
+    },
     test: (x) => {
       for (let i = 0; i < children.length; i++) if (children[i]?.test(x)) return true;
       return false;
@@ -127,6 +139,7 @@ function compileLeaf(o: Record<string, unknown>, at: string, check: Check): Comp
   const suffix = `; the rule needs ${opName} ${JSON.stringify(expected)}`;
   return {
     test,
+    needs: op.needs?.(factName, fact.kind, o.value) ?? NOTHING_NEEDED,
     explain: (b) => {
       if (test(b)) return undefined;
       let actual = b.shown.get(factName);

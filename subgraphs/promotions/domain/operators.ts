@@ -2,6 +2,7 @@ import type { Basket } from './basket.ts';
 import { normaliseCoupon } from './basket.ts';
 import type { Check } from './check.ts';
 import { type FactKind, numberOf, textOf } from './facts.ts';
+import { type Dimension, type Needs, NOTHING_NEEDED, needsKey } from './needs.ts';
 
 export type Test = (b: Basket) => boolean;
 
@@ -12,7 +13,15 @@ export type Test = (b: Basket) => boolean;
 interface Operator {
   readonly kinds: readonly FactKind[];
   compile(fact: string, kind: FactKind, operand: unknown, at: string, check: Check): Test | undefined;
+  /**
+   * The basket keys the condition needs (needs.ts), for the rule index; called only with an
+   * operand that compiled. Absent: the operator needs no key (numbers, negative forms).
+   */
+  needs?(fact: string, kind: FactKind, operand: unknown): Needs;
 }
+
+/** The text facts (textOf) are their own index dimensions: their value is the key. */
+const textDimension = (fact: string) => fact as Dimension;
 
 const comparison =
   (cmp: (a: number, b: number) => boolean): Operator['compile'] =>
@@ -40,6 +49,9 @@ const equality = (negate: boolean): Operator => ({
     }
     return comparison(negate ? (a, b) => a !== b : (a, b) => a === b)(fact, kind, operand, at, check);
   },
+  // `equal` holds only when the text is present and is the operand; `not_equal` fails only then.
+  needs: (fact, kind, operand) =>
+    kind === 'text' ? needsKey(textDimension(fact), [operand as string], negate) : NOTHING_NEEDED,
 });
 
 /** in / not_in: membership in a list given in the rule (a Set after compilation). */
@@ -71,6 +83,9 @@ const membership = (negate: boolean): Operator => ({
     const set = new Set(values as number[]);
     return negate ? (b) => !set.has(read(b)) : (b) => set.has(read(b));
   },
+  // `in` holds only when the text is one of the list; `not_in` fails only then.
+  needs: (fact, kind, operand) =>
+    kind === 'text' ? needsKey(textDimension(fact), operand as string[], negate) : NOTHING_NEEDED,
 });
 
 export const OPERATORS: Readonly<Record<string, Operator>> = {
@@ -88,6 +103,7 @@ export const OPERATORS: Readonly<Record<string, Operator>> = {
       const v = check.string(operand, at, { max: 64 });
       return v === undefined ? undefined : (b) => b.categories.has(v);
     },
+    needs: (_f, _k, operand) => needsKey('category', [operand as string]),
   },
   contains_sku: {
     kinds: ['items'],
@@ -95,6 +111,7 @@ export const OPERATORS: Readonly<Record<string, Operator>> = {
       const v = check.string(operand, at, { max: 64 });
       return v === undefined ? undefined : (b) => b.skus.has(v);
     },
+    needs: (_f, _k, operand) => needsKey('sku', [operand as string]),
   },
   /** coupon.codes contains a code (case-insensitive, like every coupon match). */
   contains: {
@@ -105,5 +122,6 @@ export const OPERATORS: Readonly<Record<string, Operator>> = {
       const code = normaliseCoupon(v);
       return (b) => b.couponSet.has(code);
     },
+    needs: (_f, _k, operand) => needsKey('coupon', [normaliseCoupon(operand as string)]),
   },
 };

@@ -3,6 +3,7 @@ import { normaliseCoupon } from './basket.ts';
 import { Check } from './check.ts';
 import { type CompiledCondition, compileCondition } from './conditions.ts';
 import { RuleInvalid } from './errors.ts';
+import { type Clause, cheapest } from './needs.ts';
 
 /** The rule-format version this engine reads (the spec: "the promotion rule format declares version 2.1"). */
 export const RULE_FORMAT_VERSION = '2.1';
@@ -49,6 +50,12 @@ export interface CompiledRule {
   /** Normalised codes; empty means no coupon is needed. */
   readonly couponCodes: readonly string[];
   readonly condition: CompiledCondition;
+  /**
+   * Basket keys of which at least one must be present for the rule to apply: the most selective
+   * clause its coupon codes and conditions make necessary (needs.ts). The rule index visits the
+   * rule only for baskets holding one of them; undefined: no key is necessary, always visited.
+   */
+  readonly needs: Clause | undefined;
   readonly actions: readonly CompiledAction[];
   /** The document as loaded, for reads and the admin API. */
   readonly document: RuleDocument;
@@ -135,6 +142,10 @@ export function compileRule(input: unknown): CompiledRule {
     validUntil,
     couponCodes,
     condition,
+    needs: cheapest([
+      ...(couponCodes.length > 0 ? [couponCodes.map((value) => ({ dim: 'coupon' as const, value }))] : []),
+      ...condition.needs.holds,
+    ]),
     actions,
     document: doc as unknown as RuleDocument,
   };

@@ -1,4 +1,5 @@
 import type { CompiledRule } from './rule.ts';
+import { buildIndex, type RuleIndex } from './rule-index.ts';
 
 /** The compiled rules of one instance, ordered and indexed once per change, not per request. */
 export interface Ruleset {
@@ -10,6 +11,8 @@ export interface Ruleset {
   readonly coupons: ReadonlyMap<string, readonly CompiledRule[]>;
   /** Whether any active rule has a redemption cap (else no lookup is needed). */
   readonly capped: boolean;
+  /** Which active rules a basket can possibly satisfy (rule-index.ts). */
+  readonly index: RuleIndex;
 }
 
 export function buildRuleset(rules: Iterable<CompiledRule>): Ruleset {
@@ -21,7 +24,13 @@ export function buildRuleset(rules: Iterable<CompiledRule>): Ruleset {
   const coupons = new Map<string, CompiledRule[]>();
   for (const r of active)
     for (const code of r.couponCodes) coupons.set(code, [...(coupons.get(code) ?? []), r]);
-  return { active, byId, coupons, capped: active.some((r) => r.maxRedemptionsPerUser !== undefined) };
+  return {
+    active,
+    byId,
+    coupons,
+    capped: active.some((r) => r.maxRedemptionsPerUser !== undefined),
+    index: buildIndex(active),
+  };
 }
 
 export const emptyRuleset: Ruleset = buildRuleset([]);

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../../lib/redis.ts';
-import type { RedemptionResult, ReleaseResult } from '../api.ts';
+import type { RedemptionResult, ReleaseResult } from '../domain/shapes.ts';
 import type { RedemptionItem, RedemptionStore } from './redemptions.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../../../lib/db/index.ts';
-import type { RedemptionResult, ReleaseResult } from '../api.ts';
+import type { RedemptionResult, ReleaseResult } from '../domain/shapes.ts';
 import type { RedemptionStore } from './redemptions.ts';
 
 /** Thrown inside the transaction to roll it back when a cap is reached. */

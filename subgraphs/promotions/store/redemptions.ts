@@ -1,4 +1,4 @@
-import type { RedemptionResult, ReleaseResult } from '../api.ts';
+import type { RedemptionResult, ReleaseResult } from '../domain/shapes.ts';
 
 /** One promotion an order used, with the cap in force when it is redeemed. */
 export interface RedemptionItem {

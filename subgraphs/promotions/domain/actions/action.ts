@@ -13,7 +13,11 @@ export interface CompiledAction {
   readonly type: string;
   /** Fixed amounts are in one currency; a basket in another gets CURRENCY_MISMATCH. */
   readonly currency?: string;
-  apply(b: Basket, remaining: readonly number[], out: number[]): void;
+  /**
+   * Writes the cents to take from each line into `out`; returns whether any share is above
+   * zero. When it returns false `out` is all zeros still, so the caller skips reading it.
+   */
+  apply(b: Basket, remaining: readonly number[], out: number[]): boolean;
   /** Why the action found nothing to discount, for the explanation (NO_ELIGIBLE_ITEMS). */
   miss?(b: Basket): string;
 }
@@ -34,15 +38,27 @@ export function percentPart(v: unknown, at: string, check: Check): number | unde
 
 export const CATEGORY = { max: 64 } as const;
 
-/** Which lines an action may discount: those of `target_category`, or every line. */
-export function targetOf(o: Record<string, unknown>, at: string, check: Check, required: boolean) {
+/** Which lines an action may discount: those of `category`, or every line when it is undefined. */
+export interface Target {
+  readonly category: string | undefined;
+  readonly eligible: (l: Line) => boolean;
+}
+
+export function targetOf(o: Record<string, unknown>, at: string, check: Check, required: boolean): Target {
   if (o.target_category === undefined) {
     if (required) check.fail(`${at}/target_category`, 'is required');
-    return (_l: Line) => true;
+    return { category: undefined, eligible: () => true };
   }
   const category = check.string(o.target_category, `${at}/target_category`, CATEGORY);
-  return (l: Line) => l.category === category;
+  return { category, eligible: (l: Line) => l.category === category };
 }
+
+/**
+ * Whether the basket has a line the target covers: one Set look-up, so an action on a category
+ * the basket lacks returns before walking the lines (most of a large rule set's actions).
+ */
+export const inBasket = (b: Basket, t: Target): boolean =>
+  t.category === undefined ? b.lines.length > 0 : b.categories.has(t.category);
 
 /** Units of the basket an action may discount. */
 export const unitsOf = (b: Basket, eligible: (l: Line) => boolean): number =>

@@ -11,8 +11,11 @@ export const cartPercentage: ActionType = {
       type: 'PERCENTAGE_DISCOUNT_CART',
       apply(_b, remaining, out) {
         let base = 0;
-        for (const w of remaining) base += w;
-        allocateInto(percentOf(base, part), remaining, out);
+        for (let i = 0; i < remaining.length; i++) base += remaining[i] as number;
+        const discount = percentOf(base, part);
+        if (discount === 0) return false;
+        allocateInto(discount, remaining, out);
+        return true;
       },
     };
   },

@@ -1,5 +1,5 @@
 import { allocateInto, percentOf } from '../cents.ts';
-import { type ActionType, eligibleWeights, percentPart, targetOf, targetText } from './action.ts';
+import { type ActionType, eligibleWeights, inBasket, percentPart, targetOf, targetText } from './action.ts';
 
 /**
  * PERCENTAGE_DISCOUNT_CATEGORY: `value` % off what is left of the lines of `target_category`.
@@ -10,13 +10,16 @@ export const categoryPercentage: ActionType = {
   compile(o, at, check) {
     check.onlyKeys(o, at, ['type', 'value', 'target_category']);
     const part = percentPart(o.value, `${at}/value`, check);
-    const eligible = targetOf(o, at, check, true);
+    const target = targetOf(o, at, check, true);
     if (part === undefined) return undefined;
     return {
       type: 'PERCENTAGE_DISCOUNT_CATEGORY',
       apply(b, remaining, out) {
-        const base = eligibleWeights(b, remaining, eligible);
-        allocateInto(percentOf(base, part), b.scratch, out);
+        if (!inBasket(b, target)) return false;
+        const discount = percentOf(eligibleWeights(b, remaining, target.eligible), part);
+        if (discount === 0) return false;
+        allocateInto(discount, b.scratch, out);
+        return true;
       },
       miss: () => `nothing ${targetText(o)} left to discount`,
     };

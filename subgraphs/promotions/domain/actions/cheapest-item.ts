@@ -1,5 +1,5 @@
 import { percentOf } from '../cents.ts';
-import { type ActionType, percentPart, targetOf, targetText } from './action.ts';
+import { type ActionType, inBasket, percentPart, targetOf, targetText } from './action.ts';
 
 /**
  * PERCENTAGE_DISCOUNT_CHEAPEST_ITEM (the spec's sample): `value` % off one unit, the cheapest
@@ -10,18 +10,22 @@ export const cheapestItem: ActionType = {
   compile(o, at, check) {
     check.onlyKeys(o, at, ['type', 'value', 'target_category']);
     const part = percentPart(o.value, `${at}/value`, check);
-    const eligible = targetOf(o, at, check, false);
+    const target = targetOf(o, at, check, false);
     if (part === undefined) return undefined;
+    const { eligible } = target;
     return {
       type: 'PERCENTAGE_DISCOUNT_CHEAPEST_ITEM',
       apply(b, remaining, out) {
-        let best = -1;
+        if (!inBasket(b, target)) return false;
+        let best: (typeof b.lines)[number] | undefined;
         for (const l of b.lines) {
           if (!eligible(l) || (remaining[l.index] ?? 0) <= 0) continue;
-          if (best < 0 || l.unitCents < (b.lines[best]?.unitCents ?? 0)) best = l.index;
+          if (!best || l.unitCents < best.unitCents) best = l;
         }
-        const line = b.lines[best];
-        if (line) out[best] = Math.min(percentOf(line.unitCents, part), remaining[best] ?? 0);
+        if (!best) return false;
+        const share = Math.min(percentOf(best.unitCents, part), remaining[best.index] ?? 0);
+        out[best.index] = share;
+        return share > 0;
       },
       miss: () => `no item ${targetText(o)} left to discount`,
     };

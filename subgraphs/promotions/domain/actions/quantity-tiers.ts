@@ -1,5 +1,13 @@
 import { allocateInto, percentOf } from '../cents.ts';
-import { type ActionType, eligibleWeights, percentPart, targetOf, targetText, unitsOf } from './action.ts';
+import {
+  type ActionType,
+  eligibleWeights,
+  inBasket,
+  percentPart,
+  targetOf,
+  targetText,
+  unitsOf,
+} from './action.ts';
 
 /**
  * QUANTITY_TIER_DISCOUNT: the more units of `target_category` (of the cart when none), the
@@ -9,7 +17,8 @@ import { type ActionType, eligibleWeights, percentPart, targetOf, targetText, un
 export const quantityTiers: ActionType = {
   compile(o, at, check) {
     check.onlyKeys(o, at, ['type', 'tiers', 'target_category']);
-    const eligible = targetOf(o, at, check, false);
+    const target = targetOf(o, at, check, false);
+    const { eligible } = target;
     const list = check.array(o.tiers, `${at}/tiers`, 1, 20);
     if (!list) return undefined;
     const tiers: { min: number; part: number }[] = [];
@@ -30,11 +39,14 @@ export const quantityTiers: ActionType = {
     return {
       type: 'QUANTITY_TIER_DISCOUNT',
       apply(b, remaining, out) {
-        const base = eligibleWeights(b, remaining, eligible);
+        if (!inBasket(b, target)) return false;
         const units = unitsOf(b, eligible);
         const tier = highestFirst.find((t) => units >= t.min);
-        if (!tier) return;
-        allocateInto(percentOf(base, tier.part), b.scratch, out);
+        if (!tier) return false;
+        const discount = percentOf(eligibleWeights(b, remaining, eligible), tier.part);
+        if (discount === 0) return false;
+        allocateInto(discount, b.scratch, out);
+        return true;
       },
       miss: (b) =>
         `${unitsOf(b, eligible)} unit(s) ${targetText(o)}; the first tier starts at ${tiers[0]?.min}`,
