@@ -2,14 +2,16 @@ import { readFileSync } from 'node:fs';
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
-import fastifyApollo from '@as-integrations/fastify';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import type { RequestContext } from '../lib/auth/context.ts';
 import type { CallerVerifier } from '../lib/auth/jwt.ts';
 import { roleRequirements } from '../lib/auth/permissions.ts';
+import type { Config } from '../lib/config.ts';
 import { gatewayContext } from '../lib/graphql/caller-context.ts';
 import type { SubgraphName } from '../lib/graphql/subgraph.ts';
+import { demandControl } from './graphql/demand-control.ts';
 import { permissionsPlugin } from './permissions-plugin.ts';
 
 export const supergraphSdl = (): string =>
@@ -24,6 +26,8 @@ export async function mountGateway(
   opts: {
     verifier: CallerVerifier;
     metrics: Registry;
+    /** Demand control: limits, persisted operations, safelist (GRAPHQL_* settings). */
+    config: Config;
     dataSource: (name: SubgraphName) => GraphQLDataSource<RequestContext>;
     /** Tests compose their own; the default is the committed schemas/supergraph.graphql. */
     supergraphSdl?: string;
@@ -49,9 +53,11 @@ export async function mountGateway(
       };
     },
   });
+  const demand = demandControl(opts.config, opts.metrics);
   const apollo = new ApolloServer<RequestContext>({
     gateway,
-    plugins: [permissionsPlugin(roleRequirements(sdl))],
+    ...demand.server,
+    plugins: [permissionsPlugin(roleRequirements(sdl)), ...demand.plugins],
     includeStacktraceInErrorResponses: false,
     // One shutdown owner: closeOnSignals → app.close() (Fastify drains in-flight requests)
     // → onClose → apollo.stop(). Apollo's own signal handler re-raises the signal (exit 143),
@@ -60,6 +66,11 @@ export async function mountGateway(
   });
   await apollo.start();
   app.addHook('onClose', () => apollo.stop());
-  await app.register(fastifyApollo(apollo), { context: gatewayContext(opts.verifier) });
+  app.route({
+    ...demand.route,
+    method: ['GET', 'POST', 'OPTIONS'],
+    url: '/graphql',
+    handler: fastifyApolloHandler(apollo, { context: gatewayContext(opts.verifier) }),
+  });
   return apollo;
 }

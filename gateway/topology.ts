@@ -67,6 +67,7 @@ export async function buildEmbedded(config: Config, opts: StartOptions = {}): Pr
   await mountGateway(app, {
     verifier: await callerVerifierFor(config),
     metrics: platform.metrics,
+    config,
     dataSource: (name) =>
       withQuoteFallback(platform, name, new InProcessDataSource((local[name] as SubgraphModule).schema)),
   });
@@ -89,6 +90,7 @@ export async function buildDistributedGateway(
   await mountGateway(app, {
     verifier: await callerVerifierFor(config),
     metrics: platform.metrics,
+    config,
     dataSource: (name) =>
       withQuoteFallback(
         platform,

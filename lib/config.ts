@@ -7,8 +7,8 @@ import { z } from 'zod';
  */
 const DEV_GATEWAY_SECRET_DEFAULT = 'dev-only-gateway-secret-change-me';
 const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
 const list = z.string().transform((v) =>
   v
     .split(',')
@@ -46,6 +46,25 @@ const fields = z.object({
   PROMOTIONS_URL: url.default('http://127.0.0.1:4002'),
   PROCUREMENT_URL: url.default('http://127.0.0.1:4003'),
   SUBGRAPH_TIMEOUT_MS: positiveInt.default(2000),
+
+  // GraphQL demand control (docs/graphql-demand-control.md). The defaults let every operation
+  // of schemas/operations/ through with room to spare (ci/operations.ts checks it).
+  GRAPHQL_MAX_TOKENS: positiveInt.default(1000),
+  GRAPHQL_MAX_DEPTH: positiveInt.default(10),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
+  GRAPHQL_MAX_ROOT_FIELDS: positiveInt.default(10),
+  GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(20),
+  GRAPHQL_MAX_COST: positiveInt.default(2000),
+  /** Request body limit of /graphql (413 above). */
+  GRAPHQL_BODY_LIMIT_BYTES: positiveInt.default(262_144),
+  /** Only the operations of the manifest run (production switches it on). */
+  GRAPHQL_SAFELIST: bool.default('false'),
+  /** The persisted-operation manifest; unset means the committed schemas/operations/manifest.json. */
+  GRAPHQL_OPERATIONS_MANIFEST: z.string().min(1).optional(),
+  /** Heap bound of the APQ registrations (the manifest's operations are kept outside it). */
+  GRAPHQL_APQ_CACHE_BYTES: positiveInt.default(2 * 1024 * 1024),
+  /** Heap bound of the parsed-and-validated document cache. */
+  GRAPHQL_DOCUMENT_CACHE_BYTES: positiveInt.default(8 * 1024 * 1024),
 
   // Agent purchase gateway.
   SPIFFE_TRUST_DOMAINS: list.default('example.org'),
