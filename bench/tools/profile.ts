@@ -23,7 +23,11 @@ const env = { DATA_DIR: dataDir, CATALOG_SIZE: '10000', LOG_LEVEL: 'info' };
 const spawnedAt = performance.now();
 const sys = await startProcess('embedded', env, 120_000, {
   compiled: true,
-  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...(process.env.PROFILE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])],
+  nodeArgs: [
+    '--cpu-prof',
+    `--cpu-prof-dir=${profDir}`,
+    ...(process.env.PROFILE_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+  ],
 });
 const config = testConfig(env);
 const token = await mintDevToken(config, { subject: 'bench', roles: ['promotions:admin'] });
