@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../lib/auth/context.ts';
 import { buildShieldedSubgraphSchema } from '../../lib/graphql/subgraph.ts';
-import { money, toNumber2 } from '../../lib/money.ts';
+import { amountOf, centsOf, toNumber2 } from '../../lib/money.ts';
 import { cartHash, cartViolations } from '../../lib/quote-token/canonical-cart.ts';
 import type { CatalogPrice, Product } from './catalog/catalog.ts';
 import { InvalidBasePrice, NoBasePrice, UnknownSku } from './domain/errors.ts';
@@ -99,13 +99,13 @@ async function cartQuote(loaders: Loaders, input: CartQuoteInput) {
     };
   });
   const prices = await loaders.priced.loadMany(ctxs);
-  let subtotal = money(0);
+  let subtotal = 0;
   const lines = input.lines.map((l, i) => {
     const p = products[i] as Product;
     const r = prices[i];
     if (!r || r instanceof Error) throw graphqlError(r);
-    const lineTotal = money(r.response.dynamicPrice).times(l.quantity);
-    subtotal = subtotal.plus(lineTotal);
+    const lineTotal = centsOf(r.response.dynamicPrice) * l.quantity;
+    subtotal += lineTotal;
     return {
       sku: l.sku,
       name: p.name,
@@ -113,7 +113,7 @@ async function cartQuote(loaders: Loaders, input: CartQuoteInput) {
       quantity: l.quantity,
       basePrice: r.response.basePrice,
       unitPrice: r.response.dynamicPrice,
-      lineTotal: toNumber2(lineTotal),
+      lineTotal: amountOf(lineTotal),
       appliedModifiers: r.response.appliedModifiers,
       source: r.cache === 'HIT' ? 'CACHE' : 'LIVE',
     };
@@ -126,7 +126,7 @@ async function cartQuote(loaders: Loaders, input: CartQuoteInput) {
     customerId: input.customerId ?? null,
     coupons: input.coupons ?? [],
     lines,
-    subtotal: toNumber2(subtotal),
+    subtotal: amountOf(subtotal),
   };
 }
 

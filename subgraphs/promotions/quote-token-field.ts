@@ -4,11 +4,12 @@
  * priced lines arrive from pricing through `@requires` and the discounts are evaluated here — so
  * the token signs the same lines, promotions and totals the reply shows.
  */
-import { assembleQuote, type PricedLine } from '../../gateway/edge/quote/assemble.ts';
+
 import type { Platform } from '../../lib/platform.ts';
 import { type CartInput, cartHash, type PriceSource, quoteTokensFor } from '../../lib/quote-token/index.ts';
 import type { PromotionEvaluation, PromotionService } from './api.ts';
 import { basketOfQuote } from './graphql.ts';
+import { assembleQuote, type PricedLine } from './quote/assemble.ts';
 
 /** The representation the gateway sends for quoteToken (its `@requires` fields). */
 interface QuoteTokenRepresentation {

@@ -3,12 +3,12 @@ import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../../lib/auth/context.ts';
 import { buildShieldedSubgraphSchema, type SubgraphName } from '../../../lib/graphql/subgraph.ts';
-import { money, toNumber2 } from '../../../lib/money.ts';
+import { amountOf } from '../../../lib/money.ts';
 import type { Platform } from '../../../lib/platform.ts';
 import { Problem } from '../../../lib/problem.ts';
 import { type CartInput, cartHash } from '../../../lib/quote-token/index.ts';
+import { lineTotalCents, pricedLineFields } from '../../../subgraphs/promotions/quote/assemble.ts';
 import { InProcessDataSource } from '../../datasources/in-process.ts';
-import { lineTotalOf, pricedLineFields } from './assemble.ts';
 import type { Guard } from './resilience.ts';
 import type { QuoteService } from './service.ts';
 
@@ -37,12 +37,12 @@ export function pricingFallbackSchema(service: QuoteService) {
       cartQuote: async (_: unknown, { input }: { input: CartInput }) => {
         try {
           const lines = await service.priceCart(input);
-          let subtotal = money(0);
+          let subtotal = 0;
           const quoted = lines.map((l) => {
-            const lineTotal = lineTotalOf(l);
-            subtotal = subtotal.plus(lineTotal);
+            const lineTotal = lineTotalCents(l);
+            subtotal += lineTotal;
             const fields = pricedLineFields(l);
-            return { ...fields, lineTotal: toNumber2(lineTotal), source: fields.source.toUpperCase() };
+            return { ...fields, lineTotal: amountOf(lineTotal), source: fields.source.toUpperCase() };
           });
           return {
             id: cartHash(input),
@@ -52,7 +52,7 @@ export function pricingFallbackSchema(service: QuoteService) {
             customerId: input.customerId ?? null,
             coupons: input.coupons ?? [],
             lines: quoted,
-            subtotal: toNumber2(subtotal),
+            subtotal: amountOf(subtotal),
           };
         } catch (err) {
           throw graphqlError(err);

@@ -1,13 +1,8 @@
 import type { PriceSource } from '../../../lib/quote-token/index.ts';
+import type { SourcedPrice } from '../../../subgraphs/promotions/quote/assemble.ts';
 import type { CatalogEntry, LivePrice, Price } from './ports.ts';
 
-/** A line's price and where it came from. */
-export interface SourcedPrice {
-  basePrice: number;
-  unitPrice: number;
-  appliedModifiers: string[];
-  source: PriceSource;
-}
+export type { SourcedPrice };
 
 const from = (p: Price, source: PriceSource): SourcedPrice => ({
   basePrice: p.basePrice,

@@ -1,6 +1,11 @@
 import { Problem } from '../../../lib/problem.ts';
 import { type CartInput, cartHash, type QuoteTokens } from '../../../lib/quote-token/index.ts';
-import { assembleQuote, basketOf, type PricedLine, type QuoteBody } from './assemble.ts';
+import {
+  assembleQuote,
+  basketOf,
+  type PricedLine,
+  type QuoteBody,
+} from '../../../subgraphs/promotions/quote/assemble.ts';
 import type { Violation } from './contract.ts';
 import type { CatalogEntry, LivePrice, Price, PriceContext, PriceKey, QuotePorts } from './ports.ts';
 import { type Guard, orElse } from './resilience.ts';

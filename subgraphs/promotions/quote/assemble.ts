@@ -1,7 +1,28 @@
-import { money, round2, toNumber2 } from '../../../lib/money.ts';
-import type { CartInput, QuoteFacts, TokenLine } from '../../../lib/quote-token/index.ts';
-import type { CatalogEntry, PricedBasket, PromotionEvaluation } from './ports.ts';
-import type { SourcedPrice } from './select.ts';
+import { amountOf as amount, centsOf as cents } from '../../../lib/money.ts';
+import type { CartInput, PriceSource, QuoteFacts, TokenLine } from '../../../lib/quote-token/index.ts';
+import type { PricedBasket, PromotionEvaluation } from '../domain/shapes.ts';
+
+/**
+ * The consolidated cart quote: priced lines + the promotions evaluation → the reply and the
+ * facts its quote token signs. Shared by the edge (GET /cart/quote) and this subgraph's
+ * CartQuote.quoteToken, so it lives here, below both (dependencies point down).
+ * Amounts are 2-decimal prices and discounts, so the sums run in integer cents (lib/money.ts).
+ */
+
+/** A catalog product as the quote shows it. */
+export interface QuoteEntry {
+  sku: string;
+  name: string;
+  category: string;
+}
+
+/** A line's price and where it came from. */
+export interface SourcedPrice {
+  basePrice: number;
+  unitPrice: number;
+  appliedModifiers: string[];
+  source: PriceSource;
+}
 
 /** One line of the reply (schemas/openapi/edge.yaml#/components/schemas/QuoteLine). */
 export interface QuoteLine extends TokenLine {
@@ -40,12 +61,13 @@ export interface QuoteBody {
 }
 
 export interface PricedLine {
-  entry: CatalogEntry;
+  entry: QuoteEntry;
   quantity: number;
   price: SourcedPrice;
 }
 
-export const lineTotalOf = (l: PricedLine) => round2(money(l.price.unitPrice).times(l.quantity));
+/** A line's total in cents: unit price × quantity (exact: unit prices have 2 decimals). */
+export const lineTotalCents = (l: PricedLine): number => cents(l.price.unitPrice) * l.quantity;
 
 /** The basket promotions evaluate: the priced lines in the cart's order. */
 export function basketOf(cart: CartInput, lines: readonly PricedLine[]): PricedBasket {
@@ -62,7 +84,7 @@ export function basketOf(cart: CartInput, lines: readonly PricedLine[]): PricedB
       category: l.entry.category,
       quantity: l.quantity,
       unitPrice: l.price.unitPrice,
-      lineTotal: lineTotalOf(l).toFixed(2),
+      lineTotal: amount(lineTotalCents(l)).toFixed(2),
     })),
   };
 }
@@ -118,25 +140,26 @@ export function assembleQuote(
   lines: readonly PricedLine[],
   evaluation: PromotionEvaluation | undefined,
 ): { body: QuoteBody; facts: QuoteFacts } {
-  let subtotal = money(0);
-  let discountTotal = money(0);
+  let subtotal = 0;
+  let discountTotal = 0;
+  const discounts = new Map(evaluation?.lines.map((r) => [r.lineIndex, cents(r.discount)]));
   const quoted: QuoteLine[] = lines.map((l, i) => {
-    const lineTotal = lineTotalOf(l);
-    const discount = money(evaluation?.lines.find((r) => r.lineIndex === i)?.discount ?? 0);
-    subtotal = subtotal.plus(lineTotal);
-    discountTotal = discountTotal.plus(discount);
+    const lineTotal = lineTotalCents(l);
+    const discount = discounts.get(i) ?? 0;
+    subtotal += lineTotal;
+    discountTotal += discount;
     return {
       ...pricedLineFields(l),
-      lineTotal: toNumber2(lineTotal),
-      discount: toNumber2(discount),
-      total: toNumber2(lineTotal.minus(discount)),
+      lineTotal: amount(lineTotal),
+      discount: amount(discount),
+      total: amount(lineTotal - discount),
     };
   });
   const promotions = outcomeOf(evaluation);
   const totals = {
-    subtotal: toNumber2(subtotal),
-    discountTotal: toNumber2(discountTotal),
-    total: toNumber2(subtotal.minus(discountTotal)),
+    subtotal: amount(subtotal),
+    discountTotal: amount(discountTotal),
+    total: amount(subtotal - discountTotal),
   };
   const degraded =
     promotions.status === 'unavailable' || quoted.some((l) => l.source !== 'live' && l.source !== 'cache');
