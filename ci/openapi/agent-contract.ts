@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import YAML from 'yaml';
-import { AGENT_MARKER, METHODS } from './agent-rules.ts';
+import { AGENT_MARKER, METHODS } from './agent-marker.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

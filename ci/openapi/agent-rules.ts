@@ -5,9 +5,9 @@
  * item (`$.paths[*]`, resolved) and reports on its agent-facing operations.
  */
 import { createRulesetFunction, type IFunctionResult } from '@stoplight/spectral-core';
+import { AGENT_MARKER, METHODS } from './agent-marker.ts';
 
-export const AGENT_MARKER = 'x-agent-facing';
-export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export { AGENT_MARKER, METHODS };
 export const UNSAFE_METHODS: ReadonlySet<string> = new Set(['post', 'put', 'patch', 'delete']);
 export const AGENT_ERROR_STATUSES = ['401', '403', '422', '429'] as const;
 
