@@ -102,7 +102,7 @@ async function stopTree(child: ChildProcess): Promise<void> {
   await Promise.race([exited, sleep(15_000)]);
 }
 
-function mixedLoad(): HttpRequestSpec[] {
+export function mixedLoad(): HttpRequestSpec[] {
   const order = (i: number): HttpRequestSpec => ({
     method: 'POST',
     path: '/v2/orders',

@@ -4,6 +4,8 @@
  * stdout. Resolves once the process logs "listening on <url>".
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -27,6 +29,23 @@ export const ENTRY = {
   procurement: 'subgraphs/procurement/main.ts',
 } as const;
 
+const START_SCRIPT = {
+  gateway: 'start:gateway',
+  embedded: 'start',
+  pricing: 'start:pricing',
+  promotions: 'start:promotions',
+  procurement: 'start:procurement',
+} as const;
+
+/** The node flags its `npm run start…` script gives a process (the heap limit), so benchmarks run what users run. */
+function startFlags(entry: keyof typeof ENTRY): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const m = /--max-old-space-size=\$\{HEAP_LIMIT_MB:-(\d+)\}/.exec(pkg.scripts[START_SCRIPT[entry]] ?? '');
+  return m ? [`--max-old-space-size=${m[1]}`] : [];
+}
+
 export interface StartProcessOptions {
   /** Run the compiled `dist/…js` (as `npm start` does; needs `npm run build`) instead of the source. */
   compiled?: boolean;
@@ -43,7 +62,7 @@ export async function startProcess(
   // `node --import tsx`, not the tsx CLI: the CLI is a wrapper process that does not wait for
   // its child on SIGTERM, so graceful shutdown could not be observed.
   const script = opts.compiled
-    ? ['--enable-source-maps', `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`]
+    ? [...startFlags(entry), `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`]
     : ['--import', 'tsx', ENTRY[entry]];
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...script], {
     cwd: root,
