@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { validatePurchaseOrderRequest } from '../../gateway/agent/contract/validate.ts';
 import { isProcurementAgentId } from '../../lib/auth/spiffe.ts';
 import type { Config } from '../../lib/config.ts';
+import { validatePurchaseOrderRequest } from './contract/validate.ts';
 import type { OrderDomain } from './domain/order-domain.ts';
 
 /** Where the distributed gateway reaches the order domain (not a public path). */

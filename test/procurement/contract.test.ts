@@ -5,14 +5,14 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { componentSchema, procurementOpenApi } from '../../gateway/agent/contract/openapi.ts';
+import { isJsonMediaType } from '../../gateway/agent/parse/media-type.ts';
+import { parseStrictJson } from '../../lib/json/strict-json.ts';
+import { componentSchema, procurementOpenApi } from '../../subgraphs/procurement/contract/openapi.ts';
 import {
   PURCHASE_ORDER_REQUEST_FIELDS,
   PURCHASE_ORDER_RESPONSE_FIELDS,
-} from '../../gateway/agent/contract/types.ts';
-import { validatePurchaseOrderRequest } from '../../gateway/agent/contract/validate.ts';
-import { isJsonMediaType } from '../../gateway/agent/parse/media-type.ts';
-import { parseStrictJson } from '../../gateway/agent/parse/strict-json.ts';
+} from '../../subgraphs/procurement/contract/types.ts';
+import { validatePurchaseOrderRequest } from '../../subgraphs/procurement/contract/validate.ts';
 import { approve, toResponse } from '../../subgraphs/procurement/domain/purchase-order.ts';
 
 type Schema = {

@@ -1,7 +1,7 @@
 import { type Dispatcher, Pool } from 'undici';
+import type { PurchaseOrderResponse } from '../../../subgraphs/procurement/contract/types.ts';
 import { toResponse } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import { GATEWAY_SECRET_HEADER, INTERNAL_ORDERS_PATH } from '../../../subgraphs/procurement/internal-http.ts';
-import type { PurchaseOrderResponse } from '../contract/types.ts';
 import { DomainUnavailable, type OrderPort } from './order-port.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { PurchaseOrderRequest, PurchaseOrderResponse } from '../../../gateway/agent/contract/types.ts';
+import type { PurchaseOrderRequest, PurchaseOrderResponse } from '../contract/types.ts';
 
 /** A stored purchase order (spec: status APPROVED on creation; other states not shown). */
 export interface PurchaseOrder {
