@@ -91,6 +91,14 @@ const fields = z.object({
   ORDER_STORE: z.enum(['sql', 'memory']).default('sql'),
   /** Distributed gateway → procurement order domain (HTTP) time limit. */
   ORDER_DOMAIN_TIMEOUT_MS: positiveInt.default(2000),
+  /** The audit chain's HMAC link keys (JSON key ring, outside the database); unset: DATA_DIR/keys/audit-hmac.json. */
+  AUDIT_KEYS_FILE: z.string().min(1).optional(),
+  /** ES256 keys that sign audit checkpoints (quote-token key ring format); unset: DATA_DIR/keys/audit-checkpoint.json. */
+  AUDIT_CHECKPOINT_KEYS_FILE: z.string().min(1).optional(),
+  /** Directory of signed audit checkpoints (outside the audit table); unset: DATA_DIR/audit-checkpoints. */
+  AUDIT_CHECKPOINT_DIR: z.string().min(1).optional(),
+  /** How often the chain head is sealed into a new checkpoint when it moved. */
+  AUDIT_CHECKPOINT_EVERY_MS: positiveInt.default(10_000),
 
   // Promotions.
   /** Where redemption limits are consumed: the SQL store (durable, default) or Redis (needs REDIS_URL). */

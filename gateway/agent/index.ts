@@ -4,10 +4,12 @@ import { migrate } from '../../lib/db/index.ts';
 import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { orderDomainOf } from '../../subgraphs/procurement/index.ts';
+import { checkpointDir, createCheckpointer, openCheckpointKeys } from './audit/checkpoint.ts';
+import { auditKeysFile, FileAuditKeys } from './audit/keys.ts';
 import type { AuditLog } from './audit/log.ts';
 import { memoryAuditLog } from './audit/memory.ts';
 import { auditMigrations } from './audit/migrations.ts';
-import { sqlAuditLog } from './audit/sql.ts';
+import { readTail, sqlAuditLog } from './audit/sql.ts';
 import { memoryBlockStore } from './block/memory.ts';
 import { SPEC_BLOCK_POLICY } from './block/policy.ts';
 import { redisBlockStore } from './block/redis.ts';
@@ -68,8 +70,23 @@ export async function mountAgentGateway(
   if (config.ORDER_STORE === 'memory') audit = memoryAuditLog();
   else {
     await migrate(platform.db, auditMigrations);
-    const sql = sqlAuditLog(platform.db, log);
-    platform.onClose(() => sql.close());
+    // Link keys and checkpoint keys live in files, never in the database the log is in.
+    const keys = FileAuditKeys.open(auditKeysFile(config), clock);
+    const checkpoints = createCheckpointer({
+      dir: checkpointDir(config),
+      keys: await openCheckpointKeys(config, clock),
+      clock,
+      everyMs: config.AUDIT_CHECKPOINT_EVERY_MS,
+      log,
+    });
+    // Entries written before links were keyed are sealed as they are, once.
+    const tail = await readTail(platform.db);
+    if (!tail.keyed) checkpoints.sealLegacy(tail);
+    const sql = sqlAuditLog(platform.db, log, { keys, onWritten: (head) => checkpoints.observe(head) });
+    platform.onClose(async () => {
+      await sql.close();
+      checkpoints.close();
+    });
     audit = sql;
   }
 
