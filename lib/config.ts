@@ -23,6 +23,10 @@ const fields = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(8080),
+  /** A client must send its whole request line and headers within this (slow-header clients are cut off: 408). */
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
+  /** A client must send its whole request, body included, within this (slow-body clients are cut off: 408). */
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Where the embedded topology keeps its SQL store and development keys. */
   DATA_DIR: z.string().min(1).default('./data'),
