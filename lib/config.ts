@@ -91,6 +91,8 @@ const fields = z.object({
   AGENT_TOKEN_AUDIENCE: z.string().min(1).default('agent-purchase-gateway'),
   /** How long an Idempotency-Key's reply is kept for replay. */
   IDEMPOTENCY_TTL_SECONDS: positiveInt.default(86_400),
+  /** How long an unfinished call holds its Idempotency-Key (a replica killed mid-call frees it after this). */
+  IDEMPOTENCY_IN_FLIGHT_MS: positiveInt.default(30_000),
   /** `sql` stores orders and the audit log durably; `memory` is for benchmarks only. */
   ORDER_STORE: z.enum(['sql', 'memory']).default('sql'),
   /** Distributed gateway → procurement order domain (HTTP) time limit. */

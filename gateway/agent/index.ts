@@ -24,9 +24,6 @@ import { redisBucketStore } from './rate-limit/redis.ts';
 import { type ScopePolicy, ScopePolicyError, scopePolicy } from './scope/policy.ts';
 import { tokenVerifierFor } from './scope/token.ts';
 
-/** In-flight hold of an Idempotency-Key: longer than any order can take, short after a crash. */
-const IDEMPOTENCY_IN_FLIGHT_MS = 30_000;
-
 /**
  * Builds the agent purchase gateway from the platform: state in Redis when REDIS_URL is set
  * (shared by replicas) else in memory; the order domain in process when the procurement
@@ -43,7 +40,9 @@ export async function mountAgentGateway(
     capacity: config.RATE_LIMIT_CAPACITY,
     refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND,
   };
-  const times = { ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000, inFlightMs: IDEMPOTENCY_IN_FLIGHT_MS };
+  // The in-flight hold must outlast any order (ORDER_DOMAIN_TIMEOUT_MS) yet free a key soon
+  // after the replica holding it was killed.
+  const times = { ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000, inFlightMs: config.IDEMPOTENCY_IN_FLIGHT_MS };
 
   let policy: ScopePolicy;
   try {
