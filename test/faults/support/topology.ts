@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type ServiceProcess, startProcess } from '../../support/processes.ts';
+import { type ENTRY, type ServiceProcess, startProcess } from '../../support/processes.ts';
 import { TEST_REDIS_URL, uniquePrefix } from '../../support/services.ts';
 
 const started = new Set<ServiceProcess>();
@@ -18,10 +18,7 @@ process.once('exit', () => {
   for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
 });
 
-export async function start(
-  entry: 'procurement' | 'gateway',
-  env: Record<string, string>,
-): Promise<ServiceProcess> {
+export async function start(entry: keyof typeof ENTRY, env: Record<string, string>): Promise<ServiceProcess> {
   const p = await startProcess(entry, env, 90_000);
   started.add(p);
   return p;
