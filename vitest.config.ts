@@ -10,10 +10,31 @@ export default defineConfig({
     alias: { graphql: require.resolve('graphql') },
   },
   test: {
-    include: ['test/**/*.test.ts', 'ci/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     env: { APOLLO_TELEMETRY_DISABLED: '1', LOG_LEVEL: 'silent' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'main',
+          include: ['test/**/*.test.ts', 'ci/**/*.test.ts'],
+          exclude: ['test/faults/**'],
+        },
+      },
+      {
+        // The fault suite kills and restarts servers and measures timeouts: its files run one
+        // at a time, after the rest of the suite (which stays parallel), so neither disturbs
+        // the other's timing.
+        extends: true,
+        test: {
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -12,6 +12,7 @@ import type { Config } from '../lib/config.ts';
 import { gatewayContext } from '../lib/graphql/caller-context.ts';
 import type { SubgraphName } from '../lib/graphql/subgraph.ts';
 import { demandControl } from './graphql/demand-control.ts';
+import { knownOperationTypes } from './graphql/known-operation-types.ts';
 import { permissionsPlugin } from './permissions-plugin.ts';
 
 export const supergraphSdl = (): string =>
@@ -57,6 +58,7 @@ export async function mountGateway(
   const apollo = new ApolloServer<RequestContext>({
     gateway,
     ...demand.server,
+    validationRules: [...(demand.server.validationRules ?? []), knownOperationTypes],
     plugins: [permissionsPlugin(roleRequirements(sdl)), ...demand.plugins],
     includeStacktraceInErrorResponses: false,
     // One shutdown owner: closeOnSignals → app.close() (Fastify drains in-flight requests)

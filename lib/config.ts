@@ -23,6 +23,10 @@ const fields = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(8080),
+  /** A client must send its whole request line and headers within this (slow-header clients are cut off: 408). */
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
+  /** A client must send its whole request, body included, within this (slow-body clients are cut off: 408). */
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Where the embedded topology keeps its SQL store and development keys. */
   DATA_DIR: z.string().min(1).default('./data'),
@@ -87,10 +91,20 @@ const fields = z.object({
   AGENT_TOKEN_AUDIENCE: z.string().min(1).default('agent-purchase-gateway'),
   /** How long an Idempotency-Key's reply is kept for replay. */
   IDEMPOTENCY_TTL_SECONDS: positiveInt.default(86_400),
+  /** How long an unfinished call holds its Idempotency-Key (a replica killed mid-call frees it after this). */
+  IDEMPOTENCY_IN_FLIGHT_MS: positiveInt.default(30_000),
   /** `sql` stores orders and the audit log durably; `memory` is for benchmarks only. */
   ORDER_STORE: z.enum(['sql', 'memory']).default('sql'),
   /** Distributed gateway → procurement order domain (HTTP) time limit. */
   ORDER_DOMAIN_TIMEOUT_MS: positiveInt.default(2000),
+  /** The audit chain's HMAC link keys (JSON key ring, outside the database); unset: DATA_DIR/keys/audit-hmac.json. */
+  AUDIT_KEYS_FILE: z.string().min(1).optional(),
+  /** ES256 keys that sign audit checkpoints (quote-token key ring format); unset: DATA_DIR/keys/audit-checkpoint.json. */
+  AUDIT_CHECKPOINT_KEYS_FILE: z.string().min(1).optional(),
+  /** Directory of signed audit checkpoints (outside the audit table); unset: DATA_DIR/audit-checkpoints. */
+  AUDIT_CHECKPOINT_DIR: z.string().min(1).optional(),
+  /** How often the chain head is sealed into a new checkpoint when it moved. */
+  AUDIT_CHECKPOINT_EVERY_MS: positiveInt.default(10_000),
 
   // Promotions.
   /** Where redemption limits are consumed: the SQL store (durable, default) or Redis (needs REDIS_URL). */

@@ -1,12 +1,25 @@
 /**
- * `npm run audit:verify`: checks the agent gateway's hash-chained audit log and reports the
- * first broken link (an altered, removed or reordered entry). Exit 0 intact, 1 broken, 2 error.
- * Reads the store the configuration names: DATABASE_URL (Postgres), else the embedded store
- * under DATA_DIR, which must not be open in a running server at the same time (PGlite is a
- * single-process database).
+ * `npm run audit:verify`: checks the agent gateway's audit log and reports the first problem:
+ * a broken link (an entry altered, removed, reordered, or the chain rewritten without the link
+ * key), a checkpoint file that does not verify, an entry that differs from what a checkpoint
+ * sealed, or a missing tail (entries cut off after a checkpoint). Exit 0 intact, 1 broken,
+ * 2 error. Reads the store the configuration names: DATABASE_URL (Postgres), else the
+ * embedded store under DATA_DIR, which must not be open in a running server at the same time
+ * (PGlite is a single-process database); the link keys from AUDIT_KEYS_FILE and the checkpoints
+ * from AUDIT_CHECKPOINT_DIR, checked with the keys of AUDIT_CHECKPOINT_KEYS_FILE (defaults
+ * under DATA_DIR). Nothing is created or changed.
  */
 import '../lib/source-maps.ts';
+import { existsSync } from 'node:fs';
+import {
+  checkpointDir,
+  checkpointKeysFile,
+  openCheckpointKeys,
+  readCheckpoints,
+} from '../gateway/agent/audit/checkpoint.ts';
+import { auditKeysFile, FileAuditKeys } from '../gateway/agent/audit/keys.ts';
 import { verifyAuditLog } from '../gateway/agent/audit/verify.ts';
+import { systemClock } from '../lib/clock.ts';
 import { loadConfig } from '../lib/config.ts';
 import { openDb } from '../lib/db/index.ts';
 
@@ -19,9 +32,24 @@ try {
     console.log('audit log empty: no agent_audit_log table yet');
     process.exitCode = 0;
   } else {
-    const r = await verifyAuditLog(db);
-    if (r.ok) console.log(`audit log intact: ${r.entries} entries`);
-    else console.error(`audit log BROKEN at entry ${r.seq}: ${r.problem}`);
+    const keyFile = auditKeysFile(config);
+    const keys = existsSync(keyFile)
+      ? FileAuditKeys.open(keyFile, systemClock, { create: false })
+      : undefined;
+    if (!keys) console.error(`no link key file at ${keyFile}: keyed entries cannot be verified`);
+    const checkpointKeys = existsSync(checkpointKeysFile(config))
+      ? await openCheckpointKeys(config, systemClock)
+      : { verificationKey: async () => undefined };
+    const checkpoints = await readCheckpoints(checkpointDir(config), checkpointKeys);
+    const r = await verifyAuditLog(db, { keyOf: (kid) => keys?.keyOf(kid), checkpoints });
+    if (r.ok) {
+      console.log(
+        `audit log intact: ${r.entries} entries; sealed by checkpoints up to entry ${r.anchoredUpTo}` +
+          `, ${r.unanchored} after the last checkpoint (${checkpoints.valid.length} checkpoints in ${checkpointDir(config)})`,
+      );
+      if (r.entries > 0 && checkpoints.valid.length === 0)
+        console.error('warning: no checkpoint found: entries removed from the end could not be detected');
+    } else console.error(`audit log BROKEN at entry ${r.seq} (${r.kind}): ${r.problem}`);
     process.exitCode = r.ok ? 0 : 1;
   }
 } catch (err) {

@@ -4,10 +4,12 @@ import { migrate } from '../../lib/db/index.ts';
 import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { orderDomainOf } from '../../subgraphs/procurement/index.ts';
+import { checkpointDir, createCheckpointer, openCheckpointKeys } from './audit/checkpoint.ts';
+import { auditKeysFile, FileAuditKeys } from './audit/keys.ts';
 import type { AuditLog } from './audit/log.ts';
 import { memoryAuditLog } from './audit/memory.ts';
 import { auditMigrations } from './audit/migrations.ts';
-import { sqlAuditLog } from './audit/sql.ts';
+import { readTail, sqlAuditLog } from './audit/sql.ts';
 import { memoryBlockStore } from './block/memory.ts';
 import { SPEC_BLOCK_POLICY } from './block/policy.ts';
 import { redisBlockStore } from './block/redis.ts';
@@ -21,9 +23,6 @@ import { memoryBucketStore } from './rate-limit/memory.ts';
 import { redisBucketStore } from './rate-limit/redis.ts';
 import { type ScopePolicy, ScopePolicyError, scopePolicy } from './scope/policy.ts';
 import { tokenVerifierFor } from './scope/token.ts';
-
-/** In-flight hold of an Idempotency-Key: longer than any order can take, short after a crash. */
-const IDEMPOTENCY_IN_FLIGHT_MS = 30_000;
 
 /**
  * Builds the agent purchase gateway from the platform: state in Redis when REDIS_URL is set
@@ -41,7 +40,9 @@ export async function mountAgentGateway(
     capacity: config.RATE_LIMIT_CAPACITY,
     refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND,
   };
-  const times = { ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000, inFlightMs: IDEMPOTENCY_IN_FLIGHT_MS };
+  // The in-flight hold must outlast any order (ORDER_DOMAIN_TIMEOUT_MS) yet free a key soon
+  // after the replica holding it was killed.
+  const times = { ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000, inFlightMs: config.IDEMPOTENCY_IN_FLIGHT_MS };
 
   let policy: ScopePolicy;
   try {
@@ -68,8 +69,23 @@ export async function mountAgentGateway(
   if (config.ORDER_STORE === 'memory') audit = memoryAuditLog();
   else {
     await migrate(platform.db, auditMigrations);
-    const sql = sqlAuditLog(platform.db, log);
-    platform.onClose(() => sql.close());
+    // Link keys and checkpoint keys live in files, never in the database the log is in.
+    const keys = FileAuditKeys.open(auditKeysFile(config), clock);
+    const checkpoints = createCheckpointer({
+      dir: checkpointDir(config),
+      keys: await openCheckpointKeys(config, clock),
+      clock,
+      everyMs: config.AUDIT_CHECKPOINT_EVERY_MS,
+      log,
+    });
+    // Entries written before links were keyed are sealed as they are, once.
+    const tail = await readTail(platform.db);
+    if (!tail.keyed) checkpoints.sealLegacy(tail);
+    const sql = sqlAuditLog(platform.db, log, { keys, onWritten: (head) => checkpoints.observe(head) });
+    platform.onClose(async () => {
+      await sql.close();
+      checkpoints.close();
+    });
     audit = sql;
   }
 

@@ -1,5 +1,5 @@
 import { Problem } from '../../lib/problem.ts';
-import type { Violation } from './contract/validate.ts';
+import type { Violation } from '../../subgraphs/procurement/contract/validate.ts';
 
 /**
  * Every refusal of the agent gateway, as a typed value (RFC 9457 problem details). Mapped to

@@ -1,5 +1,5 @@
 import type { SpiffeId } from '../../lib/auth/spiffe.ts';
-import type { PurchaseOrderRequest } from './contract/types.ts';
+import type { PurchaseOrderRequest } from '../../subgraphs/procurement/contract/types.ts';
 
 /** What the chain learns about one agent request, step by step (read by the audit). */
 export interface AgentRequestState {

@@ -22,16 +22,27 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
     },
     async transaction(fn) {
       const client = await pool.connect();
+      // A checked-out client reports a dropped connection (a restarted server) as an 'error'
+      // event on itself, not on the pool: unhandled, it would crash the process. The failing
+      // query rejects anyway; the client is then destroyed instead of returned to the pool.
+      let broken: Error | undefined;
+      const onError = (err: Error) => {
+        broken = err;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(wrap(client));
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
+        if (!broken) await client.query('ROLLBACK').catch(() => {});
+        broken ??=
+          err instanceof Error && /terminat|ECONNRESET|not queryable/i.test(err.message) ? err : undefined;
         throw err;
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(broken);
       }
     },
     async ping() {

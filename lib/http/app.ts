@@ -23,6 +23,10 @@ export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } =
     bodyLimit: opts.bodyLimit ?? 1_048_576,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Slow clients (slow headers, a body trickled byte by byte) are cut off with 408 instead of
+    // holding a connection for ever: Fastify's default requestTimeout of 0 means no limit.
+    requestTimeout: platform.config.HTTP_REQUEST_TIMEOUT_MS,
+    http: slowClientLimits(platform.config),
     ...tlsOptions(platform.config),
   }) as unknown as FastifyInstance;
 
@@ -73,6 +77,20 @@ export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } =
 }
 
 /**
+ * Node checks these limits every connectionsCheckingInterval (30 s by default, too coarse for
+ * limits of seconds): check each second, or twice per headers limit when that is shorter.
+ */
+function slowClientLimits(c: Platform['config']) {
+  const requestTimeout = c.HTTP_REQUEST_TIMEOUT_MS;
+  const headersTimeout = Math.min(c.HTTP_HEADERS_TIMEOUT_MS, requestTimeout);
+  return {
+    headersTimeout,
+    requestTimeout,
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2))),
+  };
+}
+
+/**
  * Mutual TLS when TLS_CERT_FILE and TLS_KEY_FILE are set: clients present a certificate of
  * TLS_CA_FILE (the SPIFFE trust bundle); the agent gateway takes its identity from it.
  */
@@ -83,6 +101,7 @@ function tlsOptions(c: Platform['config']) {
       cert: readFileSync(c.TLS_CERT_FILE),
       key: readFileSync(c.TLS_KEY_FILE),
       ...(c.TLS_CA_FILE ? { ca: readFileSync(c.TLS_CA_FILE) } : {}),
+      ...slowClientLimits(c),
       requestCert: true,
       rejectUnauthorized: c.TLS_CLIENT_CERT === 'required',
       minVersion: 'TLSv1.2' as const,

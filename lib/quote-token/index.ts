@@ -20,7 +20,7 @@ export {
   quoteTokensFor,
 } from './issuer.ts';
 export { FileQuoteKeyStore, QUOTE_TOKEN_ALG, type QuoteKeys } from './key-store.ts';
-export { QUOTE_TOKEN_TYP, signQuoteToken } from './sign.ts';
+export { QUOTE_TOKEN_TYP, signJws, signQuoteToken } from './sign.ts';
 export {
   type KeyResolver,
   type RefusalReason,

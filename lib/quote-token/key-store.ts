@@ -1,6 +1,5 @@
 import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { statSync } from 'node:fs';
 import {
   type CryptoKey,
   calculateJwkThumbprint,
@@ -10,7 +9,18 @@ import {
   type JWK,
 } from 'jose';
 import { type Clock, systemClock } from '../clock.ts';
-import { activeKey, type KeyRing, publicJwks, rotateRing, type StoredKey, verifyingKeys } from './keyring.ts';
+import { readKeyFile, writeKeyFile } from './key-file.ts';
+import {
+  activeKey,
+  type KeyRing,
+  publicJwks,
+  QUOTE_KEY_RETENTION_MS,
+  rotateRing,
+  type StoredKey,
+  verifyingKeys,
+} from './keyring.ts';
+
+const readRing = (file: string): KeyRing => readKeyFile<KeyRing>(file);
 
 export const QUOTE_TOKEN_ALG = 'ES256';
 /** How often a process looks for a rotation made by another process (the key file's mtime). */
@@ -39,24 +49,6 @@ export async function newStoredKey(nowMs: number): Promise<StoredKey> {
   };
 }
 
-const readRing = (file: string): KeyRing => JSON.parse(readFileSync(file, 'utf8')) as KeyRing;
-
-function writeRing(file: string, ring: KeyRing, exclusive: boolean): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(tmp, JSON.stringify(ring, null, 2), { mode: 0o600 });
-  try {
-    // First creation must not overwrite a ring another process just created (link fails on EEXIST);
-    // a rotation replaces the file atomically.
-    if (exclusive) linkSync(tmp, file);
-    else renameSync(tmp, file);
-  } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {}
-  }
-}
-
 /**
  * Quote-token keys in a JSON file (DATA_DIR for the embedded topology, QUOTE_TOKEN_KEYS_FILE
  * on a shared secret volume for replicas). Created with one key on first use. Rotation writes
@@ -74,15 +66,24 @@ export class FileQuoteKeyStore implements QuoteKeys {
   private constructor(
     readonly file: string,
     private readonly clock: Clock,
+    private readonly retentionMs: number,
   ) {}
 
-  static async open(file: string, clock: Clock = systemClock): Promise<FileQuoteKeyStore> {
-    const store = new FileQuoteKeyStore(file, clock);
+  /**
+   * `retentionMs`: how long a retired key keeps verifying (a quote token's lifetime by default;
+   * the audit's checkpoint keys pass Infinity, as a checkpoint is checked for ever).
+   */
+  static async open(
+    file: string,
+    clock: Clock = systemClock,
+    opts: { retentionMs?: number } = {},
+  ): Promise<FileQuoteKeyStore> {
+    const store = new FileQuoteKeyStore(file, clock, opts.retentionMs ?? QUOTE_KEY_RETENTION_MS);
     try {
       statSync(file);
     } catch {
       try {
-        writeRing(file, { keys: [await newStoredKey(clock.now())] }, true);
+        writeKeyFile(file, { keys: [await newStoredKey(clock.now())] }, true);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
@@ -129,7 +130,7 @@ export class FileQuoteKeyStore implements QuoteKeys {
   async verificationKey(kid: string): Promise<CryptoKey | undefined> {
     this.reloadSoon();
     const now = this.clock.now();
-    const known = () => verifyingKeys(this.ring, now).some((k) => k.kid === kid);
+    const known = () => verifyingKeys(this.ring, now, this.retentionMs).some((k) => k.kid === kid);
     if (!known() && now - this.unknownKidAt >= UNKNOWN_KID_RELOAD_MS) {
       this.unknownKidAt = now;
       await this.reload().catch(() => undefined);
@@ -139,14 +140,14 @@ export class FileQuoteKeyStore implements QuoteKeys {
 
   jwks(): { keys: JWK[] } {
     this.reloadSoon();
-    return publicJwks(this.ring, this.clock.now());
+    return publicJwks(this.ring, this.clock.now(), this.retentionMs);
   }
 
   /** A new signing key; the previous one keeps verifying until its tokens expire. Returns the new kid. */
   async rotate(): Promise<string> {
     const now = this.clock.now();
     const fresh = await newStoredKey(now);
-    writeRing(this.file, rotateRing(readRing(this.file), fresh, now), false);
+    writeKeyFile(this.file, rotateRing(readRing(this.file), fresh, now, this.retentionMs), false);
     this.mtimeMs = 0;
     await this.reload();
     return fresh.kid;

@@ -18,6 +18,9 @@ export function procurementResolvers(domain: OrderDomain): GraphQLResolverMap<Re
     PurchaseOrder: {
       __resolveReference: (ref: { orderId: string }) => domain.get(ref.orderId),
       product: (o: { sku: string }) => ({ sku: o.sku }),
+      // GraphQL's Float is a double. A whole-cent amount up to 5000 has at most 6 significant
+      // digits, so its double prints back as the same decimal: exact in the reply's text.
+      allocatedBudget: (o: { allocatedBudget: string }) => Number(o.allocatedBudget),
     },
   };
 }

@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { validatePurchaseOrderRequest } from '../../gateway/agent/contract/validate.ts';
 import { isProcurementAgentId } from '../../lib/auth/spiffe.ts';
 import type { Config } from '../../lib/config.ts';
+import { parseStrictJson } from '../../lib/json/strict-json.ts';
+import { validatePurchaseOrderRequest } from './contract/validate.ts';
 import type { OrderDomain } from './domain/order-domain.ts';
 
 /** Where the distributed gateway reaches the order domain (not a public path). */
@@ -14,6 +15,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 export const sameSecret = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
 
 interface PlaceBody {
+  /** The PurchaseOrderRequest as JSON text (its number written exactly). */
   request: unknown;
   spiffeId: unknown;
   traceId: unknown;
@@ -40,7 +42,9 @@ export function internalOrderRoutes(
         if (typeof secret !== 'string' || !sameSecret(secret, config.GATEWAY_SHARED_SECRET))
           return reply.code(403).send({ error: 'the order domain accepts calls from the gateway only' });
         const body = req.body ?? ({} as PlaceBody);
-        const contract = validatePurchaseOrderRequest(body.request);
+        // The agent's request as JSON text: parsed strictly so its budget is judged exactly.
+        const parsed = typeof body.request === 'string' ? parseStrictJson(body.request) : undefined;
+        const contract = validatePurchaseOrderRequest(parsed?.ok ? parsed.value : undefined);
         if (!contract.ok)
           return reply.code(422).send({ error: 'invalid PurchaseOrderRequest', errors: contract.errors });
         if (

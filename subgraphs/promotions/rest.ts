@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { hasAnyRole } from '../../lib/auth/caller.ts';
 import type { CallerVerifier } from '../../lib/auth/jwt.ts';
 import { callerOf } from '../../lib/graphql/caller-context.ts';
+import { parseStrictJson } from '../../lib/json/strict-json.ts';
 import { Problem, sendProblem } from '../../lib/problem.ts';
 import type { PricedBasket, RedemptionRequest, ReleaseRequest } from './api.ts';
 import { BasketInvalid, PromotionNotFound, RedemptionInvalid } from './domain/errors.ts';
@@ -44,6 +45,15 @@ export function promotionsRoutes(engine: PromotionEngine, verifier: CallerVerifi
         new Problem(500, 'internal', 'Internal Server Error', 'unexpected failure'),
         req.url,
       );
+    });
+
+    // The strict parser keeps each number's text, so amounts are read exactly as written
+    // (domain/basket.ts); it also refuses duplicate keys instead of keeping the last one.
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+      const r = parseStrictJson(body as string);
+      if (r.ok) done(null, r.value);
+      else done(Object.assign(new Error(`the body is not valid JSON: ${r.reason}`), { statusCode: 400 }));
     });
 
     // Fastify also parses text/plain; this contract speaks JSON only.

@@ -5,15 +5,19 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { componentSchema, procurementOpenApi } from '../../gateway/agent/contract/openapi.ts';
+import { isJsonMediaType } from '../../gateway/agent/parse/media-type.ts';
+import { useExactNumberKeywords } from '../../lib/json/exact-number.ts';
+import { parseStrictJson } from '../../lib/json/strict-json.ts';
+import { purchaseOrderResponseJson } from '../../subgraphs/procurement/contract/json.ts';
+import { componentSchema, procurementOpenApi } from '../../subgraphs/procurement/contract/openapi.ts';
+import type { UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import {
   PURCHASE_ORDER_REQUEST_FIELDS,
   PURCHASE_ORDER_RESPONSE_FIELDS,
-} from '../../gateway/agent/contract/types.ts';
-import { validatePurchaseOrderRequest } from '../../gateway/agent/contract/validate.ts';
-import { isJsonMediaType } from '../../gateway/agent/parse/media-type.ts';
-import { parseStrictJson } from '../../gateway/agent/parse/strict-json.ts';
+} from '../../subgraphs/procurement/contract/types.ts';
+import { validatePurchaseOrderRequest } from '../../subgraphs/procurement/contract/validate.ts';
 import { approve, toResponse } from '../../subgraphs/procurement/domain/purchase-order.ts';
+import { budgetOracle } from './support/decimal-oracle.ts';
 
 type Schema = {
   properties: Record<string, { type: string }>;
@@ -34,17 +38,27 @@ describe('TypeScript types agree with the OpenAPI schemas', () => {
   });
 
   it('a 201 body of the order domain is a valid PurchaseOrderResponse', () => {
-    const ajv = new Ajv2020({ strict: false });
+    // Exact keywords: Ajv's own multipleOf finds 4999.99 / 0.01 = 499998.99999999994, not whole.
+    const ajv = useExactNumberKeywords(new Ajv2020({ strict: false }));
     const check = ajv.compile(componentSchema('PurchaseOrderResponse'));
-    const body = toResponse(
-      approve(
-        {
-          request: { agent_id: 'agent-0000001', sku: 'SKU-ABC-123456', quantity: 1, max_budget_usd: 5000 },
-          spiffeId: 's',
-          traceId: 't',
-        },
-        'ord_1',
-        Date.now(),
+    const body = JSON.parse(
+      purchaseOrderResponseJson(
+        toResponse(
+          approve(
+            {
+              request: {
+                agent_id: 'agent-0000001',
+                sku: 'SKU-ABC-123456',
+                quantity: 1,
+                max_budget_usd: '4999.99' as UsdAmount,
+              },
+              spiffeId: 's',
+              traceId: 't',
+            },
+            'ord_1',
+            Date.now(),
+          ),
+        ),
       ),
     );
     expect(check(body), JSON.stringify(check.errors)).toBe(true);
@@ -115,11 +129,22 @@ describe('validatePurchaseOrderRequest', () => {
     );
   });
 
-  it('accepts max_budget_usd in (0, 5000] and nothing else', () => {
+  // Changed with the exact-money rule (issue 13): a budget must also be whole cents, judged on
+  // the number as written (here the double's shortest text, as JSON.stringify writes it).
+  it('accepts max_budget_usd in (0, 5000] in whole cents and nothing else (BigInt oracle)', () => {
     fc.assert(
-      fc.property(fc.double({ min: -10, max: 10_000, noNaN: true }), (m) => {
-        expect(validatePurchaseOrderRequest({ ...ok, max_budget_usd: m }).ok).toBe(m > 0 && m <= 5000);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.double({ min: -10, max: 10_000, noNaN: true }),
+          fc.integer({ min: -1000, max: 501_000 }).map((c) => c / 100),
+        ),
+        (m) => {
+          const r = validatePurchaseOrderRequest({ ...ok, max_budget_usd: m });
+          const expected = budgetOracle(String(m));
+          expect(r.ok).toBe(expected.valid);
+          if (r.ok) expect(r.value.max_budget_usd).toBe(expected.canonical);
+        },
+      ),
     );
   });
 });

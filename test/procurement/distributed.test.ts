@@ -52,6 +52,33 @@ describe('two gateway processes sharing Redis', () => {
     expect(await read.json()).toEqual(r.json);
   });
 
+  it('carries the budget exactly through the remote order domain and Postgres (issue 13)', async () => {
+    const id = freshAgent('dist-money');
+    const body =
+      '{"agent_id":"agent-0000001","sku":"SKU-ABC-123456","quantity":1,"max_budget_usd":4.99999e3}';
+    const r = await post(g1.url, { spiffe: id, body });
+    expect(r.status, r.text).toBe(201);
+    expect(r.text).toContain('"allocated_budget":4999.99,');
+    const read = await fetch(`${g2.url}${r.headers.location}`, { headers: { 'x-spiffe-id': id } });
+    expect(await read.text()).toContain('"allocated_budget":4999.99,');
+    const c = new pg.Client({ connectionString: store.url });
+    await c.connect();
+    try {
+      const rows = await c.query(
+        'SELECT allocated_budget::text AS t FROM purchase_orders WHERE order_id = $1',
+        [r.json.order_id],
+      );
+      expect(rows.rows[0]?.t).toBe('4999.99');
+    } finally {
+      await c.end();
+    }
+    const over = await post(g2.url, {
+      spiffe: id,
+      body: body.replace('4.99999e3', '5000.00000000000000001'),
+    });
+    expect(over.status).toBe(422);
+  });
+
   it('spends one token bucket across both gateways', async () => {
     const id = freshAgent('dist-rate');
     const statuses: number[] = [];

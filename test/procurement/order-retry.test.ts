@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordKey } from '../../gateway/agent/idempotency/key.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
+import type { UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import { type OrderDomain, orderIdFor } from '../../subgraphs/procurement/domain/order-domain.ts';
 import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const sku = generateCatalog(50)[0]?.sku ?? '';
 const request = { agent_id: 'agent-retry-0001', sku, quantity: 2, max_budget_usd: 99.5 };
+/** The same request as the order domain takes it: the contract's exact amount. */
+const validated = { ...request, max_budget_usd: '99.5' as UsdAmount };
 
 describe('a retry after an ambiguous failure places one order, not two', () => {
   let sys: TestSystem;
@@ -29,14 +32,14 @@ describe('a retry after an ambiguous failure places one order, not two', () => {
     // The earlier attempt: the domain committed the order, the gateway never saw the reply
     // (a timeout in the distributed topology), answered 503 and released the key.
     const committed = await domain.place({
-      request,
+      request: validated,
       spiffeId: AGENT,
       traceId: 'lost-reply',
       orderId: orderIdFor(recordKey(AGENT, key)),
     });
     const retry = await post(key);
     expect(retry.status).toBe(201);
-    expect(await retry.json()).toEqual(committed);
+    expect(await retry.json()).toEqual({ ...committed, allocated_budget: 99.5 });
     const stored = await domain.list({ agentId: request.agent_id, limit: 10 });
     expect(stored.map((o) => o.orderId)).toEqual([committed.order_id]);
   });

@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
+import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
+import type { UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import { createOrderDomain } from '../../subgraphs/procurement/domain/order-domain.ts';
 import { approve, toResponse } from '../../subgraphs/procurement/domain/purchase-order.ts';
 import { memoryOrderStore } from '../../subgraphs/procurement/store/memory.ts';
@@ -16,12 +18,14 @@ import type { OrderStore } from '../../subgraphs/procurement/store/store.ts';
 import { freshPostgres } from '../support/services.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
-const request = (over: Partial<{ agent_id: string; quantity: number; max_budget_usd: number }> = {}) =>
+/** Amounts are exact decimal text inside the system (what the contract makes of a JSON number). */
+const usd = (text: string) => text as UsdAmount;
+const request = (over: Partial<{ agent_id: string; quantity: number; max_budget_usd: UsdAmount }> = {}) =>
   Object.freeze({
     agent_id: 'agent-0000001',
     sku: 'SKU-ABC-123456',
     quantity: 3,
-    max_budget_usd: 99.99,
+    max_budget_usd: usd('99.99'),
     ...over,
   });
 
@@ -31,7 +35,7 @@ describe('approve (pure)', () => {
     expect(toResponse(o)).toEqual({
       status: 'APPROVED',
       order_id: 'ord_1',
-      allocated_budget: 99.99,
+      allocated_budget: '99.99',
       processed_at: 1_767_225_600.123,
     });
     expect(Object.isFrozen(o)).toBe(true);
@@ -40,27 +44,70 @@ describe('approve (pure)', () => {
 
 let pg: Awaited<ReturnType<typeof freshPostgres>>;
 let db: Db;
+let lite: Db;
 beforeAll(async () => {
   pg = await freshPostgres('orders');
   db = await openPostgres(pg.url);
   await migrate(db, orderMigrations);
+  lite = await openPglite(undefined);
+  await migrate(lite, orderMigrations);
 });
 afterAll(async () => {
   await db.close();
+  await lite.close();
   await pg.drop();
 });
 
 const adapters: [string, () => OrderStore][] = [
   ['memory', () => memoryOrderStore()],
   ['sql (Postgres)', () => sqlOrderStore(db)],
+  ['sql (embedded PGlite)', () => sqlOrderStore(lite)],
 ];
+
+const sqlStores: [string, () => Db][] = [
+  ['Postgres', () => db],
+  ['embedded PGlite', () => lite],
+];
+
+describe.each(sqlStores)('exact money in the %s store (numeric)', (_name, dbOf) => {
+  it.each(['0.01', '0.1', '1', '99.99', '250.75', '1000', '4999.99', '5000'])(
+    'stores %s and reads it back digit for digit',
+    async (amount) => {
+      const domain = createOrderDomain(sqlOrderStore(dbOf()), new ManualClock());
+      const created = await domain.place({
+        request: request({ max_budget_usd: usd(amount) }),
+        spiffeId: AGENT,
+        traceId: 'exact',
+      });
+      expect(created.allocated_budget).toBe(amount);
+      expect((await domain.get(created.order_id))?.allocatedBudget).toBe(amount);
+      const [row] = await dbOf().query<{ t: string }>(
+        'SELECT allocated_budget::text AS t FROM purchase_orders WHERE order_id = $1',
+        [created.order_id],
+      );
+      expect(row?.t).toBe(amount);
+    },
+  );
+
+  it.each([
+    ['a sub-cent amount', '0.001'],
+    ['a sub-cent amount near the limit', '4999.999'],
+    ['more than 5000', '5000.01'],
+    ['zero', '0'],
+  ])('refuses %s (%s) even from a caller that skipped the contract', async (_what, amount) => {
+    const domain = createOrderDomain(sqlOrderStore(dbOf()), new ManualClock());
+    await expect(
+      domain.place({ request: request({ max_budget_usd: usd(amount) }), spiffeId: AGENT, traceId: 'x' }),
+    ).rejects.toThrow();
+  });
+});
 
 describe.each(adapters)('order store, %s adapter', (_name, make) => {
   it('stores an order and reads back exactly what was stored', async () => {
     const s = make();
     const domain = createOrderDomain(s, new ManualClock(1_767_225_600_500));
     const created = await domain.place({
-      request: request({ max_budget_usd: 4999.99 }),
+      request: request({ max_budget_usd: usd('4999.99') }),
       spiffeId: AGENT,
       traceId: 'tr',
     });
@@ -72,7 +119,7 @@ describe.each(adapters)('order store, %s adapter', (_name, make) => {
       spiffeId: AGENT,
       sku: 'SKU-ABC-123456',
       quantity: 3,
-      allocatedBudget: 4999.99,
+      allocatedBudget: '4999.99',
       processedAt: 1_767_225_600.5,
       traceId: 'tr',
     });

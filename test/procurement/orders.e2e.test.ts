@@ -632,9 +632,14 @@ describe('9. audit', () => {
     expect(rows.length).toBeGreaterThan(0);
   });
 
-  it('keeps an intact hash chain over every call of this suite (embedded store)', async () => {
+  it('keeps an intact keyed chain over every call of this suite (embedded store)', async () => {
     const { verifyAuditLog } = await import('../../gateway/agent/audit/verify.ts');
-    const r = await verifyAuditLog(sys.platform.db);
+    const { auditKeysFile, FileAuditKeys } = await import('../../gateway/agent/audit/keys.ts');
+    const keys = FileAuditKeys.open(auditKeysFile(sys.config), clock, { create: false });
+    const r = await verifyAuditLog(sys.platform.db, {
+      keyOf: (kid) => keys.keyOf(kid),
+      checkpoints: { valid: [], invalid: [] },
+    });
     expect(r.ok).toBe(true);
     expect(r.ok && r.entries).toBeGreaterThan(100);
   });

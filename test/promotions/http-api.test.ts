@@ -73,6 +73,28 @@ describe('promotions over REST and GraphQL (embedded system)', () => {
     expect(problem.errors.map((e) => e.pointer)).toContain(pointer);
   });
 
+  // Exact money (issue 13): the amount is read from the JSON text, not from its nearest double.
+  const rawBasket = (price: string) =>
+    `{"currency":"USD","lines":[{"sku":"SKU-ELE-000001","category":"electronics","quantity":1,"unitPrice":${price}}]}`;
+  it.each([
+    ['19.990000000000000001', 422],
+    ['19.989999999999999999', 422],
+    ['19.99', 200],
+    ['19.990', 200],
+    ['1.999e1', 200],
+  ])('reads unitPrice %s exactly as written → %i', async (price, status) => {
+    const res = await post('/v1/promotions/evaluate', rawBasket(price));
+    expect(res.status).toBe(status);
+    const body = (await res.json()) as { subtotal?: number; errors?: { pointer: string }[] };
+    if (status === 422) expect(body.errors?.map((e) => e.pointer)).toContain('/lines/0/unitPrice');
+    else expect(JSON.stringify(body)).toContain('19.99');
+  });
+
+  it('refuses a duplicate key (400) instead of keeping the last one', async () => {
+    const res = await post('/v1/promotions/evaluate', '{"currency":"USD","currency":"EUR","lines":[]}');
+    expect(res.status).toBe(400);
+  });
+
   it('answers 400 problem+json to malformed JSON and 415 to another media type', async () => {
     const bad = await post('/v1/promotions/evaluate', '{"currency": ');
     expect(bad.status).toBe(400);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 
 /** One audited agent call (spec, "Auditing"): written after the response. */
 export interface AuditEntry {
@@ -16,72 +16,111 @@ export interface AuditEntry {
   readonly reason: string;
 }
 
-/** An entry in the chain: its position, its predecessor's hash and its own. */
+/** An entry in the chain: its position, its predecessor's link, the key of its own link, and that link. */
 export interface ChainedEntry extends AuditEntry {
   readonly seq: number;
   readonly prevHash: string;
+  /**
+   * The id of the HMAC key its link is made with (the key lives outside the database). Null
+   * only for entries written before links were keyed (plain SHA-256), accepted in the prefix a
+   * signed checkpoint sealed (see verify.ts).
+   */
+  readonly keyId: string | null;
   readonly hash: string;
+}
+
+/** A link key: the secret is held outside the database (keys.ts). */
+export interface LinkKey {
+  readonly kid: string;
+  readonly secret: Buffer;
 }
 
 export const GENESIS_HASH = '0'.repeat(64);
 
+const canonical = (seq: number, e: AuditEntry) =>
+  JSON.stringify([seq, e.at, e.traceId, e.method, e.path, e.status, e.durationMs, e.identity, e.reason]);
+
 /**
- * hash = SHA-256(prevHash ‖ canonical entry). Changing any field of an entry changes its hash
- * and breaks the next entry's link; removing an entry breaks its successor's link.
+ * link = HMAC-SHA-256(key, prevHash ‖ kid ‖ canonical entry). Changing any field of an entry
+ * changes its link and breaks the next entry's; removing one breaks its successor's. Without
+ * the key nobody can write a chain that verifies, so rewriting the whole table is detected
+ * too (a plain hash chain could be recomputed by whoever can write the table).
  */
-export function chainHash(seq: number, prevHash: string, e: AuditEntry): string {
-  const canonical = JSON.stringify([
-    seq,
-    e.at,
-    e.traceId,
-    e.method,
-    e.path,
-    e.status,
-    e.durationMs,
-    e.identity,
-    e.reason,
-  ]);
-  return createHash('sha256').update(prevHash).update('\n').update(canonical).digest('hex');
+export function linkHash(seq: number, prevHash: string, e: AuditEntry, key: LinkKey): string {
+  return createHmac('sha256', key.secret)
+    .update(prevHash)
+    .update('\n')
+    .update(key.kid)
+    .update('\n')
+    .update(canonical(seq, e))
+    .digest('hex');
 }
 
-export function chain(prev: { seq: number; hash: string }, entries: readonly AuditEntry[]): ChainedEntry[] {
+/** The unkeyed link of entries written before keys (kept to verify a sealed legacy prefix). */
+export function legacyHash(seq: number, prevHash: string, e: AuditEntry): string {
+  return createHash('sha256').update(prevHash).update('\n').update(canonical(seq, e)).digest('hex');
+}
+
+export function chain(
+  prev: { seq: number; hash: string },
+  entries: readonly AuditEntry[],
+  key: LinkKey,
+): ChainedEntry[] {
   const out: ChainedEntry[] = [];
   let { seq, hash } = prev;
   for (const e of entries) {
     seq += 1;
-    const next = chainHash(seq, hash, e);
-    out.push({ ...e, seq, prevHash: hash, hash: next });
+    const next = linkHash(seq, hash, e, key);
+    out.push({ ...e, seq, prevHash: hash, keyId: key.kid, hash: next });
     hash = next;
   }
   return out;
 }
 
+export type BreakKind = 'missing' | 'relinked' | 'altered' | 'unknown-key' | 'unkeyed';
+
 export type ChainCheck =
   | { readonly ok: true; readonly entries: number }
-  | { readonly ok: false; readonly seq: number; readonly problem: string };
+  | { readonly ok: false; readonly seq: number; readonly kind: BreakKind; readonly problem: string };
+
+export interface VerifyOptions {
+  /** The link key with this id, or undefined when no key of that id exists. */
+  readonly keyOf: (kid: string) => Buffer | undefined;
+  /** Unkeyed (legacy) entries are accepted up to this seq only: what a signed checkpoint sealed. */
+  readonly legacyUntil?: number;
+}
 
 /** Walks entries in seq order; reports the first broken link. Pure. */
 export function verifyEntries(
   entries: Iterable<ChainedEntry>,
+  opts: VerifyOptions,
   start = { seq: 0, hash: GENESIS_HASH },
 ): ChainCheck {
   let { seq, hash } = start;
   let n = 0;
+  const broken = (at: number, kind: BreakKind, problem: string): ChainCheck => ({
+    ok: false,
+    seq: at,
+    kind,
+    problem,
+  });
   for (const e of entries) {
     if (e.seq !== seq + 1)
-      return { ok: false, seq: seq + 1, problem: `entry ${seq + 1} is missing (next is ${e.seq})` };
+      return broken(seq + 1, 'missing', `entry ${seq + 1} is missing (next is ${e.seq})`);
     if (e.prevHash !== hash)
-      return {
-        ok: false,
-        seq: e.seq,
-        problem: `entry ${e.seq} does not link to entry ${seq} (removed or reordered)`,
-      };
-    if (chainHash(e.seq, e.prevHash, e) !== e.hash)
-      return {
-        ok: false,
-        seq: e.seq,
-        problem: `entry ${e.seq} was altered (its hash does not match its content)`,
-      };
+      return broken(e.seq, 'relinked', `entry ${e.seq} does not link to entry ${seq} (removed or reordered)`);
+    let expected: string;
+    if (e.keyId === null) {
+      if (e.seq > (opts.legacyUntil ?? 0))
+        return broken(e.seq, 'unkeyed', `entry ${e.seq} has no link key (only a sealed legacy prefix may)`);
+      expected = legacyHash(e.seq, e.prevHash, e);
+    } else {
+      const secret = opts.keyOf(e.keyId);
+      if (!secret) return broken(e.seq, 'unknown-key', `entry ${e.seq} names an unknown link key ${e.keyId}`);
+      expected = linkHash(e.seq, e.prevHash, e, { kid: e.keyId, secret });
+    }
+    if (expected !== e.hash)
+      return broken(e.seq, 'altered', `entry ${e.seq} was altered (its link does not match its content)`);
     seq = e.seq;
     hash = e.hash;
     n++;

@@ -17,4 +17,10 @@ export const auditMigrations: readonly Migration[] = [
       hash text NOT NULL
     )`,
   },
+  {
+    // Issue 13: links are HMACs under a key held outside the database; this names the key.
+    // Entries from before (NULL) are plain SHA-256 links, accepted up to the legacy checkpoint.
+    id: 'agent-gateway:002-audit-link-key',
+    sql: 'ALTER TABLE agent_audit_log ADD COLUMN key_id text',
+  },
 ];

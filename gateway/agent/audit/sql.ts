@@ -1,11 +1,13 @@
 import type { Db, Queryable } from '../../../lib/db/index.ts';
 import type { Logger } from '../../../lib/logger.ts';
+import type { ChainHead } from './checkpoint.ts';
 import { type AuditEntry, type ChainedEntry, chain, GENESIS_HASH } from './entry.ts';
+import type { AuditKeys } from './keys.ts';
 import type { AuditLog } from './log.ts';
 
 const MAX_BATCH = 500;
 const GATHER_MS = 5;
-const COLUMNS = 11;
+const COLUMNS = 12;
 // Several gateway processes may share one Postgres: one writer at a time extends the chain.
 const CHAIN_LOCK = 727275;
 
@@ -20,6 +22,7 @@ interface Row {
   identity: string | null;
   reason: string;
   prev_hash: string;
+  key_id: string | null;
   hash: string;
 }
 
@@ -34,6 +37,7 @@ export const fromAuditRow = (r: Row): ChainedEntry => ({
   identity: r.identity,
   reason: r.reason,
   prevHash: r.prev_hash,
+  keyId: r.key_id,
   hash: r.hash,
 });
 
@@ -45,13 +49,17 @@ export async function readAudit(db: Queryable, fromSeq = 1, limit = 1000): Promi
   return rows.map(fromAuditRow);
 }
 
-type Tail = { seq: number; hash: string };
+type Tail = ChainHead;
 
-async function readTail(q: Queryable): Promise<Tail> {
-  const tail = await q.query<{ seq: string | number; hash: string }>(
-    'SELECT seq, hash FROM agent_audit_log ORDER BY seq DESC LIMIT 1',
+/** The last entry's seq and link, and whether its link is keyed (genesis: seq 0). */
+export async function readTail(q: Queryable): Promise<Tail & { keyed: boolean }> {
+  const tail = await q.query<{ seq: string | number; hash: string; key_id: string | null }>(
+    'SELECT seq, hash, key_id FROM agent_audit_log ORDER BY seq DESC LIMIT 1',
   );
-  return tail[0] ? { seq: Number(tail[0].seq), hash: tail[0].hash } : { seq: 0, hash: GENESIS_HASH };
+  const t = tail[0];
+  return t
+    ? { seq: Number(t.seq), hash: t.hash, keyed: t.key_id !== null }
+    : { seq: 0, hash: GENESIS_HASH, keyed: true };
 }
 
 function insertStatement(chained: readonly ChainedEntry[]): [string, unknown[]] {
@@ -71,11 +79,12 @@ function insertStatement(chained: readonly ChainedEntry[]): [string, unknown[]] 
       e.identity,
       e.reason,
       e.prevHash,
+      e.keyId,
       e.hash,
     );
   }
   return [
-    `INSERT INTO agent_audit_log (seq, at, trace_id, method, path, status, duration_ms, identity, reason, prev_hash, hash) VALUES ${values.join(',')}`,
+    `INSERT INTO agent_audit_log (seq, at, trace_id, method, path, status, duration_ms, identity, reason, prev_hash, key_id, hash) VALUES ${values.join(',')}`,
     params,
   ];
 }
@@ -86,24 +95,38 @@ function insertStatement(chained: readonly ChainedEntry[]): [string, unknown[]] 
  * store belongs to this process alone, so its tail is kept in memory and a batch is one
  * INSERT (atomic by itself) instead of five blocking calls.
  */
-function batchWriter(db: Db): (batch: readonly AuditEntry[]) => Promise<void> {
+function batchWriter(db: Db, keys: AuditKeys): (batch: readonly AuditEntry[]) => Promise<Tail | undefined> {
+  const headOf = (chained: readonly ChainedEntry[]) => {
+    const last = chained[chained.length - 1];
+    return last && { seq: last.seq, hash: last.hash };
+  };
   if (db.kind === 'pglite') {
     let tail: Tail | undefined;
     return async (batch) => {
       tail ??= await readTail(db);
-      const chained = chain(tail, batch);
+      const chained = chain(tail, batch, keys.current());
       const [sql, params] = insertStatement(chained);
       await db.query(sql, params);
-      const last = chained[chained.length - 1];
-      if (last) tail = { seq: last.seq, hash: last.hash };
+      tail = headOf(chained) ?? tail;
+      return tail;
     };
   }
   return (batch) =>
     db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
-      const [sql, params] = insertStatement(chain(await readTail(tx), batch));
+      const chained = chain(await readTail(tx), batch, keys.current());
+      const [sql, params] = insertStatement(chained);
       await tx.query(sql, params);
+      return headOf(chained);
     });
+}
+
+export interface SqlAuditOptions {
+  /** The HMAC link keys (held outside the database). */
+  readonly keys: AuditKeys;
+  /** Told the chain head after each committed batch (the checkpointer seals it). */
+  readonly onWritten?: (head: ChainHead) => void;
+  readonly maxQueued?: number;
 }
 
 /**
@@ -111,8 +134,13 @@ function batchWriter(db: Db): (batch: readonly AuditEntry[]) => Promise<void> {
  * statement or transaction (group commit), within about GATHER_MS of the response. A failed batch is retried with backoff and kept in order; if
  * the store stays down, entries wait in memory (bounded) and errors are logged.
  */
-export function sqlAuditLog(db: Db, log: Logger, maxQueued = 100_000): AuditLog & { close(): Promise<void> } {
-  const writeBatch = batchWriter(db);
+export function sqlAuditLog(
+  db: Db,
+  log: Logger,
+  opts: SqlAuditOptions,
+): AuditLog & { close(): Promise<void> } {
+  const maxQueued = opts.maxQueued ?? 100_000;
+  const writeBatch = batchWriter(db, opts.keys);
   let queue: AuditEntry[] = [];
   let writing: Promise<void> | undefined;
   let closed = false;
@@ -125,8 +153,9 @@ export function sqlAuditLog(db: Db, log: Logger, maxQueued = 100_000): AuditLog 
     while (queue.length > 0) {
       const batch = queue.slice(0, MAX_BATCH);
       try {
-        await writeBatch(batch);
+        const head = await writeBatch(batch);
         queue = queue.slice(batch.length);
+        if (head) opts.onWritten?.(head);
         backoff = 50;
       } catch (err) {
         log.error({ err, pending: queue.length }, 'audit batch not written; retrying');

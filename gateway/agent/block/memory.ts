@@ -1,4 +1,4 @@
-import { BoundedMap } from '../bounded-map.ts';
+import { BoundedMap } from '../../../lib/bounded-map.ts';
 import { afterError, type BlockPolicy, type BlockState, EMPTY_BLOCK } from './policy.ts';
 import type { BlockStore } from './store.ts';
 

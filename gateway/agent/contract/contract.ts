@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendProblem } from '../../../lib/problem.ts';
+import { validatePurchaseOrderRequest } from '../../../subgraphs/procurement/contract/validate.ts';
 import { contractViolation } from '../problems.ts';
-import { validatePurchaseOrderRequest } from './validate.ts';
 
 /**
  * Step 6 (preValidation): the body must be a PurchaseOrderRequest exactly (schema compiled

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PurchaseOrderRequest } from '../contract/types.ts';
+import type { PurchaseOrderRequest } from '../../../subgraphs/procurement/contract/types.ts';
 
 const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
 const TOKEN = /^[\x21-\x7e]+$/;

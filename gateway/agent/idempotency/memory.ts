@@ -1,4 +1,4 @@
-import { BoundedMap } from '../bounded-map.ts';
+import { BoundedMap } from '../../../lib/bounded-map.ts';
 import { decide, type IdempotencyRecord, type IdempotencyStore, type IdempotencyTimes } from './store.ts';
 
 export function memoryIdempotencyStore(times: IdempotencyTimes, maxEntries = 100_000): IdempotencyStore {

@@ -1,8 +1,19 @@
 import { type Dispatcher, Pool } from 'undici';
-import { toResponse } from '../../../subgraphs/procurement/domain/purchase-order.ts';
+import { isUsdAmount, purchaseOrderRequestJson } from '../../../subgraphs/procurement/contract/json.ts';
+import type { PurchaseOrderResponse } from '../../../subgraphs/procurement/contract/types.ts';
+import { type PurchaseOrder, toResponse } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import { GATEWAY_SECRET_HEADER, INTERNAL_ORDERS_PATH } from '../../../subgraphs/procurement/internal-http.ts';
-import type { PurchaseOrderResponse } from '../contract/types.ts';
 import { DomainUnavailable, type OrderPort } from './order-port.ts';
+
+/**
+ * The internal wire carries amounts as decimal text (`"250.75"`): JSON numbers would be read
+ * back as doubles. An answer without an exact amount is not an order we can vouch for.
+ */
+function exactResponse(v: PurchaseOrderResponse): PurchaseOrderResponse {
+  if (!isUsdAmount(v?.allocated_budget))
+    throw new DomainUnavailable('order domain answered without an exact amount');
+  return v;
+}
 
 /**
  * Distributed topology: the procurement process's internal endpoint, with keep-alive, a time
@@ -23,7 +34,9 @@ export function httpOrders(
           method: 'POST',
           path: INTERNAL_ORDERS_PATH,
           headers,
-          body: JSON.stringify(cmd),
+          // The request travels as the agent's JSON text (exact budget); the domain parses and
+          // checks it again with the same strict parser and contract.
+          body: JSON.stringify({ ...cmd, request: purchaseOrderRequestJson(cmd.request) }),
           signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (err) {
@@ -31,7 +44,7 @@ export function httpOrders(
       }
       const text = await res.body.text().catch(() => '');
       if (res.statusCode !== 201) throw new DomainUnavailable(`order domain answered ${res.statusCode}`);
-      return JSON.parse(text) as PurchaseOrderResponse;
+      return exactResponse(JSON.parse(text) as PurchaseOrderResponse);
     },
     async get(orderId) {
       try {
@@ -44,8 +57,8 @@ export function httpOrders(
         const text = await res.body.text();
         if (res.statusCode === 404) return null;
         if (res.statusCode !== 200) throw new DomainUnavailable(`order domain answered ${res.statusCode}`);
-        const o = JSON.parse(text);
-        return { spiffeId: o.spiffeId, response: toResponse(o) };
+        const o = JSON.parse(text) as PurchaseOrder;
+        return { spiffeId: o.spiffeId, response: exactResponse(toResponse(o)) };
       } catch (err) {
         if (err instanceof DomainUnavailable) throw err;
         throw new DomainUnavailable(err instanceof Error ? err.message : 'order domain unreachable');

@@ -1,5 +1,5 @@
+import type { PurchaseOrderResponse } from '../../../subgraphs/procurement/contract/types.ts';
 import type { PlaceOrder } from '../../../subgraphs/procurement/domain/purchase-order.ts';
-import type { PurchaseOrderResponse } from '../contract/types.ts';
 
 /**
  * How the gateway reaches the order domain: in process (embedded) or over HTTP (distributed).

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
+import { purchaseOrderResponseJson } from '../../../subgraphs/procurement/contract/json.ts';
 import { orderIdFor } from '../../../subgraphs/procurement/domain/order-domain.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 import { domainUnavailable, notFound } from '../problems.ts';
@@ -36,7 +37,8 @@ export function placeOrderHandler(o: PlaceOptions) {
         traceId: req.traceId,
         ...(idempotency ? { orderId: orderIdFor(idempotency.key) } : {}),
       });
-      body = JSON.stringify(created);
+      // Written by hand so allocated_budget is the exact decimal, not a double's text.
+      body = purchaseOrderResponseJson(created);
       location = `${CANONICAL_PATH}/${created.order_id}`;
     } catch (err) {
       o.log.error({ err, traceId: req.traceId }, 'order domain unavailable');
@@ -73,6 +75,6 @@ export function readOrderHandler(o: Pick<PlaceOptions, 'orders' | 'log'>) {
       req.agent.reason = 'read: no such order for this identity';
       return sendProblem(reply, notFound(), req.url);
     }
-    return reply.send(found.response);
+    return reply.type('application/json').send(purchaseOrderResponseJson(found.response));
   };
 }

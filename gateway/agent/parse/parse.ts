@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseStrictJson } from '../../../lib/json/strict-json.ts';
 import { Problem, sendProblem } from '../../../lib/problem.ts';
 import { contentTooLarge, malformedBody, unsupportedMediaType } from '../problems.ts';
 import { isJsonMediaType } from './media-type.ts';
-import { parseStrictJson } from './strict-json.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

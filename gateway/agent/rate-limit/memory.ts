@@ -1,4 +1,4 @@
-import { BoundedMap } from '../bounded-map.ts';
+import { BoundedMap } from '../../../lib/bounded-map.ts';
 import { type BucketPolicy, type BucketState, take } from './bucket.ts';
 import type { BucketStore } from './store.ts';
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { PurchaseOrderResponse } from '../../../gateway/agent/contract/types.ts';
 import type { Clock } from '../../../lib/clock.ts';
+import type { PurchaseOrderResponse } from '../contract/types.ts';
 import type { OrderQuery, OrderStore } from '../store/store.ts';
 import { approve, type PlaceOrder, type PurchaseOrder, toResponse } from './purchase-order.ts';
 

@@ -1,4 +1,4 @@
-import type { PurchaseOrderRequest, PurchaseOrderResponse } from '../../../gateway/agent/contract/types.ts';
+import type { PurchaseOrderRequest, PurchaseOrderResponse, UsdAmount } from '../contract/types.ts';
 
 /** A stored purchase order (spec: status APPROVED on creation; other states not shown). */
 export interface PurchaseOrder {
@@ -9,7 +9,8 @@ export interface PurchaseOrder {
   readonly spiffeId: string;
   readonly sku: string;
   readonly quantity: number;
-  readonly allocatedBudget: number;
+  /** The request's max_budget_usd, exactly (decimal text, never a double). */
+  readonly allocatedBudget: UsdAmount;
   /** Unix time in seconds, fractional. */
   readonly processedAt: number;
   readonly traceId: string;

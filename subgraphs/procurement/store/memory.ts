@@ -1,4 +1,4 @@
-import { BoundedMap } from '../../../gateway/agent/bounded-map.ts';
+import { BoundedMap } from '../../../lib/bounded-map.ts';
 import type { PurchaseOrder } from '../domain/purchase-order.ts';
 import type { OrderStore } from './store.ts';
 

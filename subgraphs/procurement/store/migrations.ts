@@ -21,4 +21,11 @@ export const orderMigrations: readonly Migration[] = [
     id: 'procurement:002-purchase-orders-by-agent',
     sql: 'CREATE INDEX purchase_orders_agent ON purchase_orders (agent_id, seq DESC)',
   },
+  {
+    // Whole cents, as the contract requires (docs/procurement.md, "Exact money"): a budget
+    // with more decimals is refused by the store too, never rounded. NOT VALID leaves rows
+    // written before this rule as they were (they stay readable as written).
+    id: 'procurement:003-allocated-budget-whole-cents',
+    sql: 'ALTER TABLE purchase_orders ADD CONSTRAINT purchase_orders_budget_whole_cents CHECK (allocated_budget = round(allocated_budget, 2)) NOT VALID',
+  },
 ];

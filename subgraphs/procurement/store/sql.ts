@@ -1,4 +1,5 @@
 import type { Db } from '../../../lib/db/index.ts';
+import { usdAmount } from '../contract/json.ts';
 import type { PurchaseOrder } from '../domain/purchase-order.ts';
 import { groupCommit } from './group-commit.ts';
 import type { OrderStore } from './store.ts';
@@ -12,9 +13,17 @@ interface Row {
   spiffe_id: string;
   sku: string;
   quantity: number;
-  allocated_budget: string | number;
+  /** numeric, selected as text: the exact decimal. */
+  allocated_budget: string;
   processed_at: number;
   trace_id: string;
+}
+
+function exactBudget(r: Row) {
+  const amount = usdAmount(r.allocated_budget);
+  // The CHECK constraints make this unreachable for rows this code wrote.
+  if (amount === undefined) throw new Error(`order ${r.order_id} has a stored budget that is not an amount`);
+  return amount;
 }
 
 const fromRow = (r: Row): PurchaseOrder =>
@@ -25,8 +34,7 @@ const fromRow = (r: Row): PurchaseOrder =>
     spiffeId: r.spiffe_id,
     sku: r.sku,
     quantity: Number(r.quantity),
-    // numeric comes back as text; it was written from the request's number, so it reads back equal.
-    allocatedBudget: Number(r.allocated_budget),
+    allocatedBudget: exactBudget(r),
     processedAt: Number(r.processed_at),
     traceId: r.trace_id,
   });
@@ -47,7 +55,7 @@ export function sqlOrderStore(db: Db): OrderStore {
           o.spiffeId,
           o.sku,
           o.quantity,
-          String(o.allocatedBudget),
+          o.allocatedBudget, // decimal text into numeric: exact
           o.processedAt,
           o.traceId,
         );
@@ -62,7 +70,7 @@ export function sqlOrderStore(db: Db): OrderStore {
     { concurrency: 1 },
   );
   const select =
-    'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, trace_id FROM purchase_orders';
+    'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget::text AS allocated_budget, processed_at, trace_id FROM purchase_orders';
   return {
     insert: insertBatch,
     async get(orderId) {

@@ -1,3 +1,4 @@
+import { exactText } from '../../../lib/json/exact-number.ts';
 import { parseCents } from './cents.ts';
 import { BasketInvalid, type Violation } from './errors.ts';
 import type { PricedBasket } from './shapes.ts';
@@ -49,7 +50,9 @@ export function toBasket(input: PricedBasket): Basket {
   const categories = new Set<string>();
   const skus = new Set<string>();
   input.lines.forEach((l, index) => {
-    const unitCents = parseCents(l.unitPrice);
+    // As written in the JSON text when the REST body was parsed strictly: 19.990000000000000001
+    // has more than 2 decimals even though its nearest double prints as 19.99.
+    const unitCents = parseCents(exactText(l, 'unitPrice', l.unitPrice));
     if (unitCents === undefined || unitCents < 0)
       errors.push({
         pointer: `/lines/${index}/unitPrice`,
@@ -57,7 +60,7 @@ export function toBasket(input: PricedBasket): Basket {
       });
     let totalCents = (unitCents ?? 0) * l.quantity;
     if (l.lineTotal !== undefined) {
-      const given = parseCents(l.lineTotal);
+      const given = parseCents(exactText(l, 'lineTotal', l.lineTotal));
       if (given === undefined || given < 0)
         errors.push({
           pointer: `/lines/${index}/lineTotal`,

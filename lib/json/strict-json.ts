@@ -4,6 +4,12 @@
  * and treats `__proto__` specially; this parser refuses both, plus `constructor`, and bounds
  * nesting. Keys are compared after unescaping, so `"\u005f_proto__"` is refused too. Objects
  * have no prototype. Pure and synchronous; bodies are small (ORDER_BODY_LIMIT_BYTES).
+ *
+ * Numbers: the value is the nearest double (what every JSON reader gives), and the number's
+ * text as written is kept beside it (`numberLexeme`), so money can be judged and stored
+ * exactly: `5000.00000000000000001` is a double 5000 but its lexeme says more. A number a
+ * double cannot hold even approximately (its magnitude overflows to Infinity, or a non-zero
+ * value underflows to 0) is refused: no reader of the body could see what was written.
  */
 
 export type StrictJsonResult =
@@ -13,6 +19,30 @@ export type StrictJsonResult =
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
 const MAX_DEPTH = 32;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const NON_ZERO_DIGIT = /[1-9]/;
+/** The digits before any exponent: a non-zero one means the value is not zero. */
+const MANTISSA = /^[^eE]*/;
+
+/**
+ * The text of each parsed number, by its container (object or array) and key or index. A
+ * WeakMap: the lexemes live exactly as long as the parsed value, with no field added to it.
+ */
+const lexemes = new WeakMap<object, Map<string | number, string>>();
+
+/** The number at `container[key]` as written in the JSON text, when a strict parse made it. */
+export function numberLexeme(container: unknown, key: string | number): string | undefined {
+  if (typeof container !== 'object' || container === null) return undefined;
+  return lexemes.get(container)?.get(Array.isArray(container) ? Number(key) : String(key));
+}
+
+function keepLexeme(container: object, key: string | number, lexeme: string): void {
+  let m = lexemes.get(container);
+  if (!m) {
+    m = new Map();
+    lexemes.set(container, m);
+  }
+  m.set(key, lexeme);
+}
 
 class JsonSyntaxError extends Error {}
 
@@ -32,6 +62,8 @@ export function parseStrictJson(text: string): StrictJsonResult {
 
 class Parser {
   i = 0;
+  /** The text of the value just parsed when it was a number, else undefined. */
+  lexeme: string | undefined;
   constructor(private readonly s: string) {}
 
   fail(what: string): never {
@@ -46,10 +78,17 @@ class Parser {
 
   value(depth: number): unknown {
     const c = this.s.charCodeAt(this.i);
+    if (c === 45 || (c >= 48 && c <= 57)) return this.number();
+    // Only a number leaves its text behind (a nested number must not be taken for its container's).
+    const v = this.nonNumber(c, depth);
+    this.lexeme = undefined;
+    return v;
+  }
+
+  nonNumber(c: number, depth: number): unknown {
     if (c === 123 /* { */) return this.object(depth + 1);
     if (c === 91 /* [ */) return this.array(depth + 1);
     if (c === 34 /* " */) return this.string();
-    if (c === 45 || (c >= 48 && c <= 57)) return this.number();
     if (this.s.startsWith('true', this.i)) return this.literal(4, true);
     if (this.s.startsWith('false', this.i)) return this.literal(5, false);
     if (this.s.startsWith('null', this.i)) return this.literal(4, null);
@@ -89,6 +128,7 @@ class Parser {
       this.i++;
       this.ws();
       out[key] = this.value(depth);
+      if (this.lexeme !== undefined) keepLexeme(out, key, this.lexeme);
       this.ws();
       const c = this.s.charCodeAt(this.i++);
       if (c === 125) return out;
@@ -111,6 +151,7 @@ class Parser {
     }
     for (;;) {
       out.push(this.value(depth));
+      if (this.lexeme !== undefined) keepLexeme(out, out.length - 1, this.lexeme);
       this.ws();
       const c = this.s.charCodeAt(this.i++);
       if (c === 93) return out;
@@ -160,12 +201,13 @@ class Parser {
     NUMBER.lastIndex = this.i;
     const m = NUMBER.exec(this.s);
     if (!m) return this.fail('invalid number');
-    this.i += m[0].length;
-    const n = Number(m[0]);
-    if (!Number.isFinite(n)) {
-      this.i -= m[0].length;
+    const text = m[0];
+    const n = Number(text);
+    if (!Number.isFinite(n) || (n === 0 && NON_ZERO_DIGIT.test(MANTISSA.exec(text)?.[0] ?? ''))) {
       this.fail('number out of range');
     }
+    this.i += text.length;
+    this.lexeme = text;
     return n;
   }
 }

@@ -5,19 +5,27 @@
  * types), so they cannot drift apart silently.
  */
 
+/**
+ * An exact amount of US dollars as plain decimal text, at most 2 decimals, no exponent and no
+ * trailing zeros ("250.75", "1000"): a JSON number on the wire, never a double in between.
+ * Made only by the contract (validate.ts) or from the store (`usdAmount`).
+ */
+export type UsdAmount = string & { readonly __brand: 'UsdAmount' };
+
 /** Body sent by an agent (spec, "PurchaseOrderRequest"). Immutable once parsed. */
 export interface PurchaseOrderRequest {
   readonly agent_id: string;
   readonly sku: string;
   readonly quantity: number;
-  readonly max_budget_usd: number;
+  readonly max_budget_usd: UsdAmount;
 }
 
 /** Body returned with 201 (spec, "PurchaseOrderResponse"). */
 export interface PurchaseOrderResponse {
   readonly status: 'APPROVED';
   readonly order_id: string;
-  readonly allocated_budget: number;
+  /** The request's max_budget_usd, exactly. */
+  readonly allocated_budget: UsdAmount;
   /** Unix time in seconds, fractional. */
   readonly processed_at: number;
 }

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { exactNumber, plainText, useExactNumberKeywords } from '../../../lib/json/exact-number.ts';
 import { componentSchema } from './openapi.ts';
-import type { PurchaseOrderRequest } from './types.ts';
+import type { PurchaseOrderRequest, UsdAmount } from './types.ts';
 
 /** One contract violation: where (RFC 6901 JSON pointer into the body) and what. */
 export interface Violation {
@@ -14,7 +15,10 @@ export type ContractResult =
 
 // No coercion ("5" is not an integer), every violation reported, strict schema compilation so
 // a typo in the OpenAPI document fails at start-up instead of silently allowing a field.
+// Limits are compared exactly on the number as written (lib/json/exact-number.ts): a budget of
+// 5000.00000000000000001 is over 5000 even though its nearest double is 5000.
 const ajv = new Ajv2020({ allErrors: true, coerceTypes: false, useDefaults: false, strict: true });
+useExactNumberKeywords(ajv);
 // OpenAPI's integer formats (declared for linters and generators): only the range, so a
 // non-integer reports one violation (its type), not two.
 ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 });
@@ -48,18 +52,21 @@ function toViolation(e: ErrorObject): Violation {
 
 /**
  * Checks a parsed body against PurchaseOrderRequest. On success the value is a new frozen
- * object holding exactly the four fields (the spec: a parsed request is immutable).
+ * object holding exactly the four fields (the spec: a parsed request is immutable), the budget
+ * as the exact decimal the agent wrote (its JSON text when the strict parser read the body).
  */
 export function validatePurchaseOrderRequest(body: unknown): ContractResult {
   if (check(body)) {
-    const b = body as PurchaseOrderRequest;
+    // What the schema just proved about the parsed JSON (the budget is still a JSON number).
+    const b = body as { agent_id: string; sku: string; quantity: number; max_budget_usd: number };
     return {
       ok: true,
       value: Object.freeze({
         agent_id: b.agent_id,
         sku: b.sku,
         quantity: b.quantity,
-        max_budget_usd: b.max_budget_usd,
+        // The schema allowed only (0, 5000] in whole cents: plain text is a UsdAmount.
+        max_budget_usd: plainText(exactNumber(body, 'max_budget_usd', b.max_budget_usd)) as UsdAmount,
       }),
     };
   }
