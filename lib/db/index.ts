@@ -1,13 +1,17 @@
 import type { Config } from '../config.ts';
 import type { Db } from './db.ts';
-import { openPglite } from './pglite.ts';
-import { openPostgres } from './postgres.ts';
 
 export type { Db, Migration, Queryable } from './db.ts';
 export { migrate } from './db.ts';
 
-/** Postgres when DATABASE_URL is set, else the embedded store. */
-export function openDb(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_DB'>): Promise<Db> {
-  if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL);
-  return openPglite(config.EMBEDDED_DB === 'disk' ? config.DATA_DIR : undefined);
+/**
+ * Postgres when DATABASE_URL is set, else the embedded store. Each driver is loaded only when it
+ * is the one used: a process holds the source and code of the modules it imports, and PGlite's
+ * and pg's are megabytes a process of the other topology never runs.
+ */
+export async function openDb(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_DB'>): Promise<Db> {
+  if (config.DATABASE_URL) return (await import('./postgres.ts')).openPostgres(config.DATABASE_URL);
+  return (await import('./pglite.ts')).openPglite(
+    config.EMBEDDED_DB === 'disk' ? config.DATA_DIR : undefined,
+  );
 }

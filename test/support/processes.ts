@@ -42,8 +42,9 @@ function startFlags(entry: keyof typeof ENTRY): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
-  const m = /--max-old-space-size=\$\{HEAP_LIMIT_MB:-(\d+)\}/.exec(pkg.scripts[START_SCRIPT[entry]] ?? '');
-  return m ? [`--max-old-space-size=${m[1]}`] : [];
+  const script = pkg.scripts[START_SCRIPT[entry]] ?? '';
+  const flags = script.match(/--max-[a-z-]+-size=[^ ]+/g) ?? [];
+  return flags.map((f) => f.replace(/\$\{HEAP_LIMIT_MB:-(\d+)\}/, '$1'));
 }
 
 export interface StartProcessOptions {
