@@ -144,6 +144,9 @@ const fields = z.object({
   QUOTE_BREAKER_HALF_OPEN_MS: positiveInt.default(5000),
 });
 
+/** Every variable loadConfig reads (docs tests check that documented settings exist). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(fields.shape);
+
 /**
  * Development conveniences that must not reach production: the public default gateway secret
  * (anyone could call a subgraph or the internal order endpoint as the gateway) and the
