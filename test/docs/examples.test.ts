@@ -86,7 +86,14 @@ describe('the documentation examples', () => {
   it('finds the examples of the README and of every docs page that has some', () => {
     const files = new Set(examples.map((e) => e.where.split(':')[0]));
     expect(files).toEqual(
-      new Set(['README.md', 'docs/edge.md', 'docs/pricing.md', 'docs/procurement.md', 'docs/promotions.md']),
+      new Set([
+        'README.md',
+        'docs/deployment.md',
+        'docs/edge.md',
+        'docs/pricing.md',
+        'docs/procurement.md',
+        'docs/promotions.md',
+      ]),
     );
     expect(examples.filter((e) => /\bcurl\b/.test(e.text)).length).toBeGreaterThanOrEqual(4);
   });
