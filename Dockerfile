@@ -44,8 +44,9 @@ VOLUME ["/data"]
 USER node
 EXPOSE 8080
 # Node runs as PID 1 (exec form, no shell in between) and handles SIGTERM itself
-# (lib/http/app.ts closeOnSignals): it stops accepting, lets in-flight requests finish, closes
-# its connections and exits 0. It starts no child processes, so there are none to reap.
+# (lib/http/app.ts closeOnSignals): readiness turns false, then it stops accepting, lets
+# in-flight requests finish, flushes buffered audit entries, closes its connections and exits 0.
+# It starts no child processes, so there are none to reap.
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

@@ -47,6 +47,10 @@ const fields = z.object({
     .optional(),
   /** A Redis command not answered in this time fails (limits and blocks then refuse: fail closed). */
   REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(500),
+  /** On SIGTERM, how long /readyz answers 503 while the process still serves, before it stops accepting. */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).default(0),
+  /** On SIGTERM, the time allowed to drain and flush before the process exits 1 regardless. */
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(20_000),
   /** Braces would make the prefix a Redis Cluster hash tag and put every key in one slot. */
   REDIS_KEY_PREFIX: z
     .string()
