@@ -8,6 +8,8 @@
  *
  * Each role is the same main module `npm run start:*` runs; this file only picks one.
  */
+import '../lib/source-maps.ts';
+
 const ROLES = {
   embedded: () => {
     process.env.TOPOLOGY = 'embedded';

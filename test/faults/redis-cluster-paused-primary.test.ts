@@ -5,9 +5,10 @@
  * - limits and blocks fail closed: an agent whose bucket and block live on the paused primary
  *   gets 503 + Retry-After within REDIS_COMMAND_TIMEOUT_MS, never an order that skipped them;
  *   a blocked agent stays refused; agents whose keys live on other primaries are served;
- * - prices are stale-if-error: the cart quote still answers 200, from the last-known or static
- *   price (marked `degraded`), and is live again once the primary answers;
- * - pricing's own endpoint answers 500 `{"error"}` for a key on the paused primary, promptly.
+ * - prices are stale-if-error: the cart quote still answers 200, from the edge's near copy of a
+ *   price quoted within 60 s, else the last-known or static price (marked `degraded`), and is
+ *   live again once the primary answers;
+ * - pricing's own endpoint answers from its near copy, else 500 `{"error"}`, promptly.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +40,9 @@ beforeAll(async () => {
     DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-paused-')),
     GATEWAY_SHARED_SECRET: 'paused-primary-test-secret-0123456789',
     CATALOG_SIZE: String(CATALOG_SIZE),
-    RATE_LIMIT_CAPACITY: '200',
+    // Limits never refuse here: every refusal below is the paused primary's.
+    RATE_LIMIT_CAPACITY: '100000',
+    RATE_LIMIT_REFILL_PER_SECOND: '100000',
     QUOTE_BREAKER_HALF_OPEN_MS: '300',
   };
   pricing = await startProcess('pricing', env, 90_000);
@@ -139,6 +142,8 @@ describe('a Redis Cluster primary paused under load', () => {
     const skus = generateCatalog(CATALOG_SIZE).map((p) => p.sku);
     let n = 0;
     const sku = await pick(() => skus[n++ % skus.length] as string, port, true);
+    // Another SKU on the paused primary, never quoted before: no copy of its price anywhere.
+    const cold = await pick(() => skus[n++ % skus.length] as string, port, true);
 
     // Before: one agent is blocked (6 consecutive contract errors); the SKU's price is cached.
     const bad = JSON.stringify(validOrder({ quantity: 0 }));
@@ -159,7 +164,7 @@ describe('a Redis Cluster primary paused under load', () => {
       source?: string;
       degraded?: boolean;
     }[] = [];
-    // Load: five callers in a loop until the pause is nearly over.
+    // Load: six callers in a loop until the pause is nearly over.
     await Promise.all(
       (
         [
@@ -167,7 +172,9 @@ describe('a Redis Cluster primary paused under load', () => {
           ['blocked', () => order(blocked)],
           ['elsewhere', () => order(elsewhere)],
           ['quote', () => quote(sku)],
-          ['pricing', () => calculate(sku)],
+          ['cold quote', () => quote(cold)],
+          ['pricing', () => calculate(cold)],
+          ['pricing warm', () => calculate(sku)],
         ] as const
       ).map(async ([who, call]) => {
         while (Date.now() < pausedUntil - 800) seen.push({ who, ...(await call()) });
@@ -186,14 +193,25 @@ describe('a Redis Cluster primary paused under load', () => {
     // Other primaries keep serving their agents.
     expect(of('elsewhere').length).toBeGreaterThan(0);
     for (const s of of('elsewhere')) expect(s.status).toBe(201);
-    // Prices: the quote answers 200 from a fallback price, marked degraded.
+    // Prices: the quote answers 200. A SKU quoted within the last 60 s comes from the edge's
+    // near copy (`cache`, at the price it was quoted); one never quoted falls back to the
+    // last-known or static price, marked degraded.
     expect(of('quote').length).toBeGreaterThan(0);
     for (const s of of('quote')) {
+      expect(s.status).toBe(200);
+      expect(['cache', 'last_known', 'static']).toContain(s.source);
+      expect(s.degraded).toBe(s.source !== 'cache');
+    }
+    expect(of('cold quote').length).toBeGreaterThan(0);
+    for (const s of of('cold quote')) {
       expect(s.status).toBe(200);
       expect(['last_known', 'static']).toContain(s.source);
       expect(s.degraded).toBe(true);
     }
-    // Pricing's own endpoint: a prompt 500 with the spec's body, not a request held for the pause.
+    // Pricing's own endpoint: a price it served within 60 s comes from its near copy (200); a
+    // key it never served needs the paused primary: a prompt 500 with the spec's body, not a
+    // request held for the pause.
+    for (const s of of('pricing warm')) expect(s.status).toBe(200);
     expect(of('pricing').length).toBeGreaterThan(0);
     for (const s of of('pricing')) {
       expect(s.status).toBe(500);
