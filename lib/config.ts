@@ -34,10 +34,28 @@ const fields = z.object({
   EMBEDDED_DB: z.enum(['disk', 'memory']).default('disk'),
   /** PostgreSQL for orders, audit, catalog and promotions; unset means the embedded store. */
   DATABASE_URL: url.optional(),
-  /** Redis for cache, buckets, blocks, idempotency and events; unset means in-process state. */
+  /**
+   * Redis for cache, buckets, blocks, idempotency and events; unset means in-process state.
+   * A `redis+cluster://` (or `rediss+cluster://`) URL, REDIS_CLUSTER=true or REDIS_CLUSTER_NODES
+   * selects Redis Cluster (see lib/redis.ts).
+   */
   REDIS_URL: url.optional(),
   REDIS_CLUSTER: bool.default('false'),
-  REDIS_KEY_PREFIX: z.string().default('ac:'),
+  /** Redis Cluster seed nodes, `host:port,host:port`; implies REDIS_CLUSTER. */
+  REDIS_CLUSTER_NODES: list
+    .pipe(z.array(z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port,host:port')).min(1))
+    .optional(),
+  /** A Redis command not answered in this time fails (limits and blocks then refuse: fail closed). */
+  REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(500),
+  /** On SIGTERM, how long /readyz answers 503 while the process still serves, before it stops accepting. */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).default(0),
+  /** On SIGTERM, the time allowed to drain and flush before the process exits 1 regardless. */
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(20_000),
+  /** Braces would make the prefix a Redis Cluster hash tag and put every key in one slot. */
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[^{}]*$/, 'must not contain { or } (a Redis Cluster hash tag)')
+    .default('ac:'),
 
   // Gateway: callers' bearer JWTs (role-restricted GraphQL operations).
   AUTH_ISSUER: z.string().min(1).default('https://auth.agent-commerce.local'),
@@ -130,6 +148,9 @@ const fields = z.object({
   QUOTE_BREAKER_HALF_OPEN_MS: positiveInt.default(5000),
 });
 
+/** Every variable loadConfig reads (docs tests check that documented settings exist). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(fields.shape);
+
 /**
  * Development conveniences that must not reach production: the public default gateway secret
  * (anyone could call a subgraph or the internal order endpoint as the gateway) and the
@@ -153,7 +174,19 @@ const schema = fields.superRefine((c, ctx) => {
   }
 });
 
-export type Config = z.infer<typeof schema>;
+/**
+ * Redis Cluster is selected by any of its three spellings; REDIS_URL stays the one switch the
+ * rest of the code reads ("is Redis configured"), so a list of nodes alone sets it.
+ */
+const resolved = schema.transform((c) => {
+  const first = c.REDIS_CLUSTER_NODES?.[0];
+  const url = c.REDIS_URL ?? (first ? `redis+cluster://${first}` : undefined);
+  const cluster =
+    c.REDIS_CLUSTER || c.REDIS_CLUSTER_NODES !== undefined || /^rediss?\+cluster:/.test(url ?? '');
+  return { ...c, REDIS_URL: url, REDIS_CLUSTER: cluster };
+});
+
+export type Config = z.infer<typeof resolved>;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -161,7 +194,7 @@ export class ConfigError extends Error {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = schema.safeParse(present);
+  const parsed = resolved.safeParse(present);
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
   throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);

@@ -52,7 +52,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions): Pro
   const onBusError = (err: unknown) => log.error({ err }, 'event handler failed');
   if (config.REDIS_URL) {
     redis = createRedis(config);
-    const reader = createRedis(config);
+    const reader = createRedis(config, 'blocking');
     readiness.set('redis', async () => {
       await redis?.ping();
     });

@@ -109,18 +109,33 @@ function tlsOptions(c: Platform['config']) {
   };
 }
 
-/** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then close dependencies. */
+/**
+ * SIGTERM/SIGINT, in this order: readiness turns false (/readyz answers 503 `draining`, so a
+ * load balancer stops sending) while the process keeps serving for SHUTDOWN_DELAY_MS; then it
+ * stops accepting, lets in-flight requests finish (an order is durable before its 201), writes
+ * what is buffered (the audit queue) and closes its connections (platform.close, in reverse
+ * order of opening). Exit 0; exit 1 if that takes longer than SHUTDOWN_TIMEOUT_MS.
+ */
 export function closeOnSignals(app: FastifyInstance, platform: Platform): void {
   let closing = false;
   const stop = async (signal: string) => {
     if (closing) return;
     closing = true;
-    platform.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    const { SHUTDOWN_DELAY_MS: delay, SHUTDOWN_TIMEOUT_MS: timeout } = platform.config;
+    platform.log.info({ signal, delayMs: delay }, 'shutting down');
+    platform.readiness.set('lifecycle', async () => {
+      throw new Error('draining');
+    });
+    const force = setTimeout(() => {
+      platform.log.error({ timeoutMs: timeout }, 'shutdown took too long; exiting');
+      process.exit(1);
+    }, timeout);
     force.unref();
     try {
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       await app.close();
       await platform.close();
+      platform.log.info('stopped');
     } finally {
       process.exit(0);
     }

@@ -41,8 +41,50 @@ describe('configuration', () => {
     ['REDIS_URL', 'not a url'],
     ['LOG_LEVEL', 'loud'],
     ['RATE_LIMIT_CAPACITY', '0'],
+    ['REDIS_CLUSTER_NODES', 'redis-0'],
+    ['REDIS_CLUSTER_NODES', 'redis://redis-0:6379'],
+    ['REDIS_KEY_PREFIX', 'ac{x}:'],
+    ['REDIS_COMMAND_TIMEOUT_MS', '0'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}:`));
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      new RegExp(`^Invalid configuration:\\n  ${name}(\\.\\d+)?:`),
+    );
+  });
+
+  it.each([
+    [
+      'a redis+cluster:// URL',
+      { REDIS_URL: 'redis+cluster://r0:7000' },
+      'redis+cluster://r0:7000',
+      undefined,
+    ],
+    [
+      'REDIS_CLUSTER=true',
+      { REDIS_URL: 'redis://r0:7000', REDIS_CLUSTER: 'true' },
+      'redis://r0:7000',
+      undefined,
+    ],
+    [
+      'REDIS_CLUSTER_NODES alone',
+      { REDIS_CLUSTER_NODES: 'r0:7000, r1:7001' },
+      'redis+cluster://r0:7000',
+      ['r0:7000', 'r1:7001'],
+    ],
+    [
+      'REDIS_CLUSTER_NODES with a URL for credentials and TLS',
+      { REDIS_CLUSTER_NODES: 'r0:7000', REDIS_URL: 'rediss://u:p@r0:7000' },
+      'rediss://u:p@r0:7000',
+      ['r0:7000'],
+    ],
+  ])('selects Redis Cluster by %s', (_name, env, url, nodes) => {
+    const c = loadConfig(env);
+    expect(c.REDIS_CLUSTER).toBe(true);
+    expect(c.REDIS_URL).toBe(url);
+    expect(c.REDIS_CLUSTER_NODES).toEqual(nodes);
+  });
+
+  it('keeps a plain redis:// URL a single Redis', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).REDIS_CLUSTER).toBe(false);
   });
 });

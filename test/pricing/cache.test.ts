@@ -1,3 +1,8 @@
+/**
+ * The price cache contract (price-cache.contract.ts) against its adapters here: memory, the real
+ * Redis of the machine, and the near cache over Redis; then what the near cache adds. test/cluster/
+ * runs the contract against a Redis Cluster.
+ */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
 import { createRedis, type RedisClient } from '../../lib/redis.ts';
@@ -5,22 +10,9 @@ import { createMemoryPriceCache } from '../../subgraphs/pricing/cache/memory.ts'
 import { createNearPriceCache } from '../../subgraphs/pricing/cache/near.ts';
 import { PRICE_TTL_MS, type PriceCache } from '../../subgraphs/pricing/cache/price-cache.ts';
 import { createRedisPriceCache } from '../../subgraphs/pricing/cache/redis.ts';
-import { type PriceKey, type PriceResponse, storedPrice } from '../../subgraphs/pricing/domain/types.ts';
+import { storedPrice } from '../../subgraphs/pricing/domain/types.ts';
 import { TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-
-const response = (sku: string, dynamicPrice: number, currency = 'USD'): PriceResponse => ({
-  sku,
-  basePrice: 10,
-  dynamicPrice,
-  currency,
-  appliedModifiers: [],
-  calculatedAt: '2026-01-01T00:00:00.000Z',
-});
-const key = (sku: string, region = 'EU', customerSegment = 'VIP'): PriceKey => ({
-  sku,
-  region,
-  customerSegment,
-});
+import { key, priceCacheContract, response } from './price-cache.contract.ts';
 
 let redis: RedisClient | undefined;
 const prefixes: string[] = [];
@@ -40,93 +32,9 @@ function redisCache(clock: ManualClock): PriceCache {
   return createRedisPriceCache(redis, prefix, clock);
 }
 
-const adapters: [string, (clock: ManualClock) => PriceCache][] = [
-  ['memory', (clock) => createMemoryPriceCache(clock)],
-  ['Redis', redisCache],
-  ['near cache over Redis', (clock) => createNearPriceCache(redisCache(clock), clock, 100)],
-];
-
-describe.each(adapters)('PriceCache contract: %s', (_name, make) => {
-  let clock: ManualClock;
-  let cache: PriceCache;
-  beforeEach(() => {
-    clock = new ManualClock();
-    cache = make(clock);
-  });
-
-  it('returns nothing for a key never stored', async () => {
-    expect(await cache.getMany([key('SKU-AAA-000001')])).toEqual([undefined]);
-    expect(await cache.lastKnownMany([key('SKU-AAA-000001')])).toEqual([undefined]);
-  });
-
-  it('returns the stored serialisation byte for byte, in the order asked', async () => {
-    const a = storedPrice(response('SKU-AAA-000001', 1.5));
-    const b = storedPrice(response('SKU-AAA-000002', 2.25));
-    await cache.setMany([
-      { key: key('SKU-AAA-000001'), price: a },
-      { key: key('SKU-AAA-000002'), price: b },
-    ]);
-    const got = await cache.getMany([key('SKU-AAA-000002'), key('SKU-AAA-000003'), key('SKU-AAA-000001')]);
-    expect(got.map((p) => p?.json)).toEqual([b.json, undefined, a.json]);
-    expect(got[0]?.response).toEqual(b.response);
-  });
-
-  it('keys by sku, region and segment only: each differing part is another entry', async () => {
-    await cache.setMany([{ key: key('SKU-AAA-000001', 'EU', 'VIP'), price: storedPrice(response('x', 1)) }]);
-    const got = await cache.getMany([
-      key('SKU-AAA-000001', 'EU', 'VIP'),
-      key('SKU-AAA-000001', 'US', 'VIP'),
-      key('SKU-AAA-000001', 'EU', 'STANDARD'),
-      key('SKU-AAA-000002', 'EU', 'VIP'),
-      // No separator trick makes two keys collide.
-      key('SKU-AAA-000001', 'EU","VIP', ''),
-    ]);
-    expect(got.map((p) => p !== undefined)).toEqual([true, false, false, false, false]);
-  });
-
-  it('keeps an entry fresh for 60 seconds and no longer, but keeps its last-known price', async () => {
-    const p = storedPrice(response('SKU-AAA-000001', 3));
-    await cache.setMany([{ key: key('SKU-AAA-000001'), price: p }]);
-    clock.advance(PRICE_TTL_MS - 1);
-    expect((await cache.getMany([key('SKU-AAA-000001')]))[0]?.json).toBe(p.json);
-    clock.advance(1);
-    expect(await cache.getMany([key('SKU-AAA-000001')])).toEqual([undefined]);
-    expect((await cache.lastKnownMany([key('SKU-AAA-000001')]))[0]?.json).toBe(p.json);
-  });
-
-  it('replaces an entry and restarts its lifetime when stored again', async () => {
-    await cache.setMany([{ key: key('SKU-AAA-000001'), price: storedPrice(response('a', 1)) }]);
-    clock.advance(30_000);
-    const second = storedPrice(response('a', 2));
-    await cache.setMany([{ key: key('SKU-AAA-000001'), price: second }]);
-    clock.advance(45_000);
-    expect((await cache.getMany([key('SKU-AAA-000001')]))[0]?.json).toBe(second.json);
-  });
-
-  it('drops every fresh and last-known entry of an invalidated SKU and nothing else', async () => {
-    const keep = storedPrice(response('SKU-AAA-000002', 9));
-    await cache.setMany([
-      { key: key('SKU-AAA-000001', 'EU', 'VIP'), price: storedPrice(response('a', 1)) },
-      { key: key('SKU-AAA-000001', 'US', 'STANDARD'), price: storedPrice(response('a', 1)) },
-      { key: key('SKU-AAA-000002'), price: keep },
-    ]);
-    await cache.invalidateSkus(['SKU-AAA-000001']);
-    const keys = [
-      key('SKU-AAA-000001', 'EU', 'VIP'),
-      key('SKU-AAA-000001', 'US', 'STANDARD'),
-      key('SKU-AAA-000002'),
-    ];
-    expect((await cache.getMany(keys)).map((p) => p?.json)).toEqual([undefined, undefined, keep.json]);
-    expect((await cache.lastKnownMany(keys)).map((p) => p?.json)).toEqual([undefined, undefined, keep.json]);
-  });
-
-  it('handles empty batches without a round trip failing', async () => {
-    expect(await cache.getMany([])).toEqual([]);
-    await cache.setMany([]);
-    await cache.invalidateSkus([]);
-    expect(await cache.lastKnownMany([])).toEqual([]);
-  });
-});
+priceCacheContract('memory', (clock) => createMemoryPriceCache(clock));
+priceCacheContract('Redis', redisCache);
+priceCacheContract('near cache over Redis', (clock) => createNearPriceCache(redisCache(clock), clock, 100));
 
 /** Counts the shared cache's reads, to see which reads the near cache answers. */
 function counted(inner: PriceCache) {

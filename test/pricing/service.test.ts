@@ -63,8 +63,8 @@ function memoryTopology(): Topology {
 function redisTopology(): Topology {
   const prefix = uniquePrefix('pricing-svc');
   prefixes.push(prefix);
-  const client = () => {
-    const c = createRedis({ REDIS_URL: TEST_REDIS_URL, REDIS_CLUSTER: false });
+  const client = (use: 'commands' | 'blocking' = 'commands') => {
+    const c = createRedis({ REDIS_URL: TEST_REDIS_URL, REDIS_CLUSTER: false }, use);
     redisClients.push(c);
     return c;
   };
@@ -76,7 +76,7 @@ function redisTopology(): Topology {
         source: '/test/pricing',
         stream: `${prefix}events`,
         publisher: shared,
-        reader: client(),
+        reader: client('blocking'),
         onError: () => {},
       });
       await bus.ready;

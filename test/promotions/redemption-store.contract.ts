@@ -81,6 +81,17 @@ export function redemptionStoreContract(
       expect(await store.countsFor('nobody')).toEqual(new Map());
     });
 
+    it('counts a customer whose id holds braces like any other, apart from look-alike ids', async () => {
+      // On Redis Cluster a brace in the id would otherwise split the customer's keys over slots.
+      for (const id of ['}odd{', '{odd}', 'odd']) {
+        expect((await store.redeem('b-1', id, [once('B1')])).status).toBe('REDEEMED');
+        expect((await store.redeem('b-2', id, [once('B1')])).status).toBe('LIMIT_REACHED');
+        expect((await store.release('b-1', id)).status).toBe('RELEASED');
+      }
+      expect(await store.countsFor('{odd}')).toEqual(new Map([['B1', 0]]));
+      expect(await store.countsFor('{odd}x')).toEqual(new Map());
+    });
+
     it('lets a cap of 3 be used exactly 3 times', async () => {
       const statuses = [];
       for (let i = 0; i < 5; i++)

@@ -65,8 +65,20 @@ export async function startProcess(
   const script = opts.compiled
     ? [...startFlags(entry), `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`]
     : ['--import', 'tsx', ENTRY[entry]];
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...script], {
-    cwd: root,
+  return startCommand(entry, process.execPath, [...(opts.nodeArgs ?? []), ...script], env, { timeoutMs });
+}
+
+/** Any command that serves like a service process (e.g. the image's entry point, compiled). */
+export async function startCommand(
+  label: string,
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  opts: { timeoutMs?: number; cwd?: string } = {},
+): Promise<ServiceProcess> {
+  const timeoutMs = opts.timeoutMs ?? 45_000;
+  const child = spawn(command, args, {
+    cwd: opts.cwd ?? root,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
@@ -82,7 +94,7 @@ export async function startProcess(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`${entry} did not start in ${timeoutMs} ms:\n${out}`)),
+      () => reject(new Error(`${label} did not start in ${timeoutMs} ms:\n${out}`)),
       timeoutMs,
     );
     const onData = (chunk: Buffer) => {
@@ -97,7 +109,7 @@ export async function startProcess(
     child.stderr?.on('data', onData);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`${entry} exited with ${code} before listening:\n${out}`));
+      reject(new Error(`${label} exited with ${code} before listening:\n${out}`));
     });
   });
   return {

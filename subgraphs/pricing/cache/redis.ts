@@ -1,5 +1,5 @@
 import type { Clock } from '../../../lib/clock.ts';
-import type { RedisClient } from '../../../lib/redis.ts';
+import { type RedisClient, sendEach, slotTag } from '../../../lib/redis.ts';
 import { keyField, type PriceKey, type StoredPrice } from '../domain/types.ts';
 import {
   decodeFresh,
@@ -15,7 +15,8 @@ import {
  * for last-known prices (`<prefix>price-lk:{sku}`), field = [region, customerSegment]. A field
  * carries its own expiry (Redis 7.0 has no per-field TTL); the hash's key TTL, renewed on each
  * write, only collects SKUs nobody asks for. Dropping a SKU is one DEL of two keys. The `{sku}`
- * hash tag keeps both keys of a SKU in one Redis Cluster slot.
+ * hash tag (lib/redis.ts slotTag) keeps both keys of a SKU in one Redis Cluster slot; batches of
+ * several SKUs go through sendEach (one pipeline, or one write per node on a cluster).
  */
 /**
  * Stores one entry: fresh and last-known in one command (ioredis sends EVALSHA once the script
@@ -29,8 +30,8 @@ redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1`;
 
 export function createRedisPriceCache(redis: RedisClient, prefix: string, clock: Clock): PriceCache {
-  const freshKey = (sku: string) => `${prefix}price:{${sku}}`;
-  const lastKnownKey = (sku: string) => `${prefix}price-lk:{${sku}}`;
+  const freshKey = (sku: string) => `${prefix}price:${slotTag(sku)}`;
+  const lastKnownKey = (sku: string) => `${prefix}price-lk:${slotTag(sku)}`;
 
   const hgetMany = async (keys: readonly PriceKey[], keyOf: (sku: string) => string) => {
     if (keys.length === 0) return [];
@@ -38,13 +39,10 @@ export function createRedisPriceCache(redis: RedisClient, prefix: string, clock:
       const k = keys[0] as PriceKey;
       return [await redis.hget(keyOf(k.sku), keyField(k))];
     }
-    const pipeline = redis.pipeline();
-    for (const k of keys) pipeline.hget(keyOf(k.sku), keyField(k));
-    const results = (await pipeline.exec()) ?? [];
-    return results.map(([err, value]) => {
-      if (err) throw err;
-      return value as string | null;
-    });
+    return (await sendEach(
+      redis,
+      keys.map((k) => ['hget', keyOf(k.sku), keyField(k)]),
+    )) as (string | null)[];
   };
 
   return {
@@ -56,9 +54,10 @@ export function createRedisPriceCache(redis: RedisClient, prefix: string, clock:
     async setMany(entries) {
       if (entries.length === 0) return;
       const expiresAt = clock.now() + PRICE_TTL_MS;
-      const pipeline = redis.pipeline();
-      for (const { key, price } of entries) {
-        pipeline.eval(
+      await sendEach(
+        redis,
+        entries.map(({ key, price }) => [
+          'eval',
           STORE,
           2,
           freshKey(key.sku),
@@ -68,9 +67,8 @@ export function createRedisPriceCache(redis: RedisClient, prefix: string, clock:
           price.json,
           PRICE_TTL_MS * 2,
           LAST_KNOWN_TTL_MS,
-        );
-      }
-      for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+        ]),
+      );
     },
     async lastKnownMany(keys) {
       const texts = await hgetMany(keys, lastKnownKey);
@@ -78,9 +76,10 @@ export function createRedisPriceCache(redis: RedisClient, prefix: string, clock:
     },
     async invalidateSkus(skus) {
       if (skus.length === 0) return;
-      const pipeline = redis.pipeline();
-      for (const sku of skus) pipeline.del(freshKey(sku), lastKnownKey(sku));
-      for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
+      await sendEach(
+        redis,
+        skus.map((sku) => ['del', freshKey(sku), lastKnownKey(sku)]),
+      );
     },
   };
 }

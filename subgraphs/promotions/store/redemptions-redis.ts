@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../../lib/redis.ts';
+import { type RedisClient, slotTag } from '../../../lib/redis.ts';
 import type { RedemptionResult, ReleaseResult } from '../domain/shapes.ts';
 import type { RedemptionItem, RedemptionStore } from './redemptions.ts';
 
@@ -37,11 +37,12 @@ return {'RELEASED', recorded}
 
 /**
  * Redis adapter (also Redis Cluster): both keys of a customer carry the customer id as hash
- * tag, so they live in one slot and one script may touch both.
+ * tag (slotTag: any id, braces included), so they live in one slot and one script may touch both.
  */
 export function createRedisRedemptionStore(redis: RedisClient, prefix: string): RedemptionStore {
-  const counters = (customerId: string) => `${prefix}promo:{${customerId}}:redemptions`;
-  const order = (customerId: string, orderId: string) => `${prefix}promo:{${customerId}}:order:${orderId}`;
+  const counters = (customerId: string) => `${prefix}promo:${slotTag(customerId)}:redemptions`;
+  const order = (customerId: string, orderId: string) =>
+    `${prefix}promo:${slotTag(customerId)}:order:${orderId}`;
   return {
     kind: 'redis',
     async countsFor(customerId) {

@@ -1,0 +1,222 @@
+/**
+ * The container image, as far as this machine can check it without a Docker daemon: the
+ * Dockerfile's recipe, and the start command it runs, run against the compiled output laid out
+ * as the runtime stage lays it out (dist/ and package.json, no sources), as an unprivileged user
+ * that can write only DATA_DIR and /tmp (what a read-only root filesystem leaves).
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startCommand } from '../support/processes.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
+import { parseDockerfile, stages } from './dockerfile.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const dockerfile = parseDockerfile(readFileSync(join(root, 'Dockerfile'), 'utf8'));
+const runtime = stages(dockerfile).at(-1) ?? [];
+const entrypoint = JSON.parse(runtime.find((i) => i.op === 'ENTRYPOINT')?.args ?? '[]') as string[];
+const imageEnv = Object.fromEntries(
+  runtime
+    .filter((i) => i.op === 'ENV')
+    .flatMap((i) => [...i.args.matchAll(/([A-Z_][A-Z0-9_]*)=(\S+)/g)].map((m) => [m[1], m[2]])),
+) as Record<string, string>;
+const UNPRIVILEGED = 65534;
+
+let stage: string;
+let app: string;
+let pg: Awaited<ReturnType<typeof freshPostgres>>;
+
+beforeAll(async () => {
+  // What CI's `npm run build` made; rebuilt here only when sources are newer.
+  const build = spawnSync(process.execPath, [join(root, 'scripts/ensure-build.mjs')], { encoding: 'utf8' });
+  expect(build.status, build.stderr).toBe(0);
+  stage = mkdtempSync(join(tmpdir(), 'ac-image-'));
+  chmodSync(stage, 0o755); // readable, not writable, by the unprivileged user (like /app)
+  app = join(stage, 'app');
+  mkdirSync(app);
+  cpSync(join(root, 'dist'), join(app, 'dist'), { recursive: true });
+  cpSync(join(root, 'package.json'), join(app, 'package.json'));
+  symlinkSync(realpathSync(join(root, 'node_modules')), join(app, 'node_modules'));
+  pg = await freshPostgres('image');
+}, 120_000);
+
+afterAll(async () => {
+  await pg?.drop();
+  if (stage) rmSync(stage, { recursive: true, force: true });
+});
+
+/** A DATA_DIR only the unprivileged user may write. */
+function dataDir(): string {
+  const dir = mkdtempSync(join(stage, 'data-'));
+  if (process.getuid?.() === 0) chownSync(dir, UNPRIVILEGED, UNPRIVILEGED);
+  return dir;
+}
+
+/** The image's start command: its ENTRYPOINT, as an unprivileged user, from the runtime layout. */
+function startImage(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<ServiceProcess> {
+  const [node, ...rest] = entrypoint;
+  expect(node).toBe('node');
+  const asUser =
+    process.getuid?.() === 0
+      ? [
+          'setpriv',
+          [`--reuid=${UNPRIVILEGED}`, `--regid=${UNPRIVILEGED}`, '--clear-groups', process.execPath],
+        ]
+      : [process.execPath, []];
+  const [command, prefix] = asUser as [string, string[]];
+  return startCommand(
+    `image ${args.join(' ') || env.ROLE}`,
+    command,
+    [...prefix, ...rest, ...args],
+    {
+      ...imageEnv,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      HOME: '/tmp',
+      ...env,
+    },
+    { cwd: app, timeoutMs },
+  );
+}
+
+/** What production (the image's NODE_ENV) requires of every role. */
+const production = {
+  GATEWAY_SHARED_SECRET: 'image-test-secret-0123456789-0123456789',
+  AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json',
+  CATALOG_SIZE: '200',
+};
+const distributed = () => ({
+  ...production,
+  DATABASE_URL: pg.url,
+  REDIS_URL: TEST_REDIS_URL,
+  REDIS_KEY_PREFIX: uniquePrefix('image'),
+});
+
+describe('the Dockerfile', () => {
+  const froms = dockerfile.filter((i) => i.op === 'FROM');
+  const run = (s: number) => (stages(dockerfile)[s] ?? []).filter((i) => i.op === 'RUN').map((i) => i.args);
+
+  it('builds in one stage and runs from another that holds production dependencies and dist/ only', () => {
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    expect(run(0).join('\n')).toMatch(/npm ci\b/);
+    expect(run(0).join('\n')).toMatch(/npm run build/);
+    const all = stages(dockerfile);
+    expect(all.some((s) => s.some((i) => i.op === 'RUN' && /npm ci --omit=dev/.test(i.args)))).toBe(true);
+    const copies = runtime.filter((i) => i.op === 'COPY').map((i) => i.args);
+    expect(copies.join('\n')).toMatch(/--from=build \/app\/dist/);
+    for (const c of copies) expect(c).not.toMatch(/\b(lib|gateway|subgraphs|test|src)\b|^\. /);
+  });
+
+  it('runs as a non-root user, with a data directory and no moving base tag', () => {
+    const user = runtime.filter((i) => i.op === 'USER').at(-1)?.args;
+    expect(user).toBeDefined();
+    expect(['root', '0']).not.toContain(user);
+    expect(imageEnv.DATA_DIR).toMatch(/^\//);
+    expect(imageEnv.HOST).toBe('0.0.0.0');
+    const arg = dockerfile.find((i) => i.op === 'ARG' && i.args.startsWith('NODE_IMAGE='))?.args ?? '';
+    expect(arg).toMatch(/^NODE_IMAGE=node:\d+\.\d+\.\d+-/);
+    for (const f of froms) expect(f.args).not.toMatch(/:latest\b/);
+  });
+
+  it('starts the compiled role entry point directly (exec form: node is PID 1 and gets SIGTERM)', () => {
+    expect(entrypoint.slice(0, 1)).toEqual(['node']);
+    expect(entrypoint.at(-1)).toBe('dist/gateway/role.js');
+    expect(readdirSync(join(app, 'dist/gateway'))).toContain('role.js');
+    expect(runtime.some((i) => i.op === 'CMD')).toBe(false);
+  });
+
+  it('needs no devDependency at run time: every package the compiled code imports is a dependency', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    // Follow the imports from the entry point, as Node loads them (a stale file in dist/ that
+    // nothing imports does not count).
+    const imported = new Set<string>();
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const m of readFileSync(file, 'utf8').matchAll(/(?:\bfrom|\bimport\(?)\s*["']([^"']+)["']/g)) {
+        const spec = m[1] as string;
+        if (spec.startsWith('.')) visit(join(dirname(file), spec));
+        else if (!spec.startsWith('node:'))
+          imported.add(
+            spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string),
+          );
+      }
+    };
+    visit(join(app, entrypoint.at(-1) as string));
+    expect(seen.size).toBeGreaterThan(50);
+    expect(imported.size).toBeGreaterThan(10);
+    const missing = [...imported].filter((p) => !(p in pkg.dependencies));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('the image start command against the compiled output', () => {
+  const roles: [string, () => Record<string, string>, string][] = [
+    ['embedded', () => production, 'embedded'],
+    ['pricing', distributed, 'pricing'],
+    ['promotions', distributed, 'promotions'],
+    ['procurement', distributed, 'procurement'],
+    ['gateway', () => ({ ...distributed(), PRICING_URL: 'http://127.0.0.1:9' }), 'gateway'],
+  ];
+
+  it.each(roles)(
+    'runs the %s role as an unprivileged user writing only DATA_DIR: /healthz, /readyz, SIGTERM exits 0',
+    async (role, env, service) => {
+      const data = dataDir();
+      const proc = await startImage([role], { ...env(), DATA_DIR: data });
+      try {
+        expect((await fetch(`${proc.url}/healthz`)).status).toBe(200);
+        const ready = await fetch(`${proc.url}/readyz`);
+        expect(ready.status, await ready.clone().text()).toBe(200);
+        expect(proc.output()).toMatch(new RegExp(`"service":"${service}"|"name":"${service}"`));
+        if (role === 'embedded') expect(readdirSync(data).length).toBeGreaterThan(0);
+      } finally {
+        expect(await proc.stop()).toBe(0);
+      }
+      expect(proc.output()).toContain('shutting down');
+    },
+    90_000,
+  );
+
+  it('takes the role from ROLE when no argument is given, and the argument over ROLE', async () => {
+    const byEnv = await startImage([], { ...distributed(), ROLE: 'pricing', DATA_DIR: dataDir() });
+    const byArg = await startImage(['promotions'], {
+      ...distributed(),
+      ROLE: 'pricing',
+      DATA_DIR: dataDir(),
+    });
+    try {
+      expect(byEnv.output()).toMatch(/"service":"pricing"/);
+      expect(byArg.output()).toMatch(/"service":"promotions"/);
+    } finally {
+      await Promise.all([byEnv.stop(), byArg.stop()]);
+    }
+  }, 90_000);
+
+  it('refuses an unknown role with exit code 2 and names ROLE', async () => {
+    await expect(startImage(['billing'], { DATA_DIR: dataDir() }, 20_000)).rejects.toThrow(
+      /exited with 2[\s\S]*ROLE: unknown role "billing"/,
+    );
+  });
+});

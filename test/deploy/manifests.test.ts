@@ -1,0 +1,244 @@
+/**
+ * The Kubernetes manifests (deploy/, kustomize) and compose.yaml, rendered and read as a
+ * platform team's admission checks would: `kubectl kustomize` must render both directories,
+ * and the rendered objects must have probes, limits, a restrictive securityContext, pinned
+ * images, and configuration the processes accept (run through the real loadConfig).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { loadConfig } from '../../lib/config.ts';
+import { isPinnedImage, ROLES } from './support.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+type Obj = {
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  [k: string]: unknown;
+};
+// biome-ignore lint/suspicious/noExplicitAny: rendered manifests are read field by field
+type Any = any;
+
+function render(dir: string): Obj[] {
+  const r = spawnSync('kubectl', ['kustomize', join(root, dir)], { encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
+}
+
+const COMPONENTS = ['gateway', 'pricing', 'promotions', 'procurement'] as const;
+/** Memory targets the processes are being brought to (RSS, MB): requests must cover them. */
+const TARGET_MB = { gateway: 150, pricing: 120, promotions: 120, procurement: 120 } as const;
+
+const mebibytes = (q: string): number => {
+  const m = /^(\d+)(Mi|Gi|M|G)$/.exec(q);
+  if (!m) throw new Error(`unexpected memory quantity ${q}`);
+  const n = Number(m[1]);
+  return { Mi: n, Gi: n * 1024, M: (n * 1e6) / 2 ** 20, G: (n * 1e9) / 2 ** 20 }[m[2] as 'Mi'];
+};
+const millicores = (q: string | number): number =>
+  String(q).endsWith('m') ? Number.parseInt(String(q), 10) : Number(q) * 1000;
+
+/** The V8 heap cap (MB) `npm run start:*` gives a role; the containers must give the same. */
+const SCRIPT_OF = {
+  gateway: 'start:gateway',
+  pricing: 'start:pricing',
+  promotions: 'start:promotions',
+  procurement: 'start:procurement',
+} as const;
+function heapCapOf(role: keyof typeof SCRIPT_OF): string {
+  const scripts = (
+    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
+  const m = /--max-old-space-size=\$\{HEAP_LIMIT_MB:-(\d+)\}/.exec(scripts[SCRIPT_OF[role]] ?? '');
+  expect(m, `${SCRIPT_OF[role]} caps the heap`).not.toBeNull();
+  return `--max-old-space-size=${m?.[1]}`;
+}
+
+const of = (objs: Obj[], kind: string, name: string) => {
+  const found = objs.find((o) => o.kind === kind && o.metadata.name === name);
+  expect(found, `${kind}/${name}`).toBeDefined();
+  return found as Any;
+};
+const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.entries(selector).every(([k, v]) => labels[k] === v);
+
+describe.each(['deploy/base', 'deploy/overlays/example'])('kubectl kustomize %s', (dir) => {
+  const objs = render(dir);
+  const overlay = dir.includes('overlays');
+
+  it('renders a Deployment, a Service and a PodDisruptionBudget per role, an HPA for the gateway', () => {
+    for (const c of COMPONENTS) {
+      const deployment = of(objs, 'Deployment', c);
+      const pods = deployment.spec.template.metadata.labels;
+      expect(matches(deployment.spec.selector.matchLabels, pods)).toBe(true);
+      const service = of(objs, 'Service', c);
+      expect(matches(service.spec.selector, pods)).toBe(true);
+      expect(service.spec.ports[0].targetPort).toBe('http');
+      const pdb = of(objs, 'PodDisruptionBudget', c);
+      expect(matches(pdb.spec.selector.matchLabels, pods)).toBe(true);
+      // A drain can always proceed: fewer pods must stay than run.
+      expect(pdb.spec.minAvailable).toBeLessThan(deployment.spec.replicas);
+    }
+    const hpa = of(objs, 'HorizontalPodAutoscaler', 'gateway');
+    expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'gateway' });
+    expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+    expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
+    if (overlay) expect(hpa.spec.minReplicas).toBe(3);
+  });
+
+  it.each(COMPONENTS)(
+    'runs %s from the one image with its role, probes, limits and a locked-down context',
+    (c) => {
+      const pod = of(objs, 'Deployment', c).spec.template.spec;
+      expect(pod.automountServiceAccountToken).toBe(false);
+      expect(pod.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+      expect(pod.containers).toHaveLength(1);
+      const [container] = pod.containers;
+      expect(ROLES).toContain(container.args[0]);
+      expect(container.args).toEqual([c]);
+      expect(isPinnedImage(container.image), container.image).toBe(true);
+      if (overlay) expect(container.image).toBe('registry.example.com/agent-commerce:2.1.0');
+      expect(container.ports).toContainEqual({ name: 'http', containerPort: 8080 });
+
+      expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      // Liveness never fails faster than readiness: a slow dependency must not restart pods.
+      const window = (p: Any) => p.periodSeconds * p.failureThreshold;
+      expect(window(container.livenessProbe)).toBeGreaterThan(window(container.readinessProbe));
+
+      const { requests, limits } = container.resources;
+      expect(mebibytes(requests.memory) * 2 ** 20).toBeGreaterThanOrEqual(TARGET_MB[c] * 1e6);
+      expect(mebibytes(limits.memory)).toBeGreaterThan(mebibytes(requests.memory));
+      expect(millicores(limits.cpu)).toBeGreaterThanOrEqual(millicores(requests.cpu));
+
+      expect(container.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        runAsNonRoot: true,
+        capabilities: { drop: ['ALL'] },
+      });
+      // A read-only root leaves DATA_DIR and /tmp as the only writable places: both mounted.
+      const mounts = container.volumeMounts.map((m: Any) => m.mountPath);
+      expect(mounts).toEqual(expect.arrayContaining(['/data', '/tmp']));
+    },
+  );
+
+  it('gives every role configuration its process accepts; the quote-signing keys come from one Secret', () => {
+    const configMap = objs.find((o) => o.kind === 'ConfigMap') as Any;
+    const secret = objs.find((o) => o.kind === 'Secret') as Any;
+    expect(Boolean(secret)).toBe(overlay);
+    for (const c of COMPONENTS) {
+      const pod = of(objs, 'Deployment', c).spec.template.spec;
+      const [container] = pod.containers;
+      const refs = container.envFrom.map((e: Any) => e.configMapRef?.name ?? e.secretRef?.name);
+      expect(refs).toContain(configMap.metadata.name);
+      if (overlay) expect(refs).toContain(secret.metadata.name);
+      const secretEnv = overlay
+        ? Object.fromEntries(
+            Object.entries(secret.data as Record<string, string>).map(([k, v]) => [
+              k,
+              Buffer.from(v, 'base64').toString(),
+            ]),
+          )
+        : {};
+      const env = {
+        ...configMap.data,
+        ...secretEnv,
+        ...Object.fromEntries(container.env.map((e: Any) => [e.name, e.value])),
+      };
+      expect(env.DATA_DIR).toBe('/data');
+      if (overlay) {
+        // The example's placeholder secret stops a process (production refuses it)…
+        expect(() => loadConfig(env)).toThrow(/GATEWAY_SHARED_SECRET/);
+        // …and with a real one everything else is accepted as it stands.
+        const config = loadConfig({ ...env, GATEWAY_SHARED_SECRET: 'x'.repeat(48) });
+        expect(config.NODE_ENV).toBe('production');
+        expect(config.REDIS_CLUSTER).toBe(true);
+        expect(config.PRICING_URL).toBe('http://pricing:8080');
+      }
+      if (c === 'gateway' || c === 'promotions') {
+        const keysDir = String(env.QUOTE_TOKEN_KEYS_FILE).replace(/\/[^/]+$/, '');
+        const mount = container.volumeMounts.find((m: Any) => m.mountPath === keysDir);
+        expect(mount?.readOnly).toBe(true);
+        const volume = pod.volumes.find((v: Any) => v.name === mount.name);
+        expect(volume.secret.secretName).toBe('agent-commerce-quote-keys');
+      }
+    }
+  });
+});
+
+describe('compose.yaml', () => {
+  const compose = parse(readFileSync(join(root, 'compose.yaml'), 'utf8'), { merge: true }) as Any;
+  const services = compose.services as Record<string, Any>;
+  const apps = Object.entries(services).filter(([, s]) => s.image?.startsWith('agent-commerce:'));
+
+  it('runs the distributed topology: Redis, Postgres, three subgraphs, two gateways, a collector and Jaeger', () => {
+    expect(Object.keys(services).sort()).toEqual(
+      [
+        'gateway-1',
+        'gateway-2',
+        'jaeger',
+        'otel-collector',
+        'postgres',
+        'pricing',
+        'procurement',
+        'promotions',
+        'redis',
+      ].sort(),
+    );
+    expect(apps.map(([, s]) => s.command[0]).sort()).toEqual([
+      'gateway',
+      'gateway',
+      'pricing',
+      'procurement',
+      'promotions',
+    ]);
+    for (const s of Object.values(services)) expect(isPinnedImage(s.image), s.image).toBe(true);
+    for (const [name, s] of Object.entries(services)) {
+      const deps = Array.isArray(s.depends_on) ? s.depends_on : Object.keys(s.depends_on ?? {});
+      for (const dep of deps) expect(Object.keys(services), `${name} depends on ${dep}`).toContain(dep);
+    }
+  });
+
+  it('builds the app image once and runs it read-only with DATA_DIR on a volume', () => {
+    for (const [, s] of apps) {
+      expect(s.build).toBe('.');
+      expect(s.read_only).toBe(true);
+      expect(s.volumes).toContain('app-data:/data');
+      expect(s.healthcheck.test.join(' ')).toContain('/readyz');
+      expect(s.environment.NODE_OPTIONS).toBe(heapCapOf(s.command[0]));
+    }
+  });
+
+  it('gives each app service configuration its process accepts, pointing at the compose services', () => {
+    for (const [name, s] of apps) {
+      const env = Object.fromEntries(
+        Object.entries(s.environment as Record<string, string>).map(([k, v]) => [
+          k,
+          String(v).replace(/\$\{GATEWAY_SHARED_SECRET[^}]*\}/, 'a-secret-of-at-least-sixteen'),
+        ]),
+      );
+      const config = loadConfig(env);
+      for (const url of [config.DATABASE_URL, config.REDIS_URL, config.PRICING_URL, config.PROMOTIONS_URL])
+        expect(Object.keys(services), `${name}: ${url}`).toContain(new URL(String(url)).hostname);
+      expect(new URL(String(env.OTEL_EXPORTER_OTLP_ENDPOINT)).hostname).toBe('otel-collector');
+    }
+  });
+
+  it('sends the collector traces on to Jaeger', () => {
+    const mount = services['otel-collector'].volumes[0].split(':')[0];
+    const file = join(root, mount);
+    expect(existsSync(file)).toBe(true);
+    const collector = parse(readFileSync(file, 'utf8')) as Any;
+    expect(collector.service.pipelines.traces.receivers).toEqual(['otlp']);
+    const exporter = collector.service.pipelines.traces.exporters.find((e: string) => e.startsWith('otlp'));
+    expect(collector.exporters[exporter].endpoint).toMatch(/^jaeger:4317$/);
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * Every shell example of README.md and docs/*.md runs here, as written, against the started
+ * system (`npm start` in process, on a free port): each `curl` must get the answer the example
+ * promises (2xx, or the status its `# NNN` comment names; GraphQL without errors), each `npm`
+ * command must name a script that exists, and each `NAME=value` a setting the processes read.
+ * So a documented command cannot drift from the API.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { CONFIG_VARIABLES } from '../../lib/config.ts';
+import { startEmbedded, type TestSystem } from '../support/system.ts';
+import { allExamples, assignedNames, type Example, inlineQueryTemplates, requestLine } from './examples.ts';
+
+type OpenApi = {
+  paths?: Record<string, Record<string, { parameters?: { name: string; in: string }[] } | undefined>>;
+};
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const examples = allExamples(root);
+/** Names an example may assign that are not settings: shell variables and the role switches. */
+const SHELL_NAMES = new Set(['TOKEN', 'TOPOLOGY', 'ROLE', 'APOLLO_TELEMETRY_DISABLED', 'NODE_OPTIONS']);
+
+let sys: TestSystem;
+beforeAll(async () => {
+  // `npm start`'s defaults (full catalog, store on disk under DATA_DIR), on a free port.
+  sys = await startEmbedded({ CATALOG_SIZE: '10000', EMBEDDED_DB: 'disk' });
+}, 120_000);
+afterAll(() => sys?.close());
+
+interface Call {
+  status: number;
+  url: string;
+  body: string;
+}
+
+/** Runs an example in bash (asynchronously: the system answering it runs in this process). */
+async function runShell(example: Example): Promise<{ code: number | null; stderr: string; calls: Call[] }> {
+  const log = mkdtempSync(join(tmpdir(), 'ac-docs-'));
+  try {
+    const child = spawn('bash', ['-c', `source "${join(root, 'test/docs/prelude.sh')}"\n${example.text}`], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 120_000,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        AC_ROOT: root,
+        AC_HOSTPORT: new URL(sys.url).host,
+        AC_LOG: log,
+        DATA_DIR: sys.config.DATA_DIR,
+        LOG_LEVEL: 'silent',
+        APOLLO_TELEMETRY_DISABLED: '1',
+      },
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    const calls = readdirSync(log)
+      .filter((f) => /^call\.\d+$/.test(f))
+      .sort()
+      .map((f) => {
+        const [status = '0', url = ''] = readFileSync(join(log, f), 'utf8').trim().split(' ');
+        return { status: Number(status), url, body: readFileSync(join(log, `${f}.body`), 'utf8') };
+      });
+    return { code, stderr, calls };
+  } finally {
+    rmSync(log, { recursive: true, force: true });
+  }
+}
+
+/** The statuses an example's comments promise (`# 201 …`, `# 200, X-Cache: MISS`), in order. */
+const promised = (text: string): number[] =>
+  [...text.matchAll(/^\s*#\s*([1-5]\d\d)\b/gm)].map((m) => Number(m[1]));
+
+/** A curl body with headers (`-i`) or without, as JSON. */
+const jsonOf = (body: string): unknown => JSON.parse(body.slice(body.search(/[[{]/)));
+
+describe('the documentation examples', () => {
+  it('finds the examples of the README and of every docs page that has some', () => {
+    const files = new Set(examples.map((e) => e.where.split(':')[0]));
+    expect(files).toEqual(
+      new Set([
+        'README.md',
+        'docs/deployment.md',
+        'docs/edge.md',
+        'docs/pricing.md',
+        'docs/procurement.md',
+        'docs/promotions.md',
+      ]),
+    );
+    expect(examples.filter((e) => /\bcurl\b/.test(e.text)).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it.each(examples.filter((e) => e.kind === 'shell').map((e) => [e.where, e] as const))(
+    '%s runs as written against the started system',
+    async (_where, example) => {
+      for (const name of assignedNames(example.text))
+        expect([...CONFIG_VARIABLES, ...SHELL_NAMES], `${example.where} sets ${name}`).toContain(name);
+      const { code, stderr, calls } = await runShell(example);
+      expect(code, stderr).toBe(0);
+      const curls = (example.text.match(/^\s*(?:\w+=\$\()?curl\b/gm) ?? []).length;
+      expect(calls).toHaveLength(curls);
+      const expected = promised(example.text);
+      calls.forEach((call, i) => {
+        const status = expected.length === calls.length ? expected[i] : undefined;
+        if (status !== undefined) expect(call.status, `${call.url}\n${call.body}`).toBe(status);
+        else expect(call.status, `${call.url}\n${call.body}`).toBeGreaterThanOrEqual(200);
+        expect(call.status, `${call.url}\n${call.body}`).toBeLessThan(300);
+        if (new URL(call.url).pathname === '/graphql') {
+          const body = jsonOf(call.body) as { errors?: unknown[]; data?: unknown };
+          expect(body.errors, `${call.url}\n${call.body}`).toBeUndefined();
+          expect(body.data).toBeTruthy();
+        }
+      });
+    },
+    180_000,
+  );
+
+  it.each(examples.filter((e) => e.kind === 'request').map((e) => [e.where, e] as const))(
+    '%s (a request line) answers 2xx',
+    async (_where, example) => {
+      const { method, path } = requestLine(example.text);
+      const res = await fetch(`${sys.url}${path}`, { method });
+      expect(res.status, await res.clone().text()).toBe(200);
+    },
+  );
+
+  it.each(inlineQueryTemplates(root).map((t) => [t.where, t] as const))(
+    '%s: an inline request template names only parameters its OpenAPI operation declares',
+    (_where, t) => {
+      const declared = readdirSync(join(root, 'schemas/openapi'))
+        .map((f) => parse(readFileSync(join(root, 'schemas/openapi', f), 'utf8')) as OpenApi)
+        .flatMap((doc) => doc.paths?.[t.path]?.[t.method]?.parameters ?? [])
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name);
+      expect(declared.length, `${t.method.toUpperCase()} ${t.path} in schemas/openapi`).toBeGreaterThan(0);
+      for (const name of t.params) expect(declared, `${t.where}: ${name}=`).toContain(name);
+    },
+  );
+
+  it('would notice a drifted parameter: the old README quote (segment=, customer=) is refused', async () => {
+    const res = await fetch(
+      `${sys.url}/cart/quote?line=SKU-ABC-000001:2&currency=USD&region=EU&segment=VIP&customer=c-1`,
+    );
+    expect(res.status).toBe(422);
+  });
+});

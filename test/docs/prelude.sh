@@ -1,0 +1,47 @@
+# Sourced before each documentation example (test/docs/examples.test.ts). The example runs as
+# written; these functions stand in for what the test harness does itself or cannot do here.
+#   AC_ROOT      the repository      AC_HOSTPORT  the started system (host:port)
+#   AC_LOG       where each curl call leaves its status line and body
+set -e
+
+# curl: the documented URL on localhost:8080 goes to the started system; each call's status
+# and body are kept for the test to check, and the body is printed as curl would.
+curl() {
+  local args=() a f n
+  for a in "$@"; do
+    a="${a//localhost:8080/$AC_HOSTPORT}"
+    a="${a//127.0.0.1:8080/$AC_HOSTPORT}"
+    args+=("$a")
+  done
+  n=$(($(cat "$AC_LOG/seq" 2>/dev/null || echo 0) + 1))
+  echo "$n" >"$AC_LOG/seq"
+  f="$AC_LOG/call.$(printf %04d "$n")"
+  command curl "${args[@]}" -o "$f.body" -w '%{http_code} %{url_effective}\n' >"$f"
+  cat "$f.body"
+}
+
+# npm: `npm start` is the system the harness started; scripts that start servers, install or
+# write files only have to exist; `npm run token` runs for real (against the system's DATA_DIR).
+npm() {
+  local cmd="$1" script=""
+  shift || true
+  case "$cmd" in
+    ci | install) return 0 ;;
+    start | test) script="$cmd" ;;
+    run)
+      for a in "$@"; do
+        case "$a" in -*) ;; *) script="$a"; break ;; esac
+      done
+      ;;
+    *) echo "npm $cmd: not a command the docs may use" >&2; return 1 ;;
+  esac
+  node -e "const s=require(process.argv[1]).scripts; if(!s[process.argv[2]]){console.error('npm script '+process.argv[2]+' does not exist');process.exit(1)}" \
+    "$AC_ROOT/package.json" "$script"
+  if [ "$script" = token ]; then command npm --prefix "$AC_ROOT" "$cmd" "$@"; fi
+}
+
+# Not run here (no daemon, no cluster): recorded only.
+docker() { echo "(docker $1: not run in this test)" >&2; }
+kubectl() {
+  if [ "$1" = kustomize ]; then command kubectl "$@"; else echo "(kubectl $1: not run in this test)" >&2; fi
+}

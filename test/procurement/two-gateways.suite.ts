@@ -1,0 +1,140 @@
+/**
+ * The distributed topology as an operator runs it: two gateway processes (TOPOLOGY=distributed)
+ * sharing one Redis (or Redis Cluster) and Postgres, and the procurement process holding the
+ * order domain. Token buckets, blocks and idempotency records hold exactly across both gateways.
+ * Run on the machine's Redis (distributed.test.ts) and on a Redis Cluster (test/cluster/).
+ */
+
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startProcess } from '../support/processes.ts';
+import { freshPostgres, uniquePrefix } from '../support/services.ts';
+import { freshAgent, ORDERS, post, validOrder } from './support/agent.ts';
+
+export function twoGatewaySuite(label: string, redisEnv: () => Record<string, string>): void {
+  describe(`two gateway processes sharing ${label}`, () => {
+    let store: Awaited<ReturnType<typeof freshPostgres>>;
+    let procurement: ServiceProcess;
+    let g1: ServiceProcess;
+    let g2: ServiceProcess;
+
+    beforeAll(async () => {
+      store = await freshPostgres('dist');
+      const env = {
+        DATABASE_URL: store.url,
+        ...redisEnv(),
+        REDIS_KEY_PREFIX: uniquePrefix('dist'),
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-dist-')),
+        GATEWAY_SHARED_SECRET: 'distributed-test-secret-0123456789',
+        // Six tokens and (practically) no refill: the test counts them across both gateways.
+        RATE_LIMIT_CAPACITY: '6',
+        RATE_LIMIT_REFILL_PER_SECOND: '0.0001',
+      };
+      procurement = await startProcess('procurement', env, 90_000);
+      const gw = { ...env, TOPOLOGY: 'distributed', PROCUREMENT_URL: procurement.url };
+      [g1, g2] = await Promise.all([
+        startProcess('gateway', gw, 90_000),
+        startProcess('gateway', gw, 90_000),
+      ]);
+    }, 180_000);
+
+    afterAll(async () => {
+      await Promise.all([g1?.stop(), g2?.stop(), procurement?.stop()]);
+      await store?.drop();
+    });
+
+    const both = () => [g1.url, g2.url];
+
+    it('creates an order through the remote order domain, readable through the other gateway', async () => {
+      const id = freshAgent('dist');
+      const r = await post(g1.url, { spiffe: id });
+      expect(r.status, r.text).toBe(201);
+      expect(r.json.status).toBe('APPROVED');
+      const read = await fetch(`${g2.url}${r.headers.location}`, { headers: { 'x-spiffe-id': id } });
+      expect(read.status).toBe(200);
+      expect(await read.json()).toEqual(r.json);
+    });
+
+    it('carries the budget exactly through the remote order domain and Postgres (issue 13)', async () => {
+      const id = freshAgent('dist-money');
+      const body =
+        '{"agent_id":"agent-0000001","sku":"SKU-ABC-123456","quantity":1,"max_budget_usd":4.99999e3}';
+      const r = await post(g1.url, { spiffe: id, body });
+      expect(r.status, r.text).toBe(201);
+      expect(r.text).toContain('"allocated_budget":4999.99,');
+      const read = await fetch(`${g2.url}${r.headers.location}`, { headers: { 'x-spiffe-id': id } });
+      expect(await read.text()).toContain('"allocated_budget":4999.99,');
+      const c = new pg.Client({ connectionString: store.url });
+      await c.connect();
+      try {
+        const rows = await c.query(
+          'SELECT allocated_budget::text AS t FROM purchase_orders WHERE order_id = $1',
+          [r.json.order_id],
+        );
+        expect(rows.rows[0]?.t).toBe('4999.99');
+      } finally {
+        await c.end();
+      }
+      const over = await post(g2.url, {
+        spiffe: id,
+        body: body.replace('4.99999e3', '5000.00000000000000001'),
+      });
+      expect(over.status).toBe(422);
+    });
+
+    it('spends one token bucket across both gateways', async () => {
+      const id = freshAgent('dist-rate');
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) statuses.push((await post(both()[i % 2] as string, { spiffe: id })).status);
+      expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 429, 429]);
+    });
+
+    it('blocks on both gateways after 6 consecutive contract errors spread over them', async () => {
+      const id = freshAgent('dist-block');
+      const bad = JSON.stringify(validOrder({ sku: 'SKU-abc-000001' }));
+      for (let i = 0; i < 6; i++)
+        expect((await post(both()[i % 2] as string, { spiffe: id, body: bad })).status).toBe(422);
+      for (const url of both()) {
+        const r = await post(url, { spiffe: id });
+        expect(r.status).toBe(429);
+        expect(String(r.json.type)).toMatch(/agent-blocked$/);
+        expect(Number(r.headers['retry-after'])).toBeGreaterThan(890);
+      }
+    });
+
+    it('replays an Idempotency-Key on the other gateway', async () => {
+      const id = freshAgent('dist-idem');
+      const a = await post(g1.url, { spiffe: id, headers: { 'idempotency-key': 'dist-key' } });
+      const b = await post(g2.url, { spiffe: id, headers: { 'idempotency-key': 'dist-key' } });
+      expect(a.status).toBe(201);
+      expect(b.headers['idempotent-replayed']).toBe('true');
+      expect(b.json.order_id).toBe(a.json.order_id);
+    });
+
+    it('answers 503 with Retry-After and creates nothing when the order domain is down', async () => {
+      await procurement.kill();
+      const id = freshAgent('dist-down');
+      const r = await post(g1.url, { spiffe: id });
+      expect(r.status).toBe(503);
+      expect(r.headers['retry-after']).toBe('1');
+      const c = new pg.Client({ connectionString: store.url });
+      await c.connect();
+      try {
+        const rows = await c.query('SELECT count(*)::int AS n FROM purchase_orders WHERE spiffe_id = $1', [
+          id,
+        ]);
+        expect(rows.rows[0].n).toBe(0);
+        // Every call above was audited by the gateway that answered it, in one chain.
+        const audited = await c.query('SELECT count(*)::int AS n FROM agent_audit_log WHERE path = $1', [
+          ORDERS,
+        ]);
+        expect(audited.rows[0].n).toBeGreaterThan(15);
+      } finally {
+        await c.end();
+      }
+    });
+  });
+}
