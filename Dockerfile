@@ -50,6 +50,6 @@ EXPOSE 8080
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# V8's heap cap per role, as `npm run start:*` sets it (gateway 128, subgraphs 96, embedded 160
-# MB): pass NODE_OPTIONS=--max-old-space-size=<MB> (compose.yaml and deploy/ do).
+# V8's memory flags per role, as `npm run start:*` sets them: pass NODE_OPTIONS="--max-semi-space-size=4
+# --max-old-space-size=<128 gateway and embedded, 96 subgraphs>" (compose.yaml and deploy/ do).
 ENTRYPOINT ["node", "dist/gateway/role.js"]
