@@ -5,14 +5,12 @@
  *   - the distributed topology's processes (compiled), each after a quote load.
  * Heap is the process's own `nodejs_heap_size_used_bytes` from /metrics.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { mintDevToken } from '../lib/auth/jwt.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../test/edge/support.ts';
-import { startProcess } from '../test/support/processes.ts';
+import { startCommand, startProcess } from '../test/support/processes.ts';
 import { gql, testConfig } from '../test/support/system.ts';
 import type { HttpRequestSpec } from './harness.ts';
 import { load } from './loadgen.ts';
@@ -25,8 +23,6 @@ export interface MemoryRow {
   heapMb?: number;
   goalMb: number;
 }
-
-const root = fileURLToPath(new URL('../', import.meta.url));
 
 /** VmRSS of a process and all its descendants, in MB (Linux /proc). */
 export function treeRssMb(pid: number): number {
@@ -69,38 +65,6 @@ async function heapMb(url: string): Promise<number> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** `npm start` exactly as the README says, on a fresh data directory and a free port. */
-async function npmStart(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn('npm', ['start'], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${out}`)), 180_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /"msg":"listening on (http[^"]+)"/.exec(out);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)));
-  });
-  return { child, url };
-}
-
-async function stopTree(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(15_000)]);
-}
 
 export function mixedLoad(): HttpRequestSpec[] {
   const order = (i: number): HttpRequestSpec => ({
@@ -161,7 +125,15 @@ export async function measureMemory(quick: boolean): Promise<MemoryRow[]> {
   const rows: MemoryRow[] = [];
   // Embedded: the README's own command on a fresh data directory (its first start).
   const dataDir = mkdtempSync(join(tmpdir(), 'ac-mem-'));
-  const { child, url } = await npmStart({ DATA_DIR: dataDir });
+  // `npm start` exactly as the README says: its process tree is what is measured.
+  const npm = await startCommand(
+    'npm start',
+    'npm',
+    ['start'],
+    { DATA_DIR: dataDir },
+    { timeoutMs: 180_000 },
+  );
+  const { child, url } = npm;
   try {
     await sleep(3000);
     rows.push({
@@ -180,7 +152,7 @@ export async function measureMemory(quick: boolean): Promise<MemoryRow[]> {
       goalMb: 300,
     });
   } finally {
-    await stopTree(child);
+    await npm.stop();
   }
 
   // Distributed: compiled processes over Redis and PostgreSQL, after a quote load.
