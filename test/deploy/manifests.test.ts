@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../lib/config.ts';
+import { startFlags } from '../support/processes.ts';
 import { isPinnedImage, ROLES } from './support.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,20 +43,9 @@ const millicores = (q: string | number): number =>
   String(q).endsWith('m') ? Number.parseInt(String(q), 10) : Number(q) * 1000;
 
 /** The V8 memory flags `npm run start:*` gives a role (defaults filled in); containers pass the same in NODE_OPTIONS. */
-const SCRIPT_OF = {
-  gateway: 'start:gateway',
-  pricing: 'start:pricing',
-  promotions: 'start:promotions',
-  procurement: 'start:procurement',
-} as const;
-function memoryFlagsOf(role: keyof typeof SCRIPT_OF): string {
-  const scripts = (
-    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-  ).scripts;
-  const flags = [...(scripts[SCRIPT_OF[role]] ?? '').matchAll(/--max-[\w-]+=(?:\$\{\w+:-(\d+)\}|\d+)/g)].map(
-    (m) => (m[1] ? m[0].replace(/\$\{.*\}/, m[1]) : m[0]),
-  );
-  expect(flags.join(' '), `${SCRIPT_OF[role]} caps the heap`).toMatch(/--max-old-space-size=\d+/);
+function memoryFlagsOf(role: 'gateway' | 'pricing' | 'promotions' | 'procurement'): string {
+  const flags = startFlags(role);
+  expect(flags.join(' '), `the start script of ${role} caps the heap`).toMatch(/--max-old-space-size=\d+/);
   return flags.join(' ');
 }
 

@@ -38,7 +38,7 @@ const START_SCRIPT = {
 } as const;
 
 /** The node flags its `npm run start…` script gives a process (the heap limit), so benchmarks run what users run. */
-function startFlags(entry: keyof typeof ENTRY): string[] {
+export function startFlags(entry: keyof typeof ENTRY): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
