@@ -107,6 +107,16 @@ const fields = z.object({
   AGENT_SCOPE_POLICY: z.string().optional(),
   /** `aud` required in an agent's bearer token (RFC 9068 access token), when one is sent. */
   AGENT_TOKEN_AUDIENCE: z.string().min(1).default('agent-purchase-gateway'),
+  /**
+   * RFC 9421 HTTP message signatures (Web Bot Auth profile) as a second agent identity source:
+   * a JSON file mapping SPIFFE IDs to JWK Sets of public Ed25519 / P-256 keys (docs/signatures.md).
+   * Unset: no key is registered and every signed request is refused as signed by an unknown key.
+   */
+  AGENT_SIGNATURE_KEYS: z.string().min(1).optional(),
+  /** How far a signature's `created` may lie in the future, and `expires` in the past (clock skew). */
+  AGENT_SIGNATURE_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+  /** Longest accepted `expires` − `created`: bounds how long a nonce must be remembered. */
+  AGENT_SIGNATURE_MAX_VALIDITY_SECONDS: positiveInt.max(3600).default(300),
   /** How long an Idempotency-Key's reply is kept for replay. */
   IDEMPOTENCY_TTL_SECONDS: positiveInt.default(86_400),
   /** How long an unfinished call holds its Idempotency-Key (a replica killed mid-call frees it after this). */

@@ -16,6 +16,9 @@ import { redisBlockStore } from './block/redis.ts';
 import { registerAgentRoutes } from './chain.ts';
 import { memoryIdempotencyStore } from './idempotency/memory.ts';
 import { redisIdempotencyStore } from './idempotency/redis.ts';
+import { loadAgentKeys, SignatureKeysError } from './identity/signature/keys.ts';
+import { memoryNonceStore } from './identity/signature/nonce-memory.ts';
+import { redisNonceStore } from './identity/signature/nonce-redis.ts';
 import { httpOrders } from './order/http.ts';
 import { inProcessOrders } from './order/in-process.ts';
 import type { OrderPort } from './order/order-port.ts';
@@ -51,6 +54,22 @@ export async function mountAgentGateway(
     if (err instanceof ScopePolicyError) throw new ConfigError(`Invalid configuration:\n  ${err.message}`);
     throw err;
   }
+
+  let agentKeys: Awaited<ReturnType<typeof loadAgentKeys>>;
+  try {
+    agentKeys = await loadAgentKeys(config.AGENT_SIGNATURE_KEYS);
+  } catch (err) {
+    if (err instanceof SignatureKeysError) throw new ConfigError(`Invalid configuration:\n  ${err.message}`);
+    throw err;
+  }
+  const signatures = {
+    keys: agentKeys,
+    // Replicas share the nonces (a request replayed to another replica is refused there too).
+    nonces: redis ? redisNonceStore(redis, prefix) : memoryNonceStore(),
+    clock,
+    skewSeconds: config.AGENT_SIGNATURE_CLOCK_SKEW_SECONDS,
+    maxValiditySeconds: config.AGENT_SIGNATURE_MAX_VALIDITY_SECONDS,
+  };
 
   const domain = orderDomainOf(procurement);
   let orders: OrderPort;
@@ -96,6 +115,7 @@ export async function mountAgentGateway(
       trustDomains: config.SPIFFE_TRUST_DOMAINS,
       trustedProxies: config.TRUSTED_PROXIES,
       tls: Boolean(config.TLS_CERT_FILE && config.TLS_KEY_FILE),
+      signatures,
     },
     policy,
     tokens: await tokenVerifierFor(config),

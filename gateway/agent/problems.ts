@@ -5,12 +5,14 @@ import type { Violation } from '../../subgraphs/procurement/contract/validate.ts
  * Every refusal of the agent gateway, as a typed value (RFC 9457 problem details). Mapped to
  * HTTP in one place: lib/problem.ts sendProblem.
  */
-export const unverifiedIdentity = (reason: string) =>
+export const unverifiedIdentity = (reason: string, signatureError?: string) =>
   new Problem(
     401,
     'unverified-workload-identity',
     'Unauthorized',
     `The AI workload identity is not verified: ${reason}.`,
+    // An HTTP message signature refusal also names its reason as a code (docs/signatures.md).
+    signatureError ? { signature_error: signatureError } : {},
   );
 
 export const invalidToken = (reason: string) =>

@@ -1,10 +1,21 @@
 import type { SpiffeId } from '../../lib/auth/spiffe.ts';
 import type { PurchaseOrderRequest } from '../../subgraphs/procurement/contract/types.ts';
+import type { ExpectedDigest } from './identity/signature/digest.ts';
+
+/** How step 1 proved the identity: a mesh source, a signature, or a mesh source and a signature that agree. */
+export type IdentitySource = 'mtls' | 'proxy' | 'signature' | 'mtls+signature' | 'proxy+signature';
 
 /** What the chain learns about one agent request, step by step (read by the audit). */
 export interface AgentRequestState {
   /** Step 1: the verified workload identity. */
   identity: SpiffeId | undefined;
+  /** Step 1: how it was proven (audited only; later steps do not look at it). */
+  identitySource: IdentitySource | undefined;
+  /**
+   * Step 1 → 5: the body digests a verified signature covered; the parser checks them
+   * against the exact bytes it reads (`checked` once it has).
+   */
+  signedDigest: { readonly expected: ExpectedDigest; checked: boolean } | undefined;
   /** Why the request was refused (or `ok`); goes to the audit entry. */
   reason: string;
   /** Step 3: consecutive contract errors of this identity before this request. */
@@ -25,6 +36,8 @@ declare module 'fastify' {
 
 export const freshState = (): AgentRequestState => ({
   identity: undefined,
+  identitySource: undefined,
+  signedDigest: undefined,
   reason: 'ok',
   failures: 0,
   contractError: false,

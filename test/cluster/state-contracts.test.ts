@@ -1,7 +1,7 @@
 /**
  * The shared-state contract suites, unchanged, against a real 3-primary Redis Cluster started
- * for this file: agent state (buckets, blocks, idempotency records), price cache, redemption
- * counters and the event stream. Keys of one entity share a slot through their hash tag; a batch
+ * for this file: agent state (buckets, blocks, idempotency records, signature nonces), price
+ * cache, redemption counters and the event stream. Keys of one entity share a slot through their hash tag; a batch
  * over many entities spans every primary.
  */
 import type { Cluster } from 'ioredis';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPEC_BLOCK_POLICY } from '../../gateway/agent/block/policy.ts';
 import { redisBlockStore } from '../../gateway/agent/block/redis.ts';
 import { redisIdempotencyStore } from '../../gateway/agent/idempotency/redis.ts';
+import { redisNonceStore } from '../../gateway/agent/identity/signature/nonce-redis.ts';
 import { redisBucketStore } from '../../gateway/agent/rate-limit/redis.ts';
 import { createRedis } from '../../lib/redis.ts';
 import { createRedisPriceCache } from '../../subgraphs/pricing/cache/redis.ts';
@@ -16,6 +17,7 @@ import { createRedisRedemptionStore } from '../../subgraphs/promotions/store/red
 import { eventBusContract, streamsTopology } from '../foundation/event-bus.contract.ts';
 import { priceCacheContract } from '../pricing/price-cache.contract.ts';
 import { agentStateContract, policy, times } from '../procurement/agent-state.contract.ts';
+import { nonceStoreContract } from '../procurement/nonce-store.contract.ts';
 import { redemptionStoreContract } from '../promotions/redemption-store.contract.ts';
 import { type RedisClusterHandle, startRedisCluster } from '../support/redis-cluster.ts';
 import { uniquePrefix } from '../support/services.ts';
@@ -39,6 +41,8 @@ agentStateContract('Redis Cluster adapter', () => {
     idempotency: () => redisIdempotencyStore(redis, prefix, times),
   };
 });
+
+nonceStoreContract('Redis Cluster adapter', () => redisNonceStore(redis, uniquePrefix('nonce')));
 
 priceCacheContract('Redis Cluster', (clock) => createRedisPriceCache(redis, uniquePrefix('price'), clock));
 

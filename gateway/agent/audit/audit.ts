@@ -4,7 +4,7 @@ import type { AuditLog } from './log.ts';
 
 /**
  * Step 9 (onResponse, after the reply is sent): every agent call, refused ones included, gets
- * an entry: trace id, status, duration in ms, identity, reason.
+ * an entry: trace id, status, duration in ms, identity and how it was proven, reason.
  */
 export function auditStep(log: AuditLog, clock: Clock) {
   return async function audit(req: FastifyRequest, reply: FastifyReply) {
@@ -18,6 +18,7 @@ export function auditStep(log: AuditLog, clock: Clock) {
       durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
       identity: a?.identity?.id ?? null,
       reason: (a?.reason ?? 'ok').slice(0, 1024),
+      identitySource: a?.identity ? (a.identitySource ?? null) : null,
     });
   };
 }

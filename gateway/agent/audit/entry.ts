@@ -14,6 +14,11 @@ export interface AuditEntry {
   readonly identity: string | null;
   /** Why it was refused, or `ok`. */
   readonly reason: string;
+  /**
+   * How the identity was proven (issue 12): `mtls`, `proxy`, `signature`, `mtls+signature`,
+   * `proxy+signature`; null or absent when identity failed and for entries from before.
+   */
+  readonly identitySource?: string | null;
 }
 
 /** An entry in the chain: its position, its predecessor's link, the key of its own link, and that link. */
@@ -37,8 +42,23 @@ export interface LinkKey {
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-const canonical = (seq: number, e: AuditEntry) =>
-  JSON.stringify([seq, e.at, e.traceId, e.method, e.path, e.status, e.durationMs, e.identity, e.reason]);
+// The identity source is appended only when there is one, so entries written before it
+// existed keep their canonical form and their links still verify.
+const canonical = (seq: number, e: AuditEntry) => {
+  const fields: unknown[] = [
+    seq,
+    e.at,
+    e.traceId,
+    e.method,
+    e.path,
+    e.status,
+    e.durationMs,
+    e.identity,
+    e.reason,
+  ];
+  if (e.identitySource) fields.push(e.identitySource);
+  return JSON.stringify(fields);
+};
 
 /**
  * link = HMAC-SHA-256(key, prevHash ‖ kid ‖ canonical entry). Changing any field of an entry

@@ -23,4 +23,9 @@ export const auditMigrations: readonly Migration[] = [
     id: 'agent-gateway:002-audit-link-key',
     sql: 'ALTER TABLE agent_audit_log ADD COLUMN key_id text',
   },
+  {
+    // Issue 12: how the identity was proven (certificate, trusted proxy, HTTP message signature).
+    id: 'agent-gateway:003-audit-identity-source',
+    sql: 'ALTER TABLE agent_audit_log ADD COLUMN identity_source text',
+  },
 ];

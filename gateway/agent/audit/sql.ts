@@ -7,7 +7,7 @@ import type { AuditLog } from './log.ts';
 
 const MAX_BATCH = 500;
 const GATHER_MS = 5;
-const COLUMNS = 12;
+const COLUMNS = 13;
 // Several gateway processes may share one Postgres: one writer at a time extends the chain.
 const CHAIN_LOCK = 727275;
 
@@ -24,6 +24,7 @@ interface Row {
   prev_hash: string;
   key_id: string | null;
   hash: string;
+  identity_source?: string | null;
 }
 
 export const fromAuditRow = (r: Row): ChainedEntry => ({
@@ -36,6 +37,7 @@ export const fromAuditRow = (r: Row): ChainedEntry => ({
   durationMs: Number(r.duration_ms),
   identity: r.identity,
   reason: r.reason,
+  identitySource: r.identity_source ?? null,
   prevHash: r.prev_hash,
   keyId: r.key_id,
   hash: r.hash,
@@ -81,10 +83,11 @@ function insertStatement(chained: readonly ChainedEntry[]): [string, unknown[]] 
       e.prevHash,
       e.keyId,
       e.hash,
+      e.identitySource ?? null,
     );
   }
   return [
-    `INSERT INTO agent_audit_log (seq, at, trace_id, method, path, status, duration_ms, identity, reason, prev_hash, key_id, hash) VALUES ${values.join(',')}`,
+    `INSERT INTO agent_audit_log (seq, at, trace_id, method, path, status, duration_ms, identity, reason, prev_hash, key_id, hash, identity_source) VALUES ${values.join(',')}`,
     params,
   ];
 }

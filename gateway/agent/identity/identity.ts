@@ -4,7 +4,15 @@ import { isProcurementAgent, parseSpiffeId, type SpiffeId } from '../../../lib/a
 import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
 import { unverifiedIdentity } from '../problems.ts';
-import { freshState } from '../state.ts';
+import { freshState, type IdentitySource } from '../state.ts';
+import type { ExpectedDigest } from './signature/digest.ts';
+import {
+  carriesSignature,
+  type SignatureFailure,
+  type SignatureOptions,
+  type SignedMessage,
+  verifySignature,
+} from './signature/verify.ts';
 import { uriSans } from './uri-sans.ts';
 
 export interface IdentityOptions {
@@ -13,6 +21,11 @@ export interface IdentityOptions {
   readonly trustedProxies: readonly string[];
   /** The server terminates mutual TLS itself: the identity is the client certificate's. */
   readonly tls: boolean;
+  /**
+   * RFC 9421 signatures (Web Bot Auth profile): the second way in for agents outside the mesh.
+   * Absent: no key is registered, and a signed request is refused (never ignored).
+   */
+  readonly signatures?: SignatureOptions;
   readonly log: Logger;
 }
 
@@ -83,17 +96,81 @@ export function verifyIdentity(req: FastifyRequest, o: IdentityOptions): Verdict
   return v;
 }
 
+/** Step 1's answer: one verified SPIFFE ID and how it was proven, or why not. */
+export type AgentIdentityVerdict =
+  | { ok: true; id: SpiffeId; source: IdentitySource; digest: ExpectedDigest | undefined }
+  | { ok: false; reason: string; signatureError?: SignatureFailure };
+
+const signatureFail = (code: SignatureFailure, reason: string): AgentIdentityVerdict => ({
+  ok: false,
+  reason: `HTTP message signature: ${reason}`,
+  signatureError: code,
+});
+
+const messageOf = (req: FastifyRequest): SignedMessage => ({
+  method: req.method,
+  target: req.raw.url ?? req.url,
+  scheme: (req.raw.socket as TLSSocket).encrypted ? 'https' : 'http',
+  headers: req.headers,
+});
+
+/**
+ * Who is calling, from every source the request carries. Without a signature: the mesh
+ * (client certificate, or X-Spiffe-Id from a trusted proxy), as before. With one (Signature or
+ * Signature-Input present), the signature must verify, whatever else the request carries (a
+ * bad signature is never ignored in favour of another source), and every other source present
+ * must name the same SPIFFE ID: a client certificate, and X-Spiffe-Id (from any peer: there
+ * it is only a claim to agree with, never a proof). Precedence is thus "all must agree".
+ */
+export async function verifyAgentIdentity(
+  req: FastifyRequest,
+  o: IdentityOptions,
+): Promise<AgentIdentityVerdict> {
+  if (!carriesSignature(req.headers)) {
+    const v = verifyIdentity(req, o);
+    return v.ok ? { ok: true, id: v.id, source: o.tls ? 'mtls' : 'proxy', digest: undefined } : v;
+  }
+  const header = req.headers['x-spiffe-id'];
+  if (header !== undefined && typeof header !== 'string')
+    return { ok: false, reason: 'X-Spiffe-Id sent more than once' };
+  if (!o.signatures) return signatureFail('unknown-key', 'no signature keys are registered');
+  const s = await verifySignature(messageOf(req), o.signatures);
+  if (!s.ok) return signatureFail(s.code, s.reason);
+  const signed = fromValue(s.spiffeId, o.trustDomains, "the signing key's SPIFFE ID");
+  if (!signed.ok) return signatureFail('identity-mismatch', signed.reason);
+
+  let source: IdentitySource = 'signature';
+  const socket = req.raw.socket as TLSSocket;
+  if (o.tls && socket.authorized && socket.getPeerX509Certificate()) {
+    const cert = fromCertificate(socket, o.trustDomains);
+    if (!cert.ok) return { ok: false, reason: cert.reason };
+    if (cert.id.id !== signed.id.id)
+      return signatureFail(
+        'identity-mismatch',
+        'the client certificate names another SPIFFE ID than the signing key',
+      );
+    source = 'mtls+signature';
+  }
+  if (header !== undefined && header !== signed.id.id)
+    return signatureFail('identity-mismatch', 'X-Spiffe-Id names another SPIFFE ID than the signing key');
+  if (header !== undefined && !o.tls && o.trustedProxies.includes(req.raw.socket.remoteAddress ?? ''))
+    source = 'proxy+signature';
+  return { ok: true, id: signed.id, source, digest: s.digest };
+}
+
 /** Step 1 (onRequest): who is calling. 401 unless it is the procurement agent, verified. */
 export function identityStep(o: IdentityOptions) {
   return async function identity(req: FastifyRequest, reply: FastifyReply) {
     req.agent = freshState();
-    const v = verifyIdentity(req, o);
+    const v = await verifyAgentIdentity(req, o);
     if (v.ok) {
       req.agent.identity = v.id;
+      req.agent.identitySource = v.source;
+      if (v.digest) req.agent.signedDigest = { expected: v.digest, checked: false };
       return;
     }
     req.agent.reason = `identity: ${v.reason}`;
     o.log.warn({ traceId: req.traceId, reason: v.reason }, 'agent identity not verified');
-    return sendProblem(reply, unverifiedIdentity(v.reason), req.url);
+    return sendProblem(reply, unverifiedIdentity(v.reason, v.signatureError), req.url);
   };
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseStrictJson } from '../../../lib/json/strict-json.ts';
 import { Problem, sendProblem } from '../../../lib/problem.ts';
-import { contentTooLarge, malformedBody, unsupportedMediaType } from '../problems.ts';
+import { bodyMatches } from '../identity/signature/digest.ts';
+import { contentTooLarge, malformedBody, unsupportedMediaType, unverifiedIdentity } from '../problems.ts';
 import { isJsonMediaType } from './media-type.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -29,6 +30,34 @@ class ParseFailure {
   constructor(readonly reason: string) {}
 }
 
+/** A body other than the one the verified signature's Content-Digest covered. */
+class UnsignedBody {}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * A signed request's body must be the bytes its Content-Digest names, checked on exactly the
+ * buffer the strict parser reads. Refused 401 (the identity is not proven for this body) and
+ * not counted as a contract error: the block punishes an agent's own bad bodies, and bytes
+ * the agent did not sign are not its own (counting them would let whoever alters a request in
+ * transit get an agent blocked). Later steps already ran on the identity; the audit entry
+ * records none.
+ */
+function refuseUnsignedBody(req: FastifyRequest, reply: FastifyReply) {
+  const reason = 'HTTP message signature: the body does not match the signed Content-Digest';
+  req.agent.reason = `identity: ${reason}`;
+  req.agent.identity = undefined;
+  req.agent.identitySource = undefined;
+  return sendProblem(reply, unverifiedIdentity(reason, 'content-digest-mismatch'), req.url);
+}
+
+function signedBodyMismatch(req: FastifyRequest, body: Buffer): boolean {
+  const signed = req.agent?.signedDigest;
+  if (!signed) return false;
+  signed.checked = true;
+  return !bodyMatches(signed.expected, body);
+}
+
 /**
  * Step 5, the body itself: read up to the route's bodyLimit (Fastify answers 413 beyond it,
  * mapped by the error handler), then UTF-8 and strict JSON. Registered as the only
@@ -36,7 +65,11 @@ class ParseFailure {
  */
 export function registerStrictJsonParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
+    if (signedBodyMismatch(req, body)) {
+      done(null, new UnsignedBody());
+      return;
+    }
     let text: string;
     try {
       text = utf8.decode(body);
@@ -49,8 +82,15 @@ export function registerStrictJsonParser(app: FastifyInstance): void {
   });
 }
 
-/** Step 5, verdict (first preValidation hook): 400 for an empty or unparsable body. */
+/**
+ * Step 5, verdict (first preValidation hook): 401 for a body its signature does not cover
+ * (an absent body, which the parser never sees, is checked as empty), 400 for an empty or
+ * unparsable body.
+ */
 export async function requireJson(req: FastifyRequest, reply: FastifyReply) {
+  if (req.body instanceof UnsignedBody) return refuseUnsignedBody(req, reply);
+  if (req.agent.signedDigest && !req.agent.signedDigest.checked && signedBodyMismatch(req, EMPTY))
+    return refuseUnsignedBody(req, reply);
   if (req.body === undefined) return refuse(req, reply, malformedBody('the body is empty'));
   if (req.body instanceof ParseFailure) return refuse(req, reply, malformedBody(req.body.reason));
 }
