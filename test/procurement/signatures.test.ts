@@ -205,6 +205,11 @@ describe('refusals, one per reason (401 naming it; nothing reaches the order dom
       'content-digest-mismatch',
     ],
     [
+      'a body removed after signing',
+      () => [sys.url, edKey, { send: { body: '' } }],
+      'content-digest-mismatch',
+    ],
+    [
       'a tampered body with its Content-Digest recomputed',
       () => [
         sys.url,
