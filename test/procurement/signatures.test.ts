@@ -257,12 +257,15 @@ describe('refusals, one per reason (401 naming it; nothing reaches the order dom
     ],
   ];
 
-  it.each(cases)('%s → %s', async (_label, args, code) => {
-    const before = placed();
-    const [url, key, opts] = args();
-    expectRefused(await signedPost(url, key, opts as SignedPost), code);
-    expect(placed()).toBe(before);
-  });
+  it.each(cases.map(([label, args, code]) => [label, code, args] as const))(
+    '%s → %s',
+    async (_label, code, args) => {
+      const before = placed();
+      const [url, key, opts] = args();
+      expectRefused(await signedPost(url, key, opts as SignedPost), code);
+      expect(placed()).toBe(before);
+    },
+  );
 
   it('refuses a Signature-Input without a Signature, and the reverse', async () => {
     const input = await post(sys.url, {
