@@ -1,8 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { type ComponentParser, httpbis } from 'http-message-signatures';
 import {
+  type Dictionary,
   type InnerList,
   isInnerList,
+  type Parameters,
   parseDictionary,
   parseItem,
   serializeItem,
@@ -105,33 +107,34 @@ function componentsOf(m: SignedMessage): ComponentParser {
 
 const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
 
-function parseDict(field: string | undefined, name: string) {
-  if (field === undefined) return { error: `${name} is missing` } as const;
+function parseDict(field: string | undefined, name: string): Dictionary | string {
+  if (field === undefined) return `${name} is missing`;
   try {
-    return { dict: parseDictionary(field) } as const;
+    return parseDictionary(field);
   } catch {
-    return { error: `${name} is not a structured dictionary` } as const;
+    return `${name} is not a structured dictionary`;
   }
 }
 
+type Selected = { label: string; input: InnerList; signature: Buffer } | { failure: SignatureVerdict };
+
 /** The one Web Bot Auth signature of the request, or why there is none. */
-function selectSignature(m: SignedMessage) {
+function selectSignature(m: SignedMessage): Selected {
   const inputs = parseDict(one(m.headers['signature-input']), 'Signature-Input');
-  if ('error' in inputs) return { failure: fail('malformed', inputs.error as string) };
+  if (typeof inputs === 'string') return { failure: fail('malformed', inputs) };
   const signatures = parseDict(one(m.headers.signature), 'Signature');
-  if ('error' in signatures) return { failure: fail('malformed', signatures.error as string) };
-  const tagged = [...inputs.dict].filter(([, v]) => v[1].get('tag') === WEB_BOT_AUTH_TAG);
-  if (tagged.length === 0)
-    return { failure: fail('not-web-bot-auth', `no signature has tag="${WEB_BOT_AUTH_TAG}"`) };
-  if (tagged.length > 1)
-    return { failure: fail('malformed', `more than one signature has tag="${WEB_BOT_AUTH_TAG}"`) };
-  const [label, input] = tagged[0] as [string, InnerList | [unknown, Map<string, unknown>]];
-  if (!isInnerList(input as InnerList))
+  if (typeof signatures === 'string') return { failure: fail('malformed', signatures) };
+  const tagged = [...inputs].filter(([, v]) => v[1].get('tag') === WEB_BOT_AUTH_TAG);
+  const [first, second] = tagged;
+  if (!first) return { failure: fail('not-web-bot-auth', `no signature has tag="${WEB_BOT_AUTH_TAG}"`) };
+  if (second) return { failure: fail('malformed', `more than one signature has tag="${WEB_BOT_AUTH_TAG}"`) };
+  const [label, input] = first;
+  if (!isInnerList(input))
     return { failure: fail('malformed', `Signature-Input ${label} is not an inner list`) };
-  const bytes = signatures.dict.get(label)?.[0];
+  const bytes = signatures.get(label)?.[0];
   if (!(bytes instanceof ArrayBuffer))
     return { failure: fail('malformed', `Signature has no byte sequence labelled ${label}`) };
-  return { label, input: input as InnerList, signature: Buffer.from(bytes) };
+  return { label, input, signature: Buffer.from(bytes) };
 }
 
 interface Params {
@@ -142,7 +145,7 @@ interface Params {
   alg: string | undefined;
 }
 
-function readParams(p: Map<string, unknown>): Params | string {
+function readParams(p: Parameters): Params | string {
   const created = p.get('created');
   const expires = p.get('expires');
   const nonce = p.get('nonce');
@@ -167,9 +170,9 @@ function readParams(p: Map<string, unknown>): Params | string {
  */
 export async function verifySignature(m: SignedMessage, o: SignatureOptions): Promise<SignatureVerdict> {
   const picked = selectSignature(m);
-  if ('failure' in picked) return picked.failure as SignatureVerdict;
+  if ('failure' in picked) return picked.failure;
   const [items, rawParams] = picked.input;
-  const params = readParams(rawParams as Map<string, unknown>);
+  const params = readParams(rawParams);
   if (typeof params === 'string') return fail('malformed', params);
 
   const key = o.keys.get(params.keyid);
