@@ -64,6 +64,9 @@ export function redisActivityStore(
       writes.push(redis.zadd(indexKey, 'GT', p.last, identity));
     }
     writes.push(redis.zremrangebyrank(indexKey, 0, -(maxIdentities + 1)));
+    // Members outlive nothing: an identity whose hash expired leaves the index too.
+    const newest = Math.max(...[...batch.values()].map((p) => p.last));
+    writes.push(redis.zremrangebyscore(indexKey, '-inf', newest - IDLE_TTL_MS));
     const results = await Promise.allSettled(writes);
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) log.error({ err: (failed as PromiseRejectedResult).reason }, 'agent activity not recorded');
