@@ -19,6 +19,11 @@ export interface AuditEntry {
    * `proxy+signature`; null or absent when identity failed and for entries from before.
    */
   readonly identitySource?: string | null;
+  /**
+   * The order the call created or read (issue 14: the operator searches the audit by order).
+   * Absent for calls that concern no order, and for entries from before the column existed.
+   */
+  readonly orderId?: string | null;
 }
 
 /** An entry in the chain: its position, its predecessor's link, the key of its own link, and that link. */
@@ -42,8 +47,9 @@ export interface LinkKey {
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-// The identity source is appended only when there is one, so entries written before it
-// existed keep their canonical form and their links still verify.
+// The identity source and the order id are linked only when one of them is present, and then
+// both, in fixed positions (null for the absent one), so neither can pass for the other; entries
+// written before they existed keep exactly the link they were written with.
 const canonical = (seq: number, e: AuditEntry) => {
   const fields: unknown[] = [
     seq,
@@ -56,7 +62,7 @@ const canonical = (seq: number, e: AuditEntry) => {
     e.identity,
     e.reason,
   ];
-  if (e.identitySource) fields.push(e.identitySource);
+  if (e.identitySource || e.orderId) fields.push(e.identitySource ?? null, e.orderId ?? null);
   return JSON.stringify(fields);
 };
 
