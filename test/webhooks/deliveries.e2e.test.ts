@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import { startEmbedded, type TestSystem } from '../support/system.ts';
-import { orderData, type Receiver, startReceiver, waitFor } from './support.ts';
+import { type Behaviour, orderData, type Receiver, startReceiver, waitFor } from './support.ts';
 
 const REGISTER = `mutation ($url: String!, $types: [String!]!, $description: String) {
   registerWebhookEndpoint(url: $url, eventTypes: $types, description: $description) {
@@ -50,7 +50,7 @@ afterEach(async () => {
 });
 afterAll(() => sys?.close());
 
-async function receiver(...script: Parameters<typeof startReceiver>[0]) {
+async function receiver(...script: Behaviour[]) {
   const r = await startReceiver(script);
   receivers.push(r);
   return r;
