@@ -91,6 +91,9 @@ describe('webhook deliveries (embedded, real HTTP receiver)', () => {
     const delivered = await settled(endpoint.endpointId, 'DELIVERED');
     expect(delivered).toMatchObject({ eventId: event.id, attempts: 3, lastStatusCode: 200, lastError: null });
     expect(hook.received.map((r) => r.answered)).toEqual([500, 'hang', 200]);
+    const metric = await sys.platform.metrics.getSingleMetric('webhook_attempts_total')?.get();
+    const count = (outcome: string) => metric?.values.find((v) => v.labels.outcome === outcome)?.value;
+    expect([count('retry'), count('delivered')]).toEqual([2, 1]);
     for (const r of hook.received) {
       expect(r.headers['webhook-id']).toBe(event.id);
       expect(r.headers['content-type']).toMatch(/^application\/cloudevents\+json/);

@@ -1,3 +1,4 @@
+import { Counter } from 'prom-client';
 import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
 import { webhookMigrations } from './migrations.ts';
@@ -29,6 +30,12 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
   const sender =
     opts.sender ??
     httpSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
+  const attempts = new Counter({
+    name: 'webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)',
+    labelNames: ['outcome'],
+    registers: [platform.metrics],
+  });
   const worker = createDeliveryWorker({
     store,
     sender,
@@ -42,6 +49,7 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     batchSize: config.WEBHOOK_BATCH_SIZE,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+    onAttempt: (outcome) => attempts.inc({ outcome }),
     onGone: async (endpointId, now) => {
       await store.disableEndpoint(endpointId, 'the receiver answered 410 Gone', now);
       log.warn({ endpointId }, 'webhook endpoint disabled: the receiver answered 410 Gone');

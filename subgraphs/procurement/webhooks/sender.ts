@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { checkEndpointUrl, isPrivateAddress } from './endpoint-url.ts';
 import type { ClaimedDelivery } from './types.ts';
 
@@ -66,17 +66,26 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
 
 /** POSTs deliveries with undici (one connection pool for all endpoints, bounded per origin). */
 export function httpSender(opts: SenderOptions): Sender {
-  const agent = new Agent({
-    connections: 4,
-    headersTimeout: opts.timeoutMs,
-    bodyTimeout: opts.timeoutMs,
-    connect: { timeout: opts.timeoutMs, ...(opts.allowPrivate ? {} : { lookup: guardedLookup }) },
-  });
+  // Loaded on first delivery, like the signer: a process without endpoints never holds them.
+  let client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
+  const connect = () => {
+    client ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      agent: new Agent({
+        connections: 4,
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+        connect: { timeout: opts.timeoutMs, ...(opts.allowPrivate ? {} : { lookup: guardedLookup }) },
+      }),
+    }));
+    return client;
+  };
   return {
     async send(d, now) {
       // Judged again at send time: the setting may have changed since registration.
       const target = checkEndpointUrl(d.url, opts.allowPrivate);
       if (!target.ok) return { error: `endpoint URL ${target.reason}` };
+      const { agent, request } = await connect();
       try {
         const res = await request(d.url, {
           method: 'POST',
@@ -97,7 +106,9 @@ export function httpSender(opts: SenderOptions): Sender {
         return { error: describe(err) };
       }
     },
-    close: () => agent.close(),
+    async close() {
+      if (client) await (await client).agent.close();
+    },
   };
 }
 

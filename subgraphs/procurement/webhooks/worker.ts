@@ -35,6 +35,8 @@ export interface WorkerOptions {
   readonly pollIntervalMs: number;
   /** Also disables the endpoint when a receiver answers 410 Gone. */
   readonly onGone: (endpointId: string, now: Date) => Promise<void>;
+  /** Each attempt's outcome (the metrics). */
+  readonly onAttempt?: (outcome: AttemptOutcome['kind']) => void;
   readonly random?: () => number;
 }
 
@@ -71,6 +73,7 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
         const done = new Date(o.clock.now());
         const outcome = outcomeOf(result, d.attempt, o.policy, done, o.random);
         await o.store.record(d, outcome, done);
+        o.onAttempt?.(outcome.kind);
         o.log.info(
           {
             deliveryId: d.deliveryId,
