@@ -143,6 +143,7 @@ describe('registering webhook endpoints', () => {
       [ROTATE, 'whe_0123456789abcdef0123456789abcdef'],
       [DISABLE, 'whe_0123456789abcdef0123456789abcdef'],
       [DELIVERIES, 'not-an-id'],
+      [DELIVERIES, 'whe_0123456789abcdef0123456789abcdef'],
       [REPLAY, 'whd_0123456789abcdef0123456789abcdef'],
       [REPLAY, `whd_${'z'.repeat(5000)}`],
     ] as const) {

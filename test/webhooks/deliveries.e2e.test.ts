@@ -161,6 +161,26 @@ describe('webhook deliveries (embedded, real HTTP receiver)', () => {
     expect(replay.errors?.[0]?.message).toMatch(/still pending/);
   });
 
+  it('signs with the new and the old secret after a rotation (grace period)', async () => {
+    const hook = await receiver(200);
+    const { signingSecret: old, endpoint } = await register(hook.url);
+    const rotated = await sys.gql(
+      'mutation ($id: ID!) { rotateWebhookSecret(endpointId: $id) { signingSecret } }',
+      { token, variables: { id: endpoint.endpointId } },
+    );
+    const fresh = (rotated.data as { rotateWebhookSecret: { signingSecret: string } }).rotateWebhookSecret
+      .signingSecret;
+    const event = await publishOrderPlaced();
+    await waitFor('the delivery', async () =>
+      (await deliveries(endpoint.endpointId, 'DELIVERED')).find((d) => d.eventId === event.id),
+    );
+    const got = hook.received.find((r) => r.headers['webhook-id'] === event.id);
+    const headers = got?.headers as Record<string, string>;
+    expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
+    for (const secret of [fresh, old])
+      expect(new Webhook(secret).verify(got?.body ?? '', headers)).toMatchObject({ id: event.id });
+  });
+
   it('delivers only the event types an endpoint subscribed to', async () => {
     const hook = await receiver(200);
     const { endpoint } = await register(hook.url, [EventTypes.OrderCancelled]);

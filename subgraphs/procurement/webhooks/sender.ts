@@ -47,7 +47,7 @@ type LookupCallback = (
  * will connect to, so a name re-pointed after registration (DNS rebinding) cannot reach the
  * server's neighbours either.
  */
-function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+export function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
     const refused = addresses.find((a) => isPrivateAddress(a.address));

@@ -272,6 +272,7 @@ export function sqlWebhookStore(db: Db): WebhookStore {
          WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY seq DESC LIMIT $3`,
         [endpointId, status ?? null, limit],
       );
+      if (rows.length === 0) await exists(db, endpointId);
       return rows.map(deliveryOf);
     },
 
