@@ -139,6 +139,8 @@ const fields = z.object({
   WEBHOOK_POLL_INTERVAL_MS: positiveInt.default(5_000),
   /** Registered endpoints at most (active and disabled). */
   WEBHOOK_MAX_ENDPOINTS: positiveInt.default(100),
+  /** Delivered and failed deliveries are deleted this many days after they were created. */
+  WEBHOOK_RETENTION_DAYS: positiveInt.default(30),
   /** Allow endpoints on loopback, private, link-local addresses (development, tests); off: refused. */
   WEBHOOK_ALLOW_PRIVATE_URLS: bool.default('false'),
 

@@ -49,6 +49,7 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     batchSize: config.WEBHOOK_BATCH_SIZE,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+    retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
     onAttempt: (outcome) => attempts.inc({ outcome }),
     onGone: async (endpointId, now) => {
       await store.disableEndpoint(endpointId, 'the receiver answered 410 Gone', now);

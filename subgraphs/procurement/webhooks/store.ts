@@ -38,6 +38,8 @@ export interface WebhookStore {
   }): Promise<WebhookDelivery[]>;
   /** Makes a delivered or failed delivery pending again with a fresh attempt budget. */
   replay(deliveryId: string, now: Date): Promise<WebhookDelivery>;
+  /** Deletes up to `limit` delivered or failed deliveries created before `before`; returns how many. */
+  prune(before: Date, limit: number): Promise<number>;
 }
 
 export interface NewEndpoint {
@@ -298,6 +300,16 @@ export function sqlWebhookStore(db: Db): WebhookStore {
       if (found.endpoint_status !== 'active')
         throw new WebhookConflict(`delivery ${deliveryId} belongs to a disabled endpoint`);
       throw new WebhookConflict(`delivery ${deliveryId} is still pending: it will be attempted anyway`);
+    },
+
+    async prune(before, limit) {
+      const rows = await db.query(
+        `DELETE FROM webhook_deliveries WHERE seq IN (
+           SELECT seq FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1 ORDER BY seq LIMIT $2
+         ) RETURNING seq`,
+        [before.toISOString(), limit],
+      );
+      return rows.length;
     },
   };
 }

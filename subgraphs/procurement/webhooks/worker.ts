@@ -38,7 +38,12 @@ export interface WorkerOptions {
   /** Each attempt's outcome (the metrics). */
   readonly onAttempt?: (outcome: AttemptOutcome['kind']) => void;
   readonly random?: () => number;
+  /** Finished deliveries older than this are deleted (at most once an hour, in bounded batches). */
+  readonly retentionMs: number;
 }
+
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 1000;
 
 export interface DeliveryWorker {
   /** Look for due deliveries now (a new one was enqueued or replayed). */
@@ -62,6 +67,16 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   let running: Promise<void> | undefined;
   let again = false;
   let closed = false;
+  let prunedAt = Number.NEGATIVE_INFINITY;
+
+  /** Keeps the table bounded by age; one batch per hour is plenty for any order rate this system takes. */
+  const prune = async () => {
+    const now = o.clock.now();
+    if (now - prunedAt < PRUNE_EVERY_MS) return;
+    prunedAt = now;
+    const n = await o.store.prune(new Date(now - o.retentionMs), PRUNE_BATCH);
+    if (n > 0) o.log.info({ deleted: n }, 'old webhook deliveries deleted');
+  };
 
   const runOnce = async (): Promise<number> => {
     const now = new Date(o.clock.now());
@@ -101,6 +116,7 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
     try {
       // A full batch means more may be due: go on without waiting.
       while (!closed && (await runOnce()) === o.batchSize) {}
+      await prune();
       const due = await o.store.nextDueAt();
       schedule(due ? Math.min(o.pollIntervalMs, due.getTime() - o.clock.now()) : o.pollIntervalMs);
     } catch (err) {
