@@ -72,14 +72,16 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
   );
   // Pending deliveries left by a previous run (or another replica) are picked up at start.
   worker.kick();
-  return {
-    admin,
-    store,
-    worker,
-    async close() {
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
       for (const off of unsubscribe) off();
       await worker.close();
       await sender.close();
-    },
-  };
+    })());
+  // Closed by the platform too (before the database it was registered after): a process
+  // stopped by a signal closes its platform, not its modules. An attempt cut short by the exit
+  // is tried again when its lease ends.
+  platform.onClose(close);
+  return { admin, store, worker, close };
 }
