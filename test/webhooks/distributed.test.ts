@@ -56,6 +56,16 @@ describe('webhooks in the distributed topology', () => {
     await dropPg();
   });
 
+  it('answers a bad registration through the gateway with BAD_USER_INPUT, not a 5xx', async () => {
+    const res = await gql(
+      gateway.url,
+      'mutation ($url: String!) { registerWebhookEndpoint(url: $url, eventTypes: ["x"]) { signingSecret } }',
+      { token, variables: { url: 'ftp://hooks.example.com/' } },
+    );
+    expect(res.status).toBeLessThan(500);
+    expect(res.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'url' });
+  });
+
   it('registers through the gateway and delivers an event from the bus, signed, after a retry', async () => {
     const res = await gql(
       gateway.url,

@@ -3,16 +3,20 @@ import { WebhookConflict, WebhookInputInvalid, WebhookNotFound } from './errors.
 import type { WebhookAdmin } from './service.ts';
 import type { DeliveryStatus } from './types.ts';
 
-/** Webhook errors → GraphQL errors with a code, in one place (anything else stays a 5xx). */
+/**
+ * Webhook errors → GraphQL errors with a code, in one place (anything else stays a 5xx). No
+ * `extensions.http` status: a subgraph answering 4xx over HTTP makes the distributed gateway
+ * report the call itself as failed (INTERNAL_SERVER_ERROR) instead of passing the error on.
+ */
 function graphqlError(err: unknown): unknown {
   if (err instanceof WebhookInputInvalid)
     return new GraphQLError(err.message, {
-      extensions: { code: 'BAD_USER_INPUT', field: err.field, http: { status: 400 } },
+      extensions: { code: 'BAD_USER_INPUT', field: err.field },
     });
   if (err instanceof WebhookNotFound)
-    return new GraphQLError(err.message, { extensions: { code: 'NOT_FOUND', http: { status: 404 } } });
+    return new GraphQLError(err.message, { extensions: { code: 'NOT_FOUND' } });
   if (err instanceof WebhookConflict)
-    return new GraphQLError(err.message, { extensions: { code: 'CONFLICT', http: { status: 409 } } });
+    return new GraphQLError(err.message, { extensions: { code: 'CONFLICT' } });
   return err;
 }
 
