@@ -57,7 +57,7 @@ export interface DeliveryWorker {
  * Claims due deliveries in bounded batches and sends them. Any number of workers (one per
  * procurement replica) share the table: the claim's row locks and lease keep one delivery with
  * one worker at a time. An idle worker sleeps until the next due retry, at most
- * `pollIntervalMs` (rows another replica made due, e.g. by a replay, are found then).
+ * `pollIntervalMs` (rows made due elsewhere, such as a claim whose worker died, are found then).
  */
 export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   // Longer than any attempt can take (the sender gives up at timeoutMs), so a claimed delivery
