@@ -134,6 +134,26 @@ const fields = z.object({
   /** How often the chain head is sealed into a new checkpoint when it moved. */
   AUDIT_CHECKPOINT_EVERY_MS: positiveInt.default(10_000),
 
+  // Webhooks (docs/webhooks.md).
+  /** Attempts per delivery (the first included) before it is marked failed. */
+  WEBHOOK_MAX_ATTEMPTS: positiveInt.default(8),
+  /** Backoff ceiling of the first retry; it doubles per attempt (full jitter: the wait is random below it). */
+  WEBHOOK_RETRY_BASE_MS: positiveInt.default(15 * 60_000),
+  /** The backoff ceiling never grows past this. */
+  WEBHOOK_RETRY_MAX_DELAY_MS: positiveInt.default(8 * 3_600_000),
+  /** One delivery attempt (connect, send, answer) is given up after this. */
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
+  /** Deliveries one worker claims and sends at once. */
+  WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  /** Longest sleep of an idle worker (it also wakes for each new delivery and at the next due retry). */
+  WEBHOOK_POLL_INTERVAL_MS: positiveInt.default(5_000),
+  /** Registered endpoints at most (active and disabled). */
+  WEBHOOK_MAX_ENDPOINTS: positiveInt.default(100),
+  /** Delivered and failed deliveries are deleted this many days after they were created. */
+  WEBHOOK_RETENTION_DAYS: positiveInt.default(30),
+  /** Allow endpoints on loopback, private, link-local addresses (development, tests); off: refused. */
+  WEBHOOK_ALLOW_PRIVATE_URLS: bool.default('false'),
+
   // Promotions.
   /** Where redemption limits are consumed: the SQL store (durable, default) or Redis (needs REDIS_URL). */
   PROMOTION_REDEMPTION_STORE: z.enum(['sql', 'redis']).default('sql'),

@@ -17,6 +17,8 @@ export const EventTypes = {
   PriceCalculated: 'com.agent-commerce.pricing.PriceCalculated',
   BasePriceChanged: 'com.agent-commerce.pricing.BasePriceChanged',
   PromotionRulesChanged: 'com.agent-commerce.promotions.RulesChanged',
+  OrderPlaced: 'com.agent-commerce.procurement.OrderPlaced',
+  OrderCancelled: 'com.agent-commerce.procurement.OrderCancelled',
 } as const;
 
 export function cloudEvent<T>(

@@ -7,10 +7,12 @@ import { internalOrderRoutes } from './internal-http.ts';
 import { memoryOrderStore } from './store/memory.ts';
 import { orderMigrations } from './store/migrations.ts';
 import { sqlOrderStore } from './store/sql.ts';
+import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 
 /** The procurement subgraph plus its order domain, which the agent gateway calls. */
 export interface ProcurementModule extends SubgraphModule {
   readonly api: OrderDomain;
+  readonly webhooks: Webhooks;
 }
 
 export interface ProcurementOptions {
@@ -32,11 +34,14 @@ export async function createProcurementSubgraph(
     store = sqlOrderStore(platform.db);
   }
   const domain = createOrderDomain(store, platform.clock);
-  const schema = buildShieldedSubgraphSchema('procurement', procurementResolvers(domain));
+  const webhooks = await createWebhooks(platform);
+  const schema = buildShieldedSubgraphSchema('procurement', procurementResolvers(domain, webhooks.admin));
   return {
     name: 'procurement',
     schema,
     api: domain,
+    webhooks,
+    close: () => webhooks.close(),
     ...(opts.internalHttp ? { routes: internalOrderRoutes(domain, config) } : {}),
   };
 }

@@ -95,6 +95,7 @@ describe('the documentation examples', () => {
         'docs/procurement.md',
         'docs/promotions.md',
         'docs/signatures.md',
+        'docs/webhooks.md',
       ]),
     );
     expect(examples.filter((e) => /\bcurl\b/.test(e.text)).length).toBeGreaterThanOrEqual(4);

@@ -1,0 +1,87 @@
+import { Counter } from 'prom-client';
+import { migrate } from '../../../lib/db/index.ts';
+import type { Platform } from '../../../lib/platform.ts';
+import { webhookMigrations } from './migrations.ts';
+import { httpSender, type Sender } from './sender.ts';
+import { createWebhookAdmin, WEBHOOK_EVENT_TYPES, type WebhookAdmin } from './service.ts';
+import { sqlWebhookStore, type WebhookStore } from './store.ts';
+import { createDeliveryWorker, type DeliveryWorker } from './worker.ts';
+
+export interface Webhooks {
+  readonly admin: WebhookAdmin;
+  readonly store: WebhookStore;
+  readonly worker: DeliveryWorker;
+  close(): Promise<void>;
+}
+
+export interface WebhooksOptions {
+  /** Tests swap the HTTP sender; everything else is the platform's. */
+  readonly sender?: Sender;
+}
+
+/**
+ * Signed webhooks of order events, in every procurement process: the admin operations, the
+ * fan-out from the event bus into delivery rows, and a delivery worker.
+ */
+export async function createWebhooks(platform: Platform, opts: WebhooksOptions = {}): Promise<Webhooks> {
+  const { config, clock, log } = platform;
+  await migrate(platform.db, webhookMigrations);
+  const store = sqlWebhookStore(platform.db);
+  const sender =
+    opts.sender ??
+    httpSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
+  const attempts = new Counter({
+    name: 'webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)',
+    labelNames: ['outcome'],
+    registers: [platform.metrics],
+  });
+  const worker = createDeliveryWorker({
+    store,
+    sender,
+    clock,
+    log,
+    policy: {
+      maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+      baseMs: config.WEBHOOK_RETRY_BASE_MS,
+      maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS,
+    },
+    batchSize: config.WEBHOOK_BATCH_SIZE,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+    retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
+    onAttempt: (outcome) => attempts.inc({ outcome }),
+    onGone: async (endpointId, now) => {
+      await store.disableEndpoint(endpointId, 'the receiver answered 410 Gone', now);
+      log.warn({ endpointId }, 'webhook endpoint disabled: the receiver answered 410 Gone');
+    },
+  });
+  const admin = createWebhookAdmin({
+    store,
+    clock,
+    allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+    maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS,
+    onReplay: () => worker.kick(),
+  });
+  // Every replica receives every event (fan-out) and inserts the same rows: the unique
+  // (endpoint, event) makes all but the first insert do nothing.
+  const unsubscribe = WEBHOOK_EVENT_TYPES.map((type) =>
+    platform.bus.subscribe(type, async (event) => {
+      if ((await store.enqueue(event, new Date(clock.now()))) > 0) worker.kick();
+    }),
+  );
+  // Pending deliveries left by a previous run (or another replica) are picked up at start.
+  worker.kick();
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      for (const off of unsubscribe) off();
+      await worker.close();
+      await sender.close();
+    })());
+  // Closed by the platform too (before the database it was registered after): a process
+  // stopped by a signal closes its platform, not its modules. An attempt cut short by the exit
+  // is tried again when its lease ends.
+  platform.onClose(close);
+  return { admin, store, worker, close };
+}
