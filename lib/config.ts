@@ -113,6 +113,11 @@ const fields = z.object({
   IDEMPOTENCY_IN_FLIGHT_MS: positiveInt.default(30_000),
   /** `sql` stores orders and the audit log durably; `memory` is for benchmarks only. */
   ORDER_STORE: z.enum(['sql', 'memory']).default('sql'),
+  /**
+   * Orders from an identity no spend policy covers: `allow` (no spend limit; the spec's order
+   * needs none) or `deny` (403 spend-policy-required: every agent needs a mandate).
+   */
+  SPEND_POLICY_DEFAULT: z.enum(['allow', 'deny']).default('allow'),
   /** Distributed gateway → procurement order domain (HTTP) time limit. */
   ORDER_DOMAIN_TIMEOUT_MS: positiveInt.default(2000),
   /** The audit chain's HMAC link keys (JSON key ring, outside the database); unset: DATA_DIR/keys/audit-hmac.json. */

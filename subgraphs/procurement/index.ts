@@ -1,9 +1,14 @@
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
+import type { RequestContext } from '../../lib/auth/context.ts';
 import { migrate } from '../../lib/db/index.ts';
 import { buildShieldedSubgraphSchema, type SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { createOrderDomain, type OrderDomain } from './domain/order-domain.ts';
 import { procurementResolvers } from './graphql.ts';
 import { internalOrderRoutes } from './internal-http.ts';
+import { spendResolvers } from './spend/graphql.ts';
+import { spendLedgerFor } from './spend/index.ts';
+import type { SpendLedger } from './spend/ledger.ts';
 import { memoryOrderStore } from './store/memory.ts';
 import { orderMigrations } from './store/migrations.ts';
 import { sqlOrderStore } from './store/sql.ts';
@@ -11,6 +16,8 @@ import { sqlOrderStore } from './store/sql.ts';
 /** The procurement subgraph plus its order domain, which the agent gateway calls. */
 export interface ProcurementModule extends SubgraphModule {
   readonly api: OrderDomain;
+  /** Spend policies and their ledger; an embedded gateway enforces them from this instance. */
+  readonly spend: SpendLedger;
 }
 
 export interface ProcurementOptions {
@@ -32,14 +39,26 @@ export async function createProcurementSubgraph(
     store = sqlOrderStore(platform.db);
   }
   const domain = createOrderDomain(store, platform.clock);
-  const schema = buildShieldedSubgraphSchema('procurement', procurementResolvers(domain));
+  const spend = spendLedgerFor(platform);
+  const orders = procurementResolvers(domain);
+  const policies = spendResolvers(spend, platform.clock, config.SPIFFE_TRUST_DOMAINS);
+  const schema = buildShieldedSubgraphSchema('procurement', {
+    ...orders,
+    ...policies,
+    Query: { ...(orders.Query as object), ...(policies.Query as object) },
+  } as GraphQLResolverMap<RequestContext>);
   return {
     name: 'procurement',
     schema,
     api: domain,
+    spend,
     ...(opts.internalHttp ? { routes: internalOrderRoutes(domain, config) } : {}),
   };
 }
+
+/** The spend ledger of an embedded procurement module, if this process runs one. */
+export const spendLedgerOf = (m: SubgraphModule | undefined): SpendLedger | undefined =>
+  m && 'spend' in m ? (m as ProcurementModule).spend : undefined;
 
 /** The order domain of an embedded procurement module, if this process runs one. */
 export const orderDomainOf = (m: SubgraphModule | undefined): OrderDomain | undefined =>
