@@ -4,8 +4,11 @@
  * them (403 with its own problem type, nothing stored, audited) and the agent reads its own at
  * GET /api/v2/procurement/spend. Time is a ManualClock; each case has its own sub-identity.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
+import { procurementOpenApi } from '../../subgraphs/procurement/contract/openapi.ts';
 import type { ProcurementModule } from '../../subgraphs/procurement/index.ts';
 import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { AGENT, freshAgent, post, type Reply, validOrder } from './support/agent.ts';
@@ -58,10 +61,20 @@ const auditReason = async (traceId: string) => {
   }
   return undefined;
 };
+// Replies are checked against the schemas the OpenAPI document gives agents.
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+ajv.addSchema({ $id: 'procurement.yaml', components: procurementOpenApi().components });
+const documented = (name: string, body: unknown) => {
+  const validate = ajv.getSchema(`procurement.yaml#/components/schemas/${name}`);
+  if (!validate) throw new Error(`no schema ${name}`);
+  expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+};
 const expectSpendProblem = (r: Reply, type: string) => {
   expect(r.status, r.text).toBe(403);
   expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(String(r.json.type)).toBe(`https://agent-commerce.example/problems/${type}`);
+  documented('SpendProblem', r.json);
 };
 
 beforeAll(async () => {
@@ -277,6 +290,7 @@ describe('GET /api/v2/procurement/spend', () => {
     await order(`${team}/x`, '12.34');
     const r = await readSpend(`${team}/x`);
     expect(r.status, r.text).toBe(200);
+    documented('SpendStatus', r.json);
     expect(r.json).toEqual({
       identity: `${team}/x`,
       policy: {
@@ -302,6 +316,7 @@ describe('GET /api/v2/procurement/spend', () => {
   it('answers policy null for an identity no policy covers', async () => {
     const r = await readSpend(freshAgent('read-none'));
     expect(r.status).toBe(200);
+    documented('SpendStatus', r.json);
     expect(r.json).toMatchObject({ policy: null, current_period: null, without_policy: 'allow' });
   });
 
