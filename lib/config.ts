@@ -102,7 +102,7 @@ const fields = z.object({
   TLS_CLIENT_CERT: z.enum(['required', 'optional']).default('required'),
   /**
    * JSON object: SPIFFE ID → scopes it is granted (an entry covers the IDs below it; the
-   * longest match wins). Unset: `orders:create` for the procurement agent in each trust domain.
+   * longest match wins). Unset: `orders:create` and `spend:read` for the procurement agent in each trust domain.
    */
   AGENT_SCOPE_POLICY: z.string().optional(),
   /** `aud` required in an agent's bearer token (RFC 9068 access token), when one is sent. */

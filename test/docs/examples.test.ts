@@ -93,6 +93,7 @@ describe('the documentation examples', () => {
         'docs/pricing.md',
         'docs/procurement.md',
         'docs/promotions.md',
+        'docs/spend.md',
       ]),
     );
     expect(examples.filter((e) => /\bcurl\b/.test(e.text)).length).toBeGreaterThanOrEqual(4);
