@@ -128,8 +128,11 @@ describe('managing policies (GraphQL)', () => {
       allowedSkuPrefixes: ['SKU-ELC-'],
       currentPeriod: { spent: '0.00', remaining: '2000.50' },
     });
-    const listed = await sys.gql('{ spendPolicies { subject budget } }', { token: admin });
-    expect(listed.data?.spendPolicies).toContainEqual({ subject: id, budget: '2000.50' });
+    const listed = await sys.gql('query($a: ID) { spendPolicies(after: $a, first: 1) { subject budget } }', {
+      token: admin,
+      variables: { a: id.slice(0, -1) },
+    });
+    expect(listed.data?.spendPolicies).toEqual([{ subject: id, budget: '2000.50' }]);
     const effective = await sys.gql(`{ effectiveSpendPolicy(spiffeId: "${id}/sub") { subject } }`, {
       token: admin,
     });
@@ -156,6 +159,22 @@ describe('managing policies (GraphQL)', () => {
     const e = r.errors?.[0]?.extensions as { code?: string; errors?: { pointer: string }[] } | undefined;
     expect(e?.code).toBe('BAD_USER_INPUT');
     expect(e?.errors?.map((x) => x.pointer)).toContain(pointer);
+  });
+
+  it('pages through the policies by subject', async () => {
+    const base = freshAgent('gql-page');
+    for (const s of ['c', 'a', 'b']) await setPolicy({ subject: `${base}/${s}`, budget: '1.00' });
+    const page = async (after: string | null) =>
+      (
+        await sys.gql('query($a: ID) { spendPolicies(after: $a, first: 2) { subject } }', {
+          token: admin,
+          variables: { a: after },
+        })
+      ).data?.spendPolicies as { subject: string }[];
+    const first = await page(`${base}/`);
+    expect(first.map((p) => p.subject)).toEqual([`${base}/a`, `${base}/b`]);
+    const second = await page(`${base}/b`);
+    expect(second[0]?.subject).toBe(`${base}/c`);
   });
 });
 

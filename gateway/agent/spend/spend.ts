@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SpiffeId } from '../../../lib/auth/spiffe.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import type { Logger } from '../../../lib/logger.ts';
-import { sendProblem } from '../../../lib/problem.ts';
+import { type Problem, sendProblem } from '../../../lib/problem.ts';
+import type { PurchaseOrderRequest } from '../../../subgraphs/procurement/contract/types.ts';
 import { newOrderId, orderIdFor } from '../../../subgraphs/procurement/domain/order-domain.ts';
 import type { SpendLedger, SpendStatus } from '../../../subgraphs/procurement/spend/ledger.ts';
 import { candidateSubjects, centsOfText, textOfCents } from '../../../subgraphs/procurement/spend/policy.ts';
@@ -41,88 +43,110 @@ export function spendFacts(s: SpendStatus): SpendRefusalFacts {
   };
 }
 
+/** The spend policy's verdict on one order, apart from HTTP (the MCP tools can use it too). */
+export type SpendDecision =
+  /** Go on to the order domain; `spend` goes to the request state (absent: nothing reserved, the domain picks the id). */
+  | { readonly kind: 'go'; readonly spend?: { orderId: string; reserved: boolean }; readonly reason?: string }
+  | { readonly kind: 'refused'; readonly reason: string; readonly problem: Problem };
+
 /**
- * Step 7½ (preHandler, after idempotency, before the order domain): the order's
- * allocated_budget (= max_budget_usd, what the spec's order allocates) must fit the spend
- * policy of the caller's identity; it is reserved under the order id in one atomic ledger step
- * (one Redis script across replicas). The order id is fixed here, before the charge: derived
- * from the Idempotency-Key (a retry finds the same reservation and is not charged twice), else
- * fresh. A refusal is 403 with its own problem type, and nothing is stored.
+ * The order's allocated_budget (= max_budget_usd, what the spec's order allocates) must fit the
+ * spend policy of the caller's identity; it is reserved under the order id in one atomic ledger
+ * step (one Redis script across replicas). The order id is fixed here, before the charge:
+ * derived from the identity-scoped Idempotency-Key record (a retry finds the same reservation
+ * and is not charged twice), else fresh. Rejects when the ledger is unavailable.
+ */
+export async function decideSpend(
+  o: Pick<SpendOptions, 'ledger' | 'clock' | 'withoutPolicy'>,
+  identity: SpiffeId,
+  order: PurchaseOrderRequest,
+  idempotencyRecordKey?: string,
+): Promise<SpendDecision> {
+  const orderId = idempotencyRecordKey ? orderIdFor(idempotencyRecordKey) : newOrderId();
+  const amountCents = centsOfText(order.max_budget_usd);
+  // The contract admits only whole cents in (0, 5000]; anything else is a bug upstream.
+  if (amountCents === undefined) throw new Error('spend step: allocated budget is not whole cents');
+  const r = await o.ledger.reserve({
+    orderId,
+    candidates: candidateSubjects(identity),
+    sku: order.sku,
+    amountCents,
+    now: o.clock.now(),
+  });
+  const amount = textOfCents(amountCents);
+  switch (r.kind) {
+    case 'reserved': {
+      const f = spendFacts(r.status);
+      return {
+        kind: 'go',
+        spend: { orderId, reserved: true },
+        reason: `ok; spend: reserved ${amount} ${f.currency} under ${f.policySubject}, ${f.remaining} left until ${f.resetsAt}`,
+      };
+    }
+    case 'replayed':
+      // Charged by an earlier attempt whose outcome may be unknown (a timeout): this request
+      // never gives it back, so an order stored by that attempt stays counted.
+      return {
+        kind: 'go',
+        spend: { orderId, reserved: false },
+        reason: 'ok; spend: order already reserved (retry)',
+      };
+    case 'no-policy':
+      // Nothing reserved: the domain picks the id as without a policy (no extra lookup).
+      if (o.withoutPolicy === 'allow') return { kind: 'go' };
+      return {
+        kind: 'refused',
+        reason: 'spend: no policy covers this identity',
+        problem: spendPolicyRequired(),
+      };
+    case 'refused': {
+      const f = spendFacts(r.status);
+      const why = {
+        expired: ['spend: policy expired', () => spendPolicyExpired(f)],
+        'sku-not-allowed': ['spend: SKU not allowed', () => spendSkuNotAllowed(order.sku, f)],
+        'per-order': ['spend: over the per-order maximum', () => spendLimitExceeded('per-order', amount, f)],
+        budget: ['spend: over the period budget', () => spendLimitExceeded('period-budget', amount, f)],
+      } as const;
+      const [reason, problem] = why[r.reason];
+      return {
+        kind: 'refused',
+        reason: `${reason} (${amount} ${f.currency}; ${f.remaining} of ${f.budget} left under ${f.policySubject} until ${f.resetsAt})`,
+        problem: problem(),
+      };
+    }
+  }
+}
+
+/**
+ * Step 7½ (preHandler, after idempotency, before the order domain): decideSpend. A refusal is
+ * 403 with its own problem type, nothing is stored, and the Idempotency-Key is free again
+ * (only a 201 is kept for replay, as after a 503).
  */
 export function spendStep(o: SpendOptions) {
+  const freeKey = async (req: FastifyRequest) => {
+    const held = req.agent.idempotency;
+    if (held) await o.idempotency.release(held.key).catch(() => {});
+  };
   return async function spend(req: FastifyRequest, reply: FastifyReply) {
     const { identity, order, idempotency } = req.agent;
     if (!identity || !order) return;
-    const orderId = idempotency ? orderIdFor(idempotency.key) : newOrderId();
-    const amountCents = centsOfText(order.max_budget_usd);
-    // The contract admits only whole cents in (0, 5000]; anything else is a bug upstream.
-    if (amountCents === undefined) throw new Error('spend step: allocated budget is not whole cents');
-    let r: Awaited<ReturnType<SpendLedger['reserve']>>;
+    let d: SpendDecision;
     try {
-      r = await o.ledger.reserve({
-        orderId,
-        candidates: candidateSubjects(identity),
-        sku: order.sku,
-        amountCents,
-        now: o.clock.now(),
-      });
+      d = await decideSpend(o, identity, order, idempotency?.key);
     } catch (err) {
       // The ledger is down (Redis): the chain answers 503; the key must not stay in flight.
-      if (idempotency) await o.idempotency.release(idempotency.key).catch(() => {});
+      await freeKey(req);
       throw err;
     }
-    switch (r.kind) {
-      case 'reserved': {
-        const f = spendFacts(r.status);
-        req.agent.spend = { orderId, reserved: true };
-        req.agent.reason = `ok; spend: reserved ${textOfCents(amountCents)} ${f.currency} under ${f.policySubject}, ${f.remaining} left until ${f.resetsAt}`;
-        return;
-      }
-      case 'replayed':
-        // Charged by an earlier attempt whose outcome may be unknown (a timeout): this request
-        // never gives it back, so an order stored by that attempt stays counted.
-        req.agent.spend = { orderId, reserved: false };
-        req.agent.reason = 'ok; spend: order already reserved (retry)';
-        return;
-      case 'no-policy':
-        // Nothing reserved: the domain picks the id as without a policy (no extra lookup).
-        if (o.withoutPolicy === 'allow') return;
-        return refuse(req, reply, 'spend: no policy covers this identity', spendPolicyRequired());
-      case 'refused': {
-        const f = spendFacts(r.status);
-        const amount = textOfCents(amountCents);
-        const why = {
-          expired: ['spend: policy expired', () => spendPolicyExpired(f)],
-          'sku-not-allowed': ['spend: SKU not allowed', () => spendSkuNotAllowed(order.sku, f)],
-          'per-order': [
-            'spend: over the per-order maximum',
-            () => spendLimitExceeded('per-order', amount, f),
-          ],
-          budget: ['spend: over the period budget', () => spendLimitExceeded('period-budget', amount, f)],
-        } as const;
-        const [reason, problem] = why[r.reason];
-        return refuse(
-          req,
-          reply,
-          `${reason} (${amount} ${f.currency}; ${f.remaining} of ${f.budget} left under ${f.policySubject} until ${f.resetsAt})`,
-          problem(),
-        );
-      }
+    if (d.kind === 'go') {
+      if (d.spend) req.agent.spend = d.spend;
+      if (d.reason) req.agent.reason = d.reason;
+      return;
     }
+    req.agent.reason = d.reason;
+    await freeKey(req);
+    return sendProblem(reply, d.problem, req.url);
   };
-
-  async function refuse(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    reason: string,
-    problem: ReturnType<typeof spendPolicyRequired>,
-  ) {
-    req.agent.reason = reason;
-    // Only a 201 is kept for replay: the key is free again, as after a 503.
-    const held = req.agent.idempotency;
-    if (held) await o.idempotency.release(held.key).catch(() => {});
-    return sendProblem(reply, problem, req.url);
-  }
 }
 
 /** Gives the order's reservation back when the order domain definitely did not store the order. */

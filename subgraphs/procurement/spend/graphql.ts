@@ -18,6 +18,7 @@ const badInput = (message: string, errors: readonly { pointer: string; message: 
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const PERIOD_ENUM = { day: 'DAY', month: 'MONTH' } as const;
+const MAX_PAGE = 500;
 
 /** A policy as the SDL's SpendPolicy; `currentPeriod` is resolved from the ledger when asked for. */
 const view = (p: SpendPolicy) => ({
@@ -48,8 +49,18 @@ export function spendResolvers(
         const p = await ledger.getPolicy(subjectOf(subject, '/subject').id);
         return p ? view(p) : null;
       },
-      spendPolicies: async () =>
-        (await ledger.listPolicies()).sort((a, b) => a.subject.localeCompare(b.subject)).map(view),
+      // Keyset pagination on the subject: each page's currentPeriod costs one ledger read per policy.
+      spendPolicies: async (
+        _: unknown,
+        { after, first }: { after?: string | null; first?: number | null },
+      ) => {
+        const n = Math.min(MAX_PAGE, Math.max(1, first ?? 100));
+        return (await ledger.listPolicies())
+          .filter((p) => after == null || p.subject > after)
+          .sort((a, b) => (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0))
+          .slice(0, n)
+          .map(view);
+      },
       effectiveSpendPolicy: async (_: unknown, { spiffeId }: { spiffeId: string }) => {
         const s = await ledger.status(candidateSubjects(subjectOf(spiffeId, '/spiffeId')), clock.now());
         return s ? view(s.policy) : null;
