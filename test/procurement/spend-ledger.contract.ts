@@ -57,6 +57,18 @@ export function spendLedgerContract(label: string, make: () => SpendLedger): voi
         expect(await l.getPolicy(AGENT)).toBeNull();
       });
 
+      it('keeps the period spend when a policy is replaced, forgets it when the policy is deleted', async () => {
+        const l = make();
+        await l.putPolicy(policyOf({ budgetCents: 30_00 }));
+        await l.reserve(order());
+        await l.putPolicy(policyOf({ budgetCents: 15_00 }));
+        expect((await l.reserve(order())).kind).toBe('refused');
+        expect((await l.status(candidates(AGENT), T0))?.spentCents).toBe(10_00);
+        await l.deletePolicy(AGENT);
+        await l.putPolicy(policyOf({ budgetCents: 15_00 }));
+        expect((await l.status(candidates(AGENT), T0))?.spentCents).toBe(0);
+      });
+
       it('answers no-policy and charges nothing when no policy covers the identity', async () => {
         const l = make();
         await l.putPolicy(policyOf({ subject: `${AGENT}/eu` }));

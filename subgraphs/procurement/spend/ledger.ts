@@ -7,7 +7,7 @@ import type { PeriodWindow, SpendPolicy } from './policy.ts';
  */
 export interface SpendLedger {
   putPolicy(policy: SpendPolicy): Promise<void>;
-  /** True when a policy was removed. Its ledger entry stays (a re-created policy resumes it). */
+  /** True when a policy was removed; what it spent is forgotten with it (replacing a policy keeps it). */
   deletePolicy(subject: string): Promise<boolean>;
   getPolicy(subject: string): Promise<SpendPolicy | null>;
   listPolicies(): Promise<SpendPolicy[]>;

@@ -28,7 +28,8 @@ interface Reservation {
  */
 export function memorySpendLedger(maxReservations = 100_000): SpendLedger {
   const policies = new Map<string, SpendPolicy>();
-  const spent = new BoundedMap<string, Spent>(MAX_POLICIES * 2);
+  // One entry per policy at most (deleting a policy deletes its entry): bounded by MAX_POLICIES.
+  const spent = new Map<string, Spent>();
   const reservations = new BoundedMap<string, Reservation>(maxReservations);
 
   const spentIn = (subject: string, period: string) => {
@@ -53,6 +54,7 @@ export function memorySpendLedger(maxReservations = 100_000): SpendLedger {
       policies.set(p.subject, p);
     },
     async deletePolicy(subject) {
+      spent.delete(subject);
       return policies.delete(subject);
     },
     async getPolicy(subject) {

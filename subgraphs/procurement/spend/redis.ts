@@ -118,7 +118,11 @@ export function redisSpendLedger(redis: RedisClient, prefix: string): SpendLedge
       if (Number(done) !== 1) throw new TooManyPolicies();
     },
     async deletePolicy(subject) {
-      return (await redis.hdel(policies, subject)) > 0;
+      // Both keys share the {spend} slot, so MULTI holds on Redis Cluster too.
+      const r = await redis.multi().hdel(policies, subject).hdel(ledger, subject).exec();
+      const [err, removed] = r?.[0] ?? [new Error('spend policy delete: no reply'), 0];
+      if (err) throw err;
+      return Number(removed) > 0;
     },
     async getPolicy(subject) {
       const raw = await redis.hget(policies, subject);
