@@ -133,7 +133,10 @@ export const stateUnavailable = () =>
 export const notFound = () =>
   new Problem(404, 'not-found', 'Not found', 'No such order for this agent identity.');
 
-/** What a spend refusal tells the agent about the policy that refused it (amounts exact decimal text). */
+/**
+ * What a spend refusal tells the agent about the policy that refused it (amounts exact decimal
+ * text). The details name no SPIFFE ID (up to 2 KiB): `policy_subject` carries it.
+ */
 export interface SpendRefusalFacts {
   readonly policySubject: string;
   readonly currency: string;
@@ -170,8 +173,8 @@ export const spendLimitExceeded = (
     'spend-limit-exceeded',
     'Spend limit exceeded',
     limit === 'per-order'
-      ? `The order's ${amount} ${f.currency} is more than the ${f.maxPerOrder} ${f.currency} one order may allocate under the spend policy of ${f.policySubject}; no order was created.`
-      : `The order's ${amount} ${f.currency} is more than the ${f.remaining} ${f.currency} left of the ${f.period === 'day' ? 'daily' : 'monthly'} budget of the spend policy of ${f.policySubject} until ${f.resetsAt}; no order was created.`,
+      ? `The order's ${amount} ${f.currency} is more than the ${f.maxPerOrder} ${f.currency} one order may allocate under its spend policy (policy_subject); no order was created.`
+      : `The order's ${amount} ${f.currency} is more than the ${f.remaining} ${f.currency} left of the ${f.period === 'day' ? 'daily' : 'monthly'} budget of its spend policy (policy_subject) until ${f.resetsAt}; no order was created.`,
     { limit, amount, ...spendExtensions(f) },
   );
 
@@ -180,7 +183,7 @@ export const spendPolicyExpired = (f: SpendRefusalFacts) =>
     403,
     'spend-policy-expired',
     'Spend policy expired',
-    `The spend policy of ${f.policySubject} expired at ${f.expiresAt}; no order was created.`,
+    `The spend policy (policy_subject) expired at ${f.expiresAt}; no order was created.`,
     spendExtensions(f),
   );
 
@@ -189,7 +192,7 @@ export const spendSkuNotAllowed = (sku: string, f: SpendRefusalFacts) =>
     403,
     'spend-sku-not-allowed',
     'SKU not allowed by the spend policy',
-    `The spend policy of ${f.policySubject} allows only SKUs starting with ${(f.allowedSkuPrefixes ?? []).join(', ')}; ${sku} is not one; no order was created.`,
+    `The spend policy (policy_subject) allows only SKUs starting with ${(f.allowedSkuPrefixes ?? []).join(', ')}; ${sku} is not one; no order was created.`,
     { sku, ...spendExtensions(f) },
   );
 
