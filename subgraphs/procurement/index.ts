@@ -42,11 +42,7 @@ export async function createProcurementSubgraph(
   const spend = spendLedgerFor(platform);
   const orders = procurementResolvers(domain);
   const policies = spendResolvers(spend, platform.clock, config.SPIFFE_TRUST_DOMAINS);
-  const schema = buildShieldedSubgraphSchema('procurement', {
-    ...orders,
-    ...policies,
-    Query: { ...(orders.Query as object), ...(policies.Query as object) },
-  } as GraphQLResolverMap<RequestContext>);
+  const schema = buildShieldedSubgraphSchema('procurement', mergeResolvers(orders, policies));
   return {
     name: 'procurement',
     schema,
@@ -54,6 +50,19 @@ export async function createProcurementSubgraph(
     spend,
     ...(opts.internalHttp ? { routes: internalOrderRoutes(domain, config) } : {}),
   };
+}
+
+/** Resolver maps of several parts of the subgraph, merged type by type (Query, Mutation, …). */
+function mergeResolvers(...maps: GraphQLResolverMap<RequestContext>[]): GraphQLResolverMap<RequestContext> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const m of maps)
+    // A scalar or enum object is taken as it is; field maps are merged.
+    for (const [type, fields] of Object.entries(m))
+      out[type] =
+        Object.getPrototypeOf(fields) === Object.prototype
+          ? { ...out[type], ...(fields as object) }
+          : (fields as Record<string, unknown>);
+  return out as GraphQLResolverMap<RequestContext>;
 }
 
 /** The spend ledger of an embedded procurement module, if this process runs one. */
