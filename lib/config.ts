@@ -102,7 +102,7 @@ const fields = z.object({
   TLS_CLIENT_CERT: z.enum(['required', 'optional']).default('required'),
   /**
    * JSON object: SPIFFE ID → scopes it is granted (an entry covers the IDs below it; the
-   * longest match wins). Unset: `orders:create` for the procurement agent in each trust domain.
+   * longest match wins). Unset: `orders:create` and `spend:read` for the procurement agent in each trust domain.
    */
   AGENT_SCOPE_POLICY: z.string().optional(),
   /** `aud` required in an agent's bearer token (RFC 9068 access token), when one is sent. */
@@ -123,6 +123,11 @@ const fields = z.object({
   IDEMPOTENCY_IN_FLIGHT_MS: positiveInt.default(30_000),
   /** `sql` stores orders and the audit log durably; `memory` is for benchmarks only. */
   ORDER_STORE: z.enum(['sql', 'memory']).default('sql'),
+  /**
+   * Orders from an identity no spend policy covers: `allow` (no spend limit; the spec's order
+   * needs none) or `deny` (403 spend-policy-required: every agent needs a mandate).
+   */
+  SPEND_POLICY_DEFAULT: z.enum(['allow', 'deny']).default('allow'),
   /** Distributed gateway → procurement order domain (HTTP) time limit. */
   ORDER_DOMAIN_TIMEOUT_MS: positiveInt.default(2000),
   /** The audit chain's HMAC link keys (JSON key ring, outside the database); unset: DATA_DIR/keys/audit-hmac.json. */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { Problem, sendProblem } from '../../lib/problem.ts';
+import type { SpendLedger } from '../../subgraphs/procurement/spend/ledger.ts';
 import { auditStep } from './audit/audit.ts';
 import type { AuditLog } from './audit/log.ts';
 import { blockBookkeeping, blockStep } from './block/block.ts';
@@ -17,9 +18,10 @@ import { stateUnavailable } from './problems.ts';
 import type { BucketPolicy } from './rate-limit/bucket.ts';
 import { rateLimitStep } from './rate-limit/rate-limit.ts';
 import type { BucketStore } from './rate-limit/store.ts';
-import { ORDER_CREATE_SCOPE, type ScopePolicy } from './scope/policy.ts';
+import { ORDER_CREATE_SCOPE, type ScopePolicy, SPEND_READ_SCOPE } from './scope/policy.ts';
 import { scopeStep } from './scope/scope.ts';
 import type { TokenVerifier } from './scope/token.ts';
+import { readSpendHandler, SPEND_PATH, spendStep } from './spend/spend.ts';
 
 /** The edge form of the same operation (see docs/procurement.md, "Two paths"). */
 export const EDGE_PATH = '/v2/orders';
@@ -38,6 +40,8 @@ export interface AgentGatewayDeps {
   readonly orders: OrderPort;
   readonly audit: AuditLog;
   readonly bodyLimit: number;
+  /** Spend policies and their ledger (docs/spend.md); orders without a policy: SPEND_POLICY_DEFAULT. */
+  readonly spend: { readonly ledger: SpendLedger; readonly withoutPolicy: 'allow' | 'deny' };
 }
 
 /**
@@ -49,8 +53,8 @@ export interface AgentGatewayDeps {
  *   preParsing    5 media type, announced size (415, 413)
  *   parser        5 size, UTF-8, strict JSON (413)
  *   preValidation 5 parse verdict (400) → 6 contract (422)
- *   preHandler    7 idempotency key (replay, 409, 422)
- *   handler       8 order domain → 201 (503)
+ *   preHandler    7 idempotency key (replay, 409, 422) → 7½ spend policy (403, reserves the amount)
+ *   handler       8 order domain → 201 (503; the reservation is given back when nothing was stored)
  *   onSend        3' block bookkeeping (count contract errors, reset on a valid body)
  *   onResponse    9 audit entry
  */
@@ -58,6 +62,7 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
   const blockOptions = { store: d.blocks, clock: d.clock, log: d.log };
   const identity = identityStep({ ...d.identity, log: d.log });
   const audit = auditStep(d.audit, d.clock);
+  const spendOptions = { ...d.spend, idempotency: d.idempotency, clock: d.clock, log: d.log };
 
   const createOrder = {
     bodyLimit: d.bodyLimit,
@@ -69,10 +74,27 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     ],
     preParsing: [mediaTypeStep(d.bodyLimit)],
     preValidation: [requireJson, contract],
-    preHandler: [idempotencyStep({ store: d.idempotency, clock: d.clock })],
+    preHandler: [idempotencyStep({ store: d.idempotency, clock: d.clock }), spendStep(spendOptions)],
     onSend: [blockBookkeeping(blockOptions)],
     onResponse: [audit],
-    handler: placeOrderHandler({ orders: d.orders, idempotency: d.idempotency, clock: d.clock, log: d.log }),
+    handler: placeOrderHandler({
+      orders: d.orders,
+      idempotency: d.idempotency,
+      clock: d.clock,
+      log: d.log,
+      spend: d.spend.ledger,
+    }),
+  };
+  // The agent's own spend policy: identity, scope spend:read, block, rate limit, audit.
+  const readSpend = {
+    onRequest: [
+      identity,
+      scopeStep({ policy: d.policy, tokens: d.tokens, required: SPEND_READ_SCOPE, clock: d.clock }),
+      blockStep(blockOptions),
+      rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
+    ],
+    onResponse: [audit],
+    handler: readSpendHandler(spendOptions),
   };
   // Reading back what Location names: identity and rate limit, then the owner's order only.
   const readOrder = {
@@ -87,6 +109,7 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     scope.post(CANONICAL_PATH, createOrder);
     scope.post(EDGE_PATH, createOrder);
     scope.get(`${CANONICAL_PATH}/:id`, readOrder);
+    scope.get(SPEND_PATH, readSpend);
   });
 }
 

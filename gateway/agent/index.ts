@@ -3,7 +3,8 @@ import { ConfigError } from '../../lib/config.ts';
 import { migrate } from '../../lib/db/index.ts';
 import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
-import { orderDomainOf } from '../../subgraphs/procurement/index.ts';
+import { orderDomainOf, spendLedgerOf } from '../../subgraphs/procurement/index.ts';
+import { spendLedgerFor } from '../../subgraphs/procurement/spend/index.ts';
 import { feedingActivity } from './activity/from-audit.ts';
 import { memoryActivityStore } from './activity/memory.ts';
 import { redisActivityStore } from './activity/redis.ts';
@@ -169,6 +170,11 @@ export async function mountAgentGateway(
     orders,
     audit: feedingActivity(audit, activity),
     bodyLimit: config.ORDER_BODY_LIMIT_BYTES,
+    // Embedded: the procurement module's ledger, where operators' policies are; else Redis.
+    spend: {
+      ledger: spendLedgerOf(procurement) ?? spendLedgerFor(platform),
+      withoutPolicy: config.SPEND_POLICY_DEFAULT,
+    },
   });
   return {
     blocks,

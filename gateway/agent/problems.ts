@@ -134,3 +134,74 @@ export const stateUnavailable = () =>
 
 export const notFound = () =>
   new Problem(404, 'not-found', 'Not found', 'No such order for this agent identity.');
+
+/**
+ * What a spend refusal tells the agent about the policy that refused it (amounts exact decimal
+ * text). The details name no SPIFFE ID (up to 2 KiB): `policy_subject` carries it.
+ */
+export interface SpendRefusalFacts {
+  readonly policySubject: string;
+  readonly currency: string;
+  readonly period: 'day' | 'month';
+  readonly budget: string;
+  readonly remaining: string;
+  /** RFC 3339 UTC: when the period's spend starts again from zero. */
+  readonly resetsAt: string;
+  readonly maxPerOrder?: string;
+  readonly expiresAt?: string;
+  readonly allowedSkuPrefixes?: readonly string[];
+}
+
+const spendExtensions = (f: SpendRefusalFacts) => ({
+  policy_subject: f.policySubject,
+  currency: f.currency,
+  period: f.period,
+  budget: f.budget,
+  remaining: f.remaining,
+  resets_at: f.resetsAt,
+  ...(f.maxPerOrder ? { max_per_order: f.maxPerOrder } : {}),
+  ...(f.expiresAt ? { expires_at: f.expiresAt } : {}),
+  ...(f.allowedSkuPrefixes ? { allowed_sku_prefixes: f.allowedSkuPrefixes } : {}),
+});
+
+/** The order does not fit the spend policy: over the period's remaining budget or the per-order maximum. */
+export const spendLimitExceeded = (
+  limit: 'period-budget' | 'per-order',
+  amount: string,
+  f: SpendRefusalFacts,
+) =>
+  new Problem(
+    403,
+    'spend-limit-exceeded',
+    'Spend limit exceeded',
+    limit === 'per-order'
+      ? `The order's ${amount} ${f.currency} is more than the ${f.maxPerOrder} ${f.currency} one order may allocate under its spend policy (policy_subject); no order was created.`
+      : `The order's ${amount} ${f.currency} is more than the ${f.remaining} ${f.currency} left of the ${f.period === 'day' ? 'daily' : 'monthly'} budget of its spend policy (policy_subject) until ${f.resetsAt}; no order was created.`,
+    { limit, amount, ...spendExtensions(f) },
+  );
+
+export const spendPolicyExpired = (f: SpendRefusalFacts) =>
+  new Problem(
+    403,
+    'spend-policy-expired',
+    'Spend policy expired',
+    `The spend policy (policy_subject) expired at ${f.expiresAt}; no order was created.`,
+    spendExtensions(f),
+  );
+
+export const spendSkuNotAllowed = (sku: string, f: SpendRefusalFacts) =>
+  new Problem(
+    403,
+    'spend-sku-not-allowed',
+    'SKU not allowed by the spend policy',
+    `The spend policy (policy_subject) allows only SKUs starting with ${(f.allowedSkuPrefixes ?? []).join(', ')}; ${sku} is not one; no order was created.`,
+    { sku, ...spendExtensions(f) },
+  );
+
+export const spendPolicyRequired = () =>
+  new Problem(
+    403,
+    'spend-policy-required',
+    'No spend policy',
+    'No spend policy covers this agent identity and the gateway refuses orders without one (SPEND_POLICY_DEFAULT=deny); no order was created.',
+  );

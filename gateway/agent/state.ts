@@ -26,6 +26,11 @@ export interface AgentRequestState {
   order: PurchaseOrderRequest | undefined;
   /** Step 7: the idempotency record this request owns. */
   idempotency: { key: string; fingerprint: string } | undefined;
+  /**
+   * Step 7½: the order id chosen before the spend policy reserved the amount under it (from the
+   * Idempotency-Key, else fresh); `reserved` when the ledger charged this request.
+   */
+  spend: { orderId: string; reserved: boolean } | undefined;
 }
 
 declare module 'fastify' {
@@ -43,4 +48,5 @@ export const freshState = (): AgentRequestState => ({
   contractError: false,
   order: undefined,
   idempotency: undefined,
+  spend: undefined,
 });

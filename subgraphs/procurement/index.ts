@@ -1,9 +1,14 @@
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
+import type { RequestContext } from '../../lib/auth/context.ts';
 import { migrate } from '../../lib/db/index.ts';
 import { buildShieldedSubgraphSchema, type SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { createOrderDomain, type OrderDomain } from './domain/order-domain.ts';
 import { procurementResolvers } from './graphql.ts';
 import { internalOrderRoutes } from './internal-http.ts';
+import { spendResolvers } from './spend/graphql.ts';
+import { spendLedgerFor } from './spend/index.ts';
+import type { SpendLedger } from './spend/ledger.ts';
 import { memoryOrderStore } from './store/memory.ts';
 import { orderMigrations } from './store/migrations.ts';
 import { sqlOrderStore } from './store/sql.ts';
@@ -13,6 +18,8 @@ import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 export interface ProcurementModule extends SubgraphModule {
   readonly api: OrderDomain;
   readonly webhooks: Webhooks;
+  /** Spend policies and their ledger; an embedded gateway enforces them from this instance. */
+  readonly spend: SpendLedger;
 }
 
 export interface ProcurementOptions {
@@ -35,16 +42,37 @@ export async function createProcurementSubgraph(
   }
   const domain = createOrderDomain(store, platform.clock);
   const webhooks = await createWebhooks(platform);
-  const schema = buildShieldedSubgraphSchema('procurement', procurementResolvers(domain, webhooks.admin));
+  const spend = spendLedgerFor(platform);
+  const orders = procurementResolvers(domain, webhooks.admin);
+  const policies = spendResolvers(spend, platform.clock, config.SPIFFE_TRUST_DOMAINS);
+  const schema = buildShieldedSubgraphSchema('procurement', mergeResolvers(orders, policies));
   return {
     name: 'procurement',
     schema,
     api: domain,
     webhooks,
     close: () => webhooks.close(),
+    spend,
     ...(opts.internalHttp ? { routes: internalOrderRoutes(domain, config) } : {}),
   };
 }
+
+/** Resolver maps of several parts of the subgraph, merged type by type (Query, Mutation, …). */
+function mergeResolvers(...maps: GraphQLResolverMap<RequestContext>[]): GraphQLResolverMap<RequestContext> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const m of maps)
+    // A scalar or enum object is taken as it is; field maps are merged.
+    for (const [type, fields] of Object.entries(m))
+      out[type] =
+        Object.getPrototypeOf(fields) === Object.prototype
+          ? { ...out[type], ...(fields as object) }
+          : (fields as Record<string, unknown>);
+  return out as GraphQLResolverMap<RequestContext>;
+}
+
+/** The spend ledger of an embedded procurement module, if this process runs one. */
+export const spendLedgerOf = (m: SubgraphModule | undefined): SpendLedger | undefined =>
+  m && 'spend' in m ? (m as ProcurementModule).spend : undefined;
 
 /** The order domain of an embedded procurement module, if this process runs one. */
 export const orderDomainOf = (m: SubgraphModule | undefined): OrderDomain | undefined =>

@@ -1,7 +1,7 @@
 /**
  * The two-replica exactness suites, unchanged, on a real 3-primary Redis Cluster started for
- * this file: one token bucket, one block and one idempotency record across two gateway
- * processes; one redemption cap across two promotions processes.
+ * this file: one token bucket, one block, one idempotency record and one spend budget across two
+ * gateway processes; one redemption cap across two promotions processes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { twoGatewaySuite } from '../procurement/two-gateways.suite.ts';
@@ -35,6 +35,7 @@ describe('where the replicas kept their state', () => {
       expect((await keysOf('*agent:bucket:*')).reduce((a, b) => a + b)).toBeGreaterThan(0);
       expect((await keysOf('*agent:block:*')).reduce((a, b) => a + b)).toBeGreaterThan(0);
       expect((await keysOf('*promo:*:redemptions')).reduce((a, b) => a + b)).toBeGreaterThan(0);
+      expect((await keysOf('*spend:{spend}:ledger')).reduce((a, b) => a + b)).toBeGreaterThan(0);
     } finally {
       redis.disconnect();
     }

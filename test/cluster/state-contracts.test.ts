@@ -1,7 +1,7 @@
 /**
  * The shared-state contract suites, unchanged, against a real 3-primary Redis Cluster started
- * for this file: agent state (buckets, blocks, idempotency records, signature nonces), price
- * cache, redemption counters and the event stream. Keys of one entity share a slot through their hash tag; a batch
+ * for this file: agent state (buckets, blocks, idempotency records, signature nonces), spend
+ * ledger, price cache, redemption counters and the event stream. Keys of one entity share a slot through their hash tag; a batch
  * over many entities spans every primary.
  */
 import type { Cluster } from 'ioredis';
@@ -15,11 +15,13 @@ import { redisNonceStore } from '../../gateway/agent/identity/signature/nonce-re
 import { redisBucketStore } from '../../gateway/agent/rate-limit/redis.ts';
 import { createRedis } from '../../lib/redis.ts';
 import { createRedisPriceCache } from '../../subgraphs/pricing/cache/redis.ts';
+import { redisSpendLedger } from '../../subgraphs/procurement/spend/redis.ts';
 import { createRedisRedemptionStore } from '../../subgraphs/promotions/store/redemptions-redis.ts';
 import { eventBusContract, streamsTopology } from '../foundation/event-bus.contract.ts';
 import { priceCacheContract } from '../pricing/price-cache.contract.ts';
 import { agentStateContract, policy, times } from '../procurement/agent-state.contract.ts';
 import { nonceStoreContract } from '../procurement/nonce-store.contract.ts';
+import { spendLedgerContract } from '../procurement/spend-ledger.contract.ts';
 import { redemptionStoreContract } from '../promotions/redemption-store.contract.ts';
 import { type RedisClusterHandle, startRedisCluster } from '../support/redis-cluster.ts';
 import { uniquePrefix } from '../support/services.ts';
@@ -46,6 +48,8 @@ agentStateContract('Redis Cluster adapter', () => {
 });
 
 nonceStoreContract('Redis Cluster adapter', () => redisNonceStore(redis, uniquePrefix('nonce')));
+// Every spend key shares the {spend} hash tag: each script's keys are on one slot.
+spendLedgerContract('Redis Cluster adapter', () => redisSpendLedger(redis, uniquePrefix('spend')));
 
 priceCacheContract('Redis Cluster', (clock) => createRedisPriceCache(redis, uniquePrefix('price'), clock));
 

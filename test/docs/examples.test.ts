@@ -96,6 +96,7 @@ describe('the documentation examples', () => {
         'docs/promotions.md',
         'docs/signatures.md',
         'docs/webhooks.md',
+        'docs/spend.md',
       ]),
     );
     expect(examples.filter((e) => /\bcurl\b/.test(e.text)).length).toBeGreaterThanOrEqual(4);

@@ -18,6 +18,7 @@ import type { BucketStore } from '../../gateway/agent/rate-limit/store.ts';
 import { scopePolicy } from '../../gateway/agent/scope/policy.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { createLogger } from '../../lib/logger.ts';
+import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
 import { AGENT, ORDERS, validOrder } from './support/agent.ts';
 
 const down = () => Promise.reject(new Error('ECONNREFUSED 127.0.0.1:6379'));
@@ -56,6 +57,7 @@ async function chainWith(over: Partial<AgentGatewayDeps>): Promise<FastifyInstan
     orders,
     audit: memoryAuditLog(),
     bodyLimit: 4096,
+    spend: { ledger: memorySpendLedger(), withoutPolicy: 'allow' },
     ...over,
   });
   await a.ready();

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ORDER_CREATE_SCOPE, ScopePolicyError, scopePolicy } from '../../gateway/agent/scope/policy.ts';
+import {
+  ORDER_CREATE_SCOPE,
+  ScopePolicyError,
+  SPEND_READ_SCOPE,
+  scopePolicy,
+} from '../../gateway/agent/scope/policy.ts';
 import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
 
 const id = (s: string): SpiffeId => {
@@ -17,6 +22,7 @@ describe('scope policy', () => {
     expect(p.grants(id('spiffe://prod.acme.io/ns/ai/sa/procurement-agent')).has(ORDER_CREATE_SCOPE)).toBe(
       true,
     );
+    expect(p.grants(id(`${AGENT}/eu-1`)).has(SPEND_READ_SCOPE)).toBe(true);
     expect(p.grants(id(`${AGENT}-evil`)).size).toBe(0);
     expect(p.grants(id('spiffe://other.org/ns/ai/sa/procurement-agent')).size).toBe(0);
   });

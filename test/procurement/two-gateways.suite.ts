@@ -10,8 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintDevToken } from '../../lib/auth/jwt.ts';
+import { loadConfig } from '../../lib/config.ts';
+import { textOfCents } from '../../subgraphs/procurement/spend/policy.ts';
 import { type ServiceProcess, startProcess } from '../support/processes.ts';
 import { freshPostgres, uniquePrefix } from '../support/services.ts';
+import { gql } from '../support/system.ts';
 import { freshAgent, ORDERS, post, validOrder } from './support/agent.ts';
 
 export function twoGatewaySuite(label: string, redisEnv: () => Record<string, string>): void {
@@ -20,6 +24,7 @@ export function twoGatewaySuite(label: string, redisEnv: () => Record<string, st
     let procurement: ServiceProcess;
     let g1: ServiceProcess;
     let g2: ServiceProcess;
+    const dataDir = mkdtempSync(join(tmpdir(), 'ac-dist-'));
 
     beforeAll(async () => {
       store = await freshPostgres('dist');
@@ -27,7 +32,7 @@ export function twoGatewaySuite(label: string, redisEnv: () => Record<string, st
         DATABASE_URL: store.url,
         ...redisEnv(),
         REDIS_KEY_PREFIX: uniquePrefix('dist'),
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-dist-')),
+        DATA_DIR: dataDir,
         GATEWAY_SHARED_SECRET: 'distributed-test-secret-0123456789',
         // Six tokens and (practically) no refill: the test counts them across both gateways.
         RATE_LIMIT_CAPACITY: '6',
@@ -112,6 +117,73 @@ export function twoGatewaySuite(label: string, redisEnv: () => Record<string, st
       expect(a.status).toBe(201);
       expect(b.headers['idempotent-replayed']).toBe('true');
       expect(b.json.order_id).toBe(a.json.order_id);
+    });
+
+    it('never spends a shared budget past a cent while both gateways take orders at once (spend policy)', async () => {
+      const team = freshAgent('dist-spend');
+      const admin = await mintDevToken(loadConfig({ DATA_DIR: dataDir }), {
+        subject: 'ops',
+        roles: ['spend:admin'],
+      });
+      const set = await gql(
+        g1.url,
+        'mutation($i: SpendPolicyInput!) { setSpendPolicy(input: $i) { budget } }',
+        {
+          token: admin,
+          variables: { i: { subject: team, currency: 'USD', period: 'DAY', budget: '1000.00' } },
+        },
+      );
+      expect(set.errors, JSON.stringify(set.errors)).toBeUndefined();
+      // 40 identities under the policy (each within its own bucket of 6), 5 orders each, of
+      // 0.01 to 99.99: about ten times the budget, all in flight at once over both gateways.
+      let seed = 7;
+      const cents = Array.from({ length: 200 }, () => {
+        seed = (seed * 48_271) % 2_147_483_647;
+        return 1 + (seed % 9_999);
+      });
+      const replies = await Promise.all(
+        cents.map((c, i) =>
+          post(both()[i % 2] as string, {
+            spiffe: `${team}/m${i % 40}`,
+            body: JSON.stringify(validOrder()).replace('250.75', textOfCents(c)),
+          }),
+        ),
+      );
+      let accepted = 0;
+      const refused: number[] = [];
+      replies.forEach((r, i) => {
+        const c = cents[i] as number;
+        if (r.status === 201) accepted += c;
+        else {
+          expect(r.status, r.text).toBe(403);
+          expect(String(r.json.type)).toMatch(/spend-limit-exceeded$/);
+          expect(r.json.remaining).toMatch(/^\d+\.\d\d$/);
+          refused.push(c);
+        }
+      });
+      expect(accepted).toBeLessThanOrEqual(1000_00);
+      expect(refused.length).toBeGreaterThan(0);
+      // The remaining budget only shrank, and each refused order was more than what was left
+      // then: so nothing was refused that fitted (no charge was lost or counted twice).
+      expect(1000_00 - accepted).toBeLessThan(Math.min(...refused));
+      const view = await fetch(`${g2.url}/api/v2/procurement/spend`, {
+        headers: { 'x-spiffe-id': `${team}/m0` },
+      });
+      expect(((await view.json()) as { current_period: unknown }).current_period).toMatchObject({
+        spent: textOfCents(accepted),
+        remaining: textOfCents(1000_00 - accepted),
+      });
+      const c = new pg.Client({ connectionString: store.url });
+      await c.connect();
+      try {
+        const rows = await c.query(
+          "SELECT coalesce(sum(allocated_budget), 0)::numeric(12,2)::text AS s FROM purchase_orders WHERE spiffe_id LIKE $1 || '/%'",
+          [team],
+        );
+        expect(rows.rows[0]?.s).toBe(textOfCents(accepted));
+      } finally {
+        await c.end();
+      }
     });
 
     it('answers 503 with Retry-After and creates nothing when the order domain is down', async () => {

@@ -15,6 +15,13 @@ function exactResponse(v: PurchaseOrderResponse): PurchaseOrderResponse {
   return v;
 }
 
+/** A connection that was never made: the request cannot have reached the domain. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+function neverSent(err: unknown): boolean {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  return NOT_CONNECTED.has(String(e?.code)) || NOT_CONNECTED.has(String(e?.cause?.code));
+}
+
 /**
  * Distributed topology: the procurement process's internal endpoint, with keep-alive, a time
  * limit and the gateway secret. Never retried: a retry of a POST could create a second order.
@@ -40,10 +47,15 @@ export function httpOrders(
           signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (err) {
-        throw new DomainUnavailable(err instanceof Error ? err.message : 'order domain unreachable');
+        throw new DomainUnavailable(
+          err instanceof Error ? err.message : 'order domain unreachable',
+          neverSent(err),
+        );
       }
       const text = await res.body.text().catch(() => '');
-      if (res.statusCode !== 201) throw new DomainUnavailable(`order domain answered ${res.statusCode}`);
+      // The domain answered without placing it (its store rolls a failed write back).
+      if (res.statusCode !== 201)
+        throw new DomainUnavailable(`order domain answered ${res.statusCode}`, true);
       return exactResponse(JSON.parse(text) as PurchaseOrderResponse);
     },
     async get(orderId) {

@@ -9,7 +9,8 @@ export function inProcessOrders(domain: OrderDomain): OrderPort {
       try {
         return await domain.place(cmd);
       } catch (err) {
-        throw new DomainUnavailable(err instanceof Error ? err.message : 'order store failed');
+        // A failed write of the embedded or SQL store rolls back: no order exists.
+        throw new DomainUnavailable(err instanceof Error ? err.message : 'order store failed', true);
       }
     },
     async get(orderId) {

@@ -13,4 +13,15 @@ export interface OrderPort {
 
 export class DomainUnavailable extends Error {
   override name = 'DomainUnavailable';
+  /**
+   * True when the domain certainly did not store the order (its write failed and rolled back,
+   * it answered with a refusal, or the request never reached it); false when it may have (a
+   * timeout after sending). A spend reservation is given back only in the first case.
+   */
+  constructor(
+    message: string,
+    readonly notStored = false,
+  ) {
+    super(message);
+  }
 }

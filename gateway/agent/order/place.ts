@@ -3,9 +3,11 @@ import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
 import { purchaseOrderResponseJson } from '../../../subgraphs/procurement/contract/json.ts';
 import { orderIdFor } from '../../../subgraphs/procurement/domain/order-domain.ts';
+import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 import { domainUnavailable, notFound } from '../problems.ts';
-import type { OrderPort } from './order-port.ts';
+import { releaseUnplaced } from '../spend/spend.ts';
+import { DomainUnavailable, type OrderPort } from './order-port.ts';
 
 export const CANONICAL_PATH = '/api/v2/procurement/orders';
 /** Order ids the domain issues; anything else is unknown without asking the store. */
@@ -16,6 +18,8 @@ export interface PlaceOptions {
   readonly idempotency: IdempotencyStore;
   readonly clock: { now(): number };
   readonly log: Logger;
+  /** The spend ledger whose reservation is given back when the order was certainly not stored. */
+  readonly spend?: SpendLedger;
 }
 
 /**
@@ -26,8 +30,10 @@ export interface PlaceOptions {
  */
 export function placeOrderHandler(o: PlaceOptions) {
   return async function placeOrder(req: FastifyRequest, reply: FastifyReply) {
-    const { identity, order, idempotency } = req.agent;
+    const { identity, order, idempotency, spend } = req.agent;
     if (!identity || !order) throw new Error('agent chain reached the handler without identity and order');
+    // The id the spend step reserved under; else (no spend step) derived from the key as before.
+    const orderId = spend?.orderId ?? (idempotency ? orderIdFor(idempotency.key) : undefined);
     let body: string;
     let location: string;
     try {
@@ -35,7 +41,7 @@ export function placeOrderHandler(o: PlaceOptions) {
         request: order,
         spiffeId: identity.id,
         traceId: req.traceId,
-        ...(idempotency ? { orderId: orderIdFor(idempotency.key) } : {}),
+        ...(orderId ? { orderId } : {}),
       });
       // Written by hand so allocated_budget is the exact decimal, not a double's text.
       body = purchaseOrderResponseJson(created);
@@ -44,6 +50,8 @@ export function placeOrderHandler(o: PlaceOptions) {
       o.log.error({ err, traceId: req.traceId }, 'order domain unavailable');
       req.agent.reason = 'order domain unavailable';
       if (idempotency) await o.idempotency.release(idempotency.key).catch(() => {});
+      if (o.spend && err instanceof DomainUnavailable && err.notStored)
+        await releaseUnplaced(o.spend, req, o.clock, o.log);
       return sendProblem(reply, domainUnavailable(), req.url);
     }
     if (idempotency)

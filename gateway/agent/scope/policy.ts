@@ -7,6 +7,8 @@ import {
 
 /** The scope that lets a workload create purchase orders. */
 export const ORDER_CREATE_SCOPE = 'orders:create';
+/** The scope that lets a workload read its own spend policy (GET /api/v2/procurement/spend). */
+export const SPEND_READ_SCOPE = 'spend:read';
 
 /**
  * Which scopes each workload holds. An entry for a SPIFFE ID covers that ID and the IDs below
@@ -26,10 +28,13 @@ export class ScopePolicyError extends Error {
   override name = 'ScopePolicyError';
 }
 
-/** Default: the order-creation scope to the procurement agent in every trusted domain. */
+/** Default: order creation and reading its own spend policy, to the procurement agent in every trusted domain. */
 export const defaultPolicyDocument = (trustDomains: readonly string[]): Record<string, string[]> =>
   Object.fromEntries(
-    trustDomains.map((td) => [`spiffe://${td}${PROCUREMENT_AGENT_PATH}`, [ORDER_CREATE_SCOPE]]),
+    trustDomains.map((td) => [
+      `spiffe://${td}${PROCUREMENT_AGENT_PATH}`,
+      [ORDER_CREATE_SCOPE, SPEND_READ_SCOPE],
+    ]),
   );
 
 /** Builds the policy from AGENT_SCOPE_POLICY (JSON) or the default; a bad document throws. */
