@@ -100,17 +100,19 @@ describe('tracing on, in a real subgraph process', () => {
     await pg?.drop();
   });
 
-  it('exports the request’s spans over OTLP, in the caller’s trace, from http, fastify, Redis and Postgres', async () => {
+  /** Starts pricing exporting to the receiver, sends it one price request with a traceparent, stops it. */
+  async function tracedPriceCall(env: Record<string, string> = {}) {
+    bodies.length = 0;
+    contentTypes.length = 0;
     const pricing = await startProcess('pricing', {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
       DATABASE_URL: pg.url,
       REDIS_URL: TEST_REDIS_URL,
       REDIS_KEY_PREFIX: uniquePrefix('otelproc'),
       CATALOG_SIZE: '500',
-      LOG_LEVEL: 'info',
+      ...env,
     });
     const traceId = randomBytes(16).toString('hex');
-    let status = 0;
     try {
       const res = await fetch(`${pricing.url}/v1/prices/calculate`, {
         method: 'POST',
@@ -126,19 +128,27 @@ describe('tracing on, in a real subgraph process', () => {
           inventoryLevel: 5,
         }),
       });
-      status = res.status;
-      expect(res.headers.get('x-trace-id')).toBe(traceId);
       await res.arrayBuffer();
-    } finally {
       // SIGTERM: the process flushes its span queue before it exits.
-      expect(await pricing.stop()).toBe(0);
+      return {
+        traceId,
+        status: res.status,
+        xTraceId: res.headers.get('x-trace-id'),
+        exit: await pricing.stop(),
+      };
+    } finally {
+      await pricing.kill();
     }
-    expect(status).toBe(200);
+  }
+
+  it('exports the request’s spans over OTLP, in the caller’s trace, from http, fastify, Redis and Postgres', async () => {
+    const call = await tracedPriceCall();
+    expect(call).toMatchObject({ status: 200, xTraceId: call.traceId, exit: 0 });
     expect(contentTypes.length).toBeGreaterThan(0);
     expect(contentTypes.every((t) => t.startsWith('application/x-protobuf'))).toBe(true);
     const exported = Buffer.concat(bodies);
     // Protobuf keeps ids as raw bytes and names as UTF-8: enough to find them without a decoder.
-    expect(exported.includes(Buffer.from(traceId, 'hex'))).toBe(true);
+    expect(exported.includes(Buffer.from(call.traceId, 'hex'))).toBe(true);
     for (const name of [
       'agent-commerce-pricing',
       '@opentelemetry/instrumentation-http',
@@ -148,5 +158,11 @@ describe('tracing on, in a real subgraph process', () => {
     ]) {
       expect(exported.includes(Buffer.from(name)), name).toBe(true);
     }
+  }, 120_000);
+
+  it('samples as OTEL_TRACES_SAMPLER says: always_off exports nothing, and X-Trace-Id is unchanged', async () => {
+    const call = await tracedPriceCall({ OTEL_TRACES_SAMPLER: 'always_off' });
+    expect(call).toMatchObject({ status: 200, xTraceId: call.traceId, exit: 0 });
+    expect(Buffer.concat(bodies).includes(Buffer.from(call.traceId, 'hex'))).toBe(false);
   }, 120_000);
 });
