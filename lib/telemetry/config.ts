@@ -10,6 +10,19 @@ export interface TracingConfig {
 
 export class TracingConfigError extends Error {}
 
+/** The OpenTelemetry variables docs/observability.md documents (the SDK reads them, not lib/config.ts). */
+export const TRACING_VARIABLES: readonly string[] = [
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_SERVICE_NAME',
+  'OTEL_RESOURCE_ATTRIBUTES',
+  'OTEL_TRACES_SAMPLER',
+  'OTEL_TRACES_SAMPLER_ARG',
+  'OTEL_PROPAGATORS',
+  'OTEL_SDK_DISABLED',
+];
+
 type Env = Record<string, string | undefined>;
 
 const ENDPOINTS = ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'] as const;
