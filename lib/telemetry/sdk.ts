@@ -54,6 +54,9 @@ export function startTracing(opts: StartTracingOptions): Tracing {
       return carrier;
     },
     consume(event, handle) {
+      // An event from outside any trace (a start-up reload, a script) would make a root trace of
+      // one span per handler and replica: like pg and Redis outside a request, not traced.
+      if (!event.traceparent) return handle();
       const parent = api.propagation.extract(api.ROOT_CONTEXT, {
         traceparent: event.traceparent,
         tracestate: event.tracestate,

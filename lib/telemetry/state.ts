@@ -9,7 +9,7 @@ export interface Tracing {
   readonly enabled: boolean;
   /** The CloudEvents Distributed Tracing extension of an event published now: the active span's context. */
   eventContext(): Pick<CloudEvent, 'traceparent' | 'tracestate'>;
-  /** Runs a handler of `event` in a consumer span that continues the event's trace. */
+  /** Runs a handler of `event` in a consumer span that continues the event's trace, if it has one. */
   consume<T>(event: CloudEvent, handle: () => Promise<T>): Promise<T>;
   /** Exports what is buffered and stops (SIGTERM path). */
   shutdown(): Promise<void>;

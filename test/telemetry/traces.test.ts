@@ -357,4 +357,25 @@ describe('OpenTelemetry traces across the distributed topology', () => {
     });
     expect(inside.e.traceparent?.split('-')[1]).toBe(inside.traceId);
   });
+
+  it('runs a handler in a consumer span only for an event that carries a trace', async () => {
+    const { HandlerSet } = await import('../../lib/events/bus.ts');
+    const { cloudEvent } = await import('../../lib/events/cloudevent.ts');
+    const handlers = new HandlerSet((err) => {
+      throw err;
+    });
+    const seen: (string | undefined)[] = [];
+    handlers.add('x', () => {
+      seen.push(trace.getActiveSpan()?.spanContext().traceId);
+    });
+    const tp = newTraceparent();
+    await handlers.dispatch({ ...cloudEvent('/test', 'x', {}), traceparent: tp.header });
+    await handlers.dispatch(
+      context.with(trace.deleteSpan(context.active()), () => cloudEvent('/test', 'x', {})),
+    );
+    expect(seen).toEqual([tp.traceId, undefined]);
+    const consumers = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.CONSUMER);
+    expect(consumers).toHaveLength(1);
+    expect(consumers[0]?.parentSpanContext?.spanId).toBe(tp.parentId);
+  });
 });
