@@ -4,8 +4,9 @@
  */
 import { parseTraceParent } from '@opentelemetry/core';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { traceIdOf, w3cTraceIdOf } from '../../lib/http/trace.ts';
+import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
@@ -85,5 +86,32 @@ describe('traceIdOf', () => {
         },
       ),
     );
+  });
+});
+
+describe('with tracing off (no SDK in this process), every kind of entry point', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startEmbedded();
+  });
+  afterAll(() => sys?.close());
+
+  const json = { 'content-type': 'application/json' };
+  it.each([
+    ['GraphQL', 'POST', '/graphql', { query: '{ __typename }' }],
+    ['the edge’s REST quote', 'GET', '/cart/quote?line=SKU-ABC-000001:1&currency=USD&region=EU', undefined],
+    ['the agent route, edge form', 'POST', '/v2/orders', {}],
+    ['the agent route, spec form', 'POST', '/api/v2/procurement/orders', {}],
+    ['pricing’s REST', 'POST', '/v1/prices/calculate', { sku: 'SKU-ABC-000001' }],
+    ['promotions’ REST', 'POST', '/v1/promotions/evaluate', {}],
+  ])('answers a traceparent’s trace id as X-Trace-Id: %s', async (_label, method, path, body) => {
+    const res = await fetch(`${sys.url}${path}`, {
+      method,
+      headers: { traceparent: `00-${TRACE}-${PARENT}-01`, ...(body ? json : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    await res.arrayBuffer();
+    expect(res.status).toBeLessThan(500);
+    expect(res.headers.get('x-trace-id')).toBe(TRACE);
   });
 });
