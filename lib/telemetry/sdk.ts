@@ -2,7 +2,6 @@ import { createRequire } from 'node:module';
 import type * as Api from '@opentelemetry/api';
 import type * as SdkNode from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
-import type { CloudEvent } from '../events/cloudevent.ts';
 import { traceIdOf } from '../http/trace.ts';
 import type { TracingConfig } from './config.ts';
 import { setTracing, type Tracing } from './state.ts';
@@ -49,9 +48,11 @@ export function startTracing(opts: StartTracingOptions): Tracing {
   const tracing: Tracing = {
     enabled: true,
     eventContext() {
-      const carrier: Pick<CloudEvent, 'traceparent' | 'tracestate'> = {};
+      const carrier: Record<string, string> = {};
       api.propagation.inject(api.context.active(), carrier);
-      return carrier;
+      // The extension defines these two; baggage (the other propagator) stays out of events.
+      const { traceparent, tracestate } = carrier;
+      return { ...(traceparent ? { traceparent } : {}), ...(tracestate ? { tracestate } : {}) };
     },
     consume(event, handle) {
       // An event from outside any trace (a start-up reload, a script) would make a root trace of

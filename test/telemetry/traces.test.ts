@@ -9,7 +9,7 @@
  * imported after it, as lib/telemetry/preload.ts arranges for the real entry points.
  */
 import { randomBytes } from 'node:crypto';
-import { context, SpanKind, trace } from '@opentelemetry/api';
+import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -346,7 +346,7 @@ describe('OpenTelemetry traces across the distributed topology', () => {
     }
   });
 
-  it('publishes no traceparent on an event published outside any trace', async () => {
+  it('puts only the trace context on an event: none outside a trace, no baggage inside one', async () => {
     const { cloudEvent } = await import('../../lib/events/cloudevent.ts');
     const outside = context.with(trace.deleteSpan(context.active()), () => cloudEvent('/test', 'x', {}));
     expect(outside.traceparent).toBeUndefined();
@@ -356,6 +356,18 @@ describe('OpenTelemetry traces across the distributed topology', () => {
       return { e, traceId: span.spanContext().traceId };
     });
     expect(inside.e.traceparent?.split('-')[1]).toBe(inside.traceId);
+    // Baggage (the other default propagator) is no CloudEvents attribute.
+    const withBaggage = propagation.setBaggage(
+      context.active(),
+      propagation.createBaggage({ tenant: { value: 'acme' } }),
+    );
+    const e = trace.getTracer('test').startActiveSpan('publish', {}, withBaggage, (span) => {
+      span.end();
+      return cloudEvent('/test', 'x', {});
+    });
+    expect(Object.keys(e).sort()).toEqual(
+      ['data', 'datacontenttype', 'id', 'source', 'specversion', 'time', 'traceparent', 'type'].sort(),
+    );
   });
 
   it('runs a handler in a consumer span only for an event that carries a trace', async () => {
