@@ -4,6 +4,7 @@
  *   TOPOLOGY=distributed (`npm run start:gateway`): the gateway and edge; subgraphs elsewhere.
  */
 import '../lib/source-maps.ts';
+import '../lib/telemetry/preload.ts';
 import { ConfigError, loadConfig } from '../lib/config.ts';
 import { closeOnSignals } from '../lib/http/app.ts';
 import { buildDistributedGateway, buildEmbedded } from './topology.ts';

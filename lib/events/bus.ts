@@ -1,3 +1,4 @@
+import { tracing } from '../telemetry/state.ts';
 import type { CloudEvent } from './cloudevent.ts';
 
 export type EventHandler = (event: CloudEvent) => void | Promise<void>;
@@ -13,7 +14,10 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
-/** Local dispatch shared by both adapters; a failing handler is logged, never thrown back. */
+/**
+ * Local dispatch shared by both adapters; a failing handler is logged, never thrown back. With
+ * tracing on, each handler runs in a consumer span continuing the event's `traceparent`.
+ */
 export class HandlerSet {
   private readonly handlers = new Map<string, Set<EventHandler>>();
   constructor(private readonly onError: (err: unknown, event: CloudEvent) => void) {}
@@ -30,7 +34,7 @@ export class HandlerSet {
     if (!set) return;
     for (const handler of set) {
       try {
-        await handler(event);
+        await tracing().consume(event, async () => handler(event));
       } catch (err) {
         this.onError(err, event);
       }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { tracing } from '../telemetry/state.ts';
 
 /** CloudEvents 1.0, structured JSON mode. */
 export interface CloudEvent<T = unknown> {
@@ -9,6 +10,12 @@ export interface CloudEvent<T = unknown> {
   time: string;
   datacontenttype: 'application/json';
   subject?: string;
+  /**
+   * CloudEvents Distributed Tracing extension: the W3C trace context of the span that published
+   * the event (present when tracing is on); a consumer's span continues that trace.
+   */
+  traceparent?: string;
+  tracestate?: string;
   data: T;
 }
 
@@ -36,6 +43,7 @@ export function cloudEvent<T>(
     time: now.toISOString(),
     datacontenttype: 'application/json',
     ...(subject === undefined ? {} : { subject }),
+    ...tracing().eventContext(),
     data,
   };
 }

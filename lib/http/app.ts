@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Histogram } from 'prom-client';
 import type { Platform } from '../platform.ts';
+import { tracing } from '../telemetry/state.ts';
 import { traceIdOf } from './trace.ts';
 
 declare module 'fastify' {
@@ -110,10 +111,28 @@ function tlsOptions(c: Platform['config']) {
 }
 
 /**
+ * The last spans (this drain's requests) go out before the process exits; a collector that
+ * does not answer costs at most 2 s of the shutdown, not the exporter's 30 s timeout.
+ */
+async function flushTraces(platform: Platform): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, 2000);
+  });
+  try {
+    await Promise.race([tracing().shutdown(), timeout]);
+  } catch (err) {
+    platform.log.warn({ err }, 'exporting the last traces failed');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * SIGTERM/SIGINT, in this order: readiness turns false (/readyz answers 503 `draining`, so a
  * load balancer stops sending) while the process keeps serving for SHUTDOWN_DELAY_MS; then it
  * stops accepting, lets in-flight requests finish (an order is durable before its 201), writes
- * what is buffered (the audit queue) and closes its connections (platform.close, in reverse
+ * what is buffered (the audit queue, the spans not yet exported) and closes its connections (platform.close, in reverse
  * order of opening). Exit 0; exit 1 if that takes longer than SHUTDOWN_TIMEOUT_MS.
  */
 export function closeOnSignals(app: FastifyInstance, platform: Platform): void {
@@ -135,6 +154,7 @@ export function closeOnSignals(app: FastifyInstance, platform: Platform): void {
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       await app.close();
       await platform.close();
+      await flushTraces(platform);
       platform.log.info('stopped');
     } finally {
       process.exit(0);

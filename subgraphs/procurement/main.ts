@@ -1,4 +1,5 @@
 import '../../lib/source-maps.ts';
+import '../../lib/telemetry/preload.ts';
 import { runSubgraph } from '../../lib/graphql/main-subgraph.ts';
 import { createProcurementSubgraph } from './index.ts';
 

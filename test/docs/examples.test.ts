@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CONFIG_VARIABLES } from '../../lib/config.ts';
+import { TRACING_VARIABLES } from '../../lib/telemetry/config.ts';
 import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { allExamples, assignedNames, type Example, inlineQueryTemplates, requestLine } from './examples.ts';
 
@@ -91,6 +92,7 @@ describe('the documentation examples', () => {
         'docs/deployment.md',
         'docs/edge.md',
         'docs/operator-api.md',
+        'docs/observability.md',
         'docs/pricing.md',
         'docs/procurement.md',
         'docs/promotions.md',
@@ -106,7 +108,10 @@ describe('the documentation examples', () => {
     '%s runs as written against the started system',
     async (_where, example) => {
       for (const name of assignedNames(example.text))
-        expect([...CONFIG_VARIABLES, ...SHELL_NAMES], `${example.where} sets ${name}`).toContain(name);
+        expect(
+          [...CONFIG_VARIABLES, ...TRACING_VARIABLES, ...SHELL_NAMES],
+          `${example.where} sets ${name}`,
+        ).toContain(name);
       const { code, stderr, calls } = await runShell(example);
       expect(code, stderr).toBe(0);
       const curls = (example.text.match(/^\s*(?:\w+=\$\()?curl\b/gm) ?? []).length;
