@@ -14,6 +14,32 @@ const isRead = (body: unknown): boolean => {
 };
 
 /**
+ * A subgraph answers 4xx with a GraphQL result when a resolver's error sets
+ * `extensions.http.status` (BAD_USER_INPUT 422, NOT_FOUND 404, …: Apollo Server's rule). The
+ * gateway's RemoteGraphQLDataSource turns any non-2xx reply into INTERNAL_SERVER_ERROR
+ * "422: Unprocessable Entity", losing the code and the reasons it carries. A non-2xx reply whose
+ * body is a GraphQL result (an `errors` array) is handed on as the result it is, so the error
+ * reaches the client as it does embedded; any other non-2xx reply stays an error.
+ */
+async function asGraphQLResult(res: Response): Promise<Response> {
+  if (res.ok || !(res.headers.get('content-type') ?? '').includes('json')) return res;
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const isResult =
+    typeof body === 'object' && body !== null && Array.isArray((body as { errors?: unknown }).errors);
+  return new Response(text, {
+    status: isResult ? 200 : res.status,
+    statusText: isResult ? 'OK' : res.statusText,
+    headers: res.headers,
+  });
+}
+
+/**
  * Distributed topology: HTTP to a subgraph with keep-alive (Node's fetch pools connections),
  * a per-call timeout, one retry of idempotent reads after a network error (never of a
  * mutation), the gateway secret that subgraphs require, and the caller's token forwarded so
@@ -30,9 +56,9 @@ export class RemoteSubgraphDataSource extends RemoteGraphQLDataSource<RequestCon
       fetcher: (async (input: string, init: RequestInit) => {
         const attempt = () => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
         try {
-          return await attempt();
+          return asGraphQLResult(await attempt());
         } catch (err) {
-          if (err instanceof TypeError && isRead(init.body)) return attempt();
+          if (err instanceof TypeError && isRead(init.body)) return asGraphQLResult(await attempt());
           throw err;
         }
       }) as never,
