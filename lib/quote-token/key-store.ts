@@ -13,6 +13,7 @@ import { readKeyFile, writeKeyFile } from './key-file.ts';
 import {
   activeKey,
   type KeyRing,
+  nextSigningChange,
   publicJwks,
   QUOTE_KEY_RETENTION_MS,
   rotateRing,
@@ -62,6 +63,8 @@ export class FileQuoteKeyStore implements QuoteKeys {
   private unknownKidAt = Number.NEGATIVE_INFINITY;
   private readonly imported = new Map<string, { priv: KeyObject; pub: CryptoKey }>();
   private active: { kid: string; key: KeyObject } | undefined;
+  /** When a pending key of the ring starts signing (re-evaluated then, without a file change). */
+  private activeUntil = Number.POSITIVE_INFINITY;
 
   private constructor(
     readonly file: string,
@@ -105,12 +108,18 @@ export class FileQuoteKeyStore implements QuoteKeys {
         pub: (await importJWK(k.publicJwk, QUOTE_TOKEN_ALG)) as CryptoKey,
       });
     }
-    const current = activeKey(ring);
-    const keys = current ? this.imported.get(current.kid) : undefined;
-    if (!current || !keys) throw new Error(`quote-token key file ${this.file} has no active key`);
+    this.selectSigningKey(ring);
     this.ring = ring;
     this.mtimeMs = mtimeMs;
+  }
+
+  private selectSigningKey(ring: KeyRing): void {
+    const now = this.clock.now();
+    const current = activeKey(ring, now);
+    const keys = current ? this.imported.get(current.kid) : undefined;
+    if (!current || !keys) throw new Error(`quote-token key file ${this.file} has no active key`);
     this.active = { kid: current.kid, key: keys.priv };
+    this.activeUntil = nextSigningChange(ring, now);
   }
 
   private reloadSoon(): void {
@@ -124,6 +133,7 @@ export class FileQuoteKeyStore implements QuoteKeys {
   signingKey(): { kid: string; key: KeyObject } {
     this.reloadSoon();
     if (!this.active) throw new Error('quote-token key store is not open');
+    if (this.clock.now() >= this.activeUntil) this.selectSigningKey(this.ring);
     return this.active;
   }
 
@@ -143,11 +153,18 @@ export class FileQuoteKeyStore implements QuoteKeys {
     return publicJwks(this.ring, this.clock.now(), this.retentionMs);
   }
 
-  /** A new signing key; the previous one keeps verifying until its tokens expire. Returns the new kid. */
-  async rotate(): Promise<string> {
+  /**
+   * A new signing key, published at once and signing after `publishForMs` (0: at once); the
+   * previous one signs until then and keeps verifying until its tokens expire. Returns the new kid.
+   */
+  async rotate(publishForMs = 0): Promise<string> {
     const now = this.clock.now();
     const fresh = await newStoredKey(now);
-    writeKeyFile(this.file, rotateRing(readRing(this.file), fresh, now, this.retentionMs), false);
+    writeKeyFile(
+      this.file,
+      rotateRing(readRing(this.file), fresh, now, this.retentionMs, publishForMs),
+      false,
+    );
     this.mtimeMs = 0;
     await this.reload();
     return fresh.kid;

@@ -283,6 +283,45 @@ describe('quote-token keys', () => {
     expect((await replicaTokens.verify(token, cart)).valid).toBe(true);
   });
 
+  it('with a publishing period: the new key is published and verifies at once, signs only when the period ends', async () => {
+    const { file, store, clock, tokens } = await setup();
+    // A replica that has read the ring before the rotation and does not re-read it for a while.
+    const replica = await FileQuoteKeyStore.open(file, clock);
+    const replicaTokens = createQuoteTokens(config, replica, clock);
+    const oldKid = store.signingKey().kid;
+    const newKid = await store.rotate(120_000);
+    // Pending: published (so replicas and payment learn it) but the old key still signs.
+    expect(store.signingKey().kid).toBe(oldKid);
+    expect(store.jwks().keys.map((k) => k.kid)).toContain(newKid);
+    clock.advance(10_000);
+    await replica.reload();
+    const beforeSwitch = await replicaTokens.issue(cart, facts);
+    expect(json(part(beforeSwitch.token, 0)).kid).toBe(oldKid);
+    clock.advance(110_000);
+    // The period is over: both processes sign with the new key without another file change.
+    expect(store.signingKey().kid).toBe(newKid);
+    expect(replica.signingKey().kid).toBe(newKid);
+    const after = await tokens.issue(cart, facts);
+    expect((await replicaTokens.verify(after.token, cart)).valid).toBe(true);
+    expect((await tokens.verify(beforeSwitch.token, cart)).valid).toBe(true);
+    // The old key retired when the new one started: it stays published for one token lifetime.
+    clock.advance(QUOTE_TOKEN_LIFETIME_SECONDS * 1000 + 60_001);
+    expect(store.jwks().keys.map((k) => k.kid)).toEqual([newKid]);
+  });
+
+  it('rotating again while a key is pending retires the pending key before it ever signs', async () => {
+    const { store, clock } = await setup();
+    const oldKid = store.signingKey().kid;
+    const pending = await store.rotate(120_000);
+    const last = await store.rotate(60_000);
+    expect(store.signingKey().kid).toBe(oldKid);
+    clock.advance(60_000);
+    expect(store.signingKey().kid).toBe(last);
+    clock.advance(120_000);
+    expect(store.signingKey().kid).toBe(last);
+    expect(store.jwks().keys.map((k) => k.kid)).toContain(pending);
+  });
+
   it('publishes only public EC P-256 keys, with kid, alg and use', async () => {
     const { store } = await setup();
     const [key, ...rest] = store.jwks().keys;
