@@ -350,3 +350,57 @@ describe('fuzz: list and cancel parameters never answer a 5xx', () => {
     );
   });
 });
+
+describe('operators: purchaseOrders over GraphQL (role orders:read)', () => {
+  const query = `query ($spiffeId: String, $status: PurchaseOrderStatus, $sku: ID, $from: Float, $before: Float, $after: String, $limit: Int) {
+    purchaseOrders(spiffeId: $spiffeId, status: $status, sku: $sku, placedFrom: $from, placedBefore: $before, after: $after, limit: $limit) {
+      orderId status cancelledAt processedAt cursor
+    }
+  }`;
+  type Row = {
+    orderId: string;
+    status: string;
+    cancelledAt: number | null;
+    processedAt: number;
+    cursor: string;
+  };
+  const rows = (g: { data?: Record<string, unknown> | null }) => (g.data?.purchaseOrders ?? []) as Row[];
+
+  it('filters by identity, status, sku and time range, and pages with a cursor', async () => {
+    const me = freshAgent('operator-view');
+    const a = await place(me);
+    const b = await place(me, { sku: 'SKU-XYZ-000001' });
+    const c = await place(me);
+    await cancel(me, String(b.order_id));
+    const token = await sys.token(['orders:read']);
+    const all = await sys.gql(query, { token, variables: { spiffeId: me } });
+    expect(all.errors).toBeUndefined();
+    expect(rows(all).map((r) => r.orderId)).toEqual([c.order_id, b.order_id, a.order_id]);
+    const cancelled = rows(await sys.gql(query, { token, variables: { spiffeId: me, status: 'CANCELLED' } }));
+    expect(cancelled.map((r) => [r.orderId, r.status])).toEqual([[b.order_id, 'CANCELLED']]);
+    expect(cancelled[0]?.cancelledAt).toBe(clock.now() / 1000);
+    expect(
+      rows(await sys.gql(query, { token, variables: { spiffeId: me, sku: 'SKU-XYZ-000001' } })).map(
+        (r) => r.orderId,
+      ),
+    ).toEqual([b.order_id]);
+    const range = { spiffeId: me, from: b.processed_at, before: c.processed_at };
+    expect(rows(await sys.gql(query, { token, variables: range })).map((r) => r.orderId)).toEqual([
+      b.order_id,
+    ]);
+    const page1 = rows(await sys.gql(query, { token, variables: { spiffeId: me, limit: 2 } }));
+    const page2 = rows(
+      await sys.gql(query, { token, variables: { spiffeId: me, limit: 2, after: page1[1]?.cursor } }),
+    );
+    expect([...page1, ...page2].map((r) => r.orderId)).toEqual([c.order_id, b.order_id, a.order_id]);
+  });
+
+  it('refuses a cursor it did not issue (BAD_USER_INPUT) and a caller without the role', async () => {
+    const token = await sys.token(['orders:read']);
+    const bad = await sys.gql(query, { token, variables: { after: 'nope' } });
+    expect(bad.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const denied = await sys.gql(query, { token: await sys.token(['promotions:admin']) });
+    expect(denied.data?.purchaseOrders ?? null).toBeNull();
+    expect(denied.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+});
