@@ -104,7 +104,9 @@ export function validateOrderListQuery(query: unknown, isCursor: (c: string) => 
     q[key] = key === 'limit' && typeof v === 'string' && DECIMAL_DIGITS.test(v) ? Number(v) : v;
   }
   if (!checkListQuery(q)) {
-    const errors = (checkListQuery.errors ?? []).map((e) =>
+    // At most 64 entries (ValidationProblem's maxItems): a URL can carry thousands of
+    // unknown parameters, and the first ones say enough.
+    const errors = (checkListQuery.errors ?? []).slice(0, 64).map((e) =>
       e.keyword === 'additionalProperties'
         ? {
             pointer: `/${escapePointer(String((e.params as { additionalProperty: string }).additionalProperty))}`,

@@ -21,7 +21,7 @@ export interface RelayOptions {
 export interface OutboxRelay {
   /** Relay now (after a commit); coalesced with a pass already running. */
   wake(): void;
-  /** Resolves when no pass is running and none is due (tests, shutdown). */
+  /** Resolves when no pass is running (a retry after a bus failure may still be scheduled). */
   idle(): Promise<void>;
   stop(): Promise<void>;
 }
