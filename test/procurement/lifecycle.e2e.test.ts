@@ -4,6 +4,7 @@
  * the cancellation window (ManualClock), idempotent cancel with one OrderCancelled, every call
  * audited, table-driven bad input and a fast-check fuzz of the parameters (never a 5xx).
  */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -366,11 +367,11 @@ describe('fuzz: list and cancel parameters never answer a 5xx', () => {
 });
 
 describe('operators: purchaseOrders over GraphQL (role orders:read)', () => {
-  const query = `query ($spiffeId: String, $status: PurchaseOrderStatus, $sku: ID, $from: Float, $before: Float, $after: String, $limit: Int) {
-    purchaseOrders(spiffeId: $spiffeId, status: $status, sku: $sku, placedFrom: $from, placedBefore: $before, after: $after, limit: $limit) {
-      orderId status cancelledAt processedAt cursor
-    }
-  }`;
+  // The persisted operation operators run (schemas/operations/, in the safelist manifest).
+  const query = readFileSync(
+    new URL('../../schemas/operations/purchase-order-search.graphql', import.meta.url),
+    'utf8',
+  );
   type Row = {
     orderId: string;
     status: string;
@@ -398,7 +399,7 @@ describe('operators: purchaseOrders over GraphQL (role orders:read)', () => {
         (r) => r.orderId,
       ),
     ).toEqual([b.order_id]);
-    const range = { spiffeId: me, from: b.processed_at, before: c.processed_at };
+    const range = { spiffeId: me, placedFrom: b.processed_at, placedBefore: c.processed_at };
     expect(rows(await sys.gql(query, { token, variables: range })).map((r) => r.orderId)).toEqual([
       b.order_id,
     ]);
