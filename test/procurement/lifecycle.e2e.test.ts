@@ -207,6 +207,20 @@ describe('scopes and identity of the lifecycle routes', () => {
     expectProblem(await send(), 401, 'unverified-workload-identity');
   });
 
+  it('keeps a blocked identity out of the lifecycle routes too (429 agent-blocked), without counting their refusals', async () => {
+    const me = freshAgent('blocked');
+    const o = await place(me);
+    // Refused list queries and cancel bodies do not count towards the block...
+    for (let i = 0; i < 7; i++) expect((await list(me, '?limit=0')).status).toBe(422);
+    expect((await post(sys.url, { spiffe: me })).status).toBe(201);
+    // ...six refused order bodies do, and then every route answers 429.
+    const bad = JSON.stringify(validOrder({ quantity: 0 }));
+    for (let i = 0; i < 6; i++) expect((await post(sys.url, { spiffe: me, body: bad })).status).toBe(422);
+    expectProblem(await list(me), 429, 'agent-blocked');
+    expectProblem(await call('GET', `${ORDERS}/${o.order_id}`, me), 429, 'agent-blocked');
+    expectProblem(await cancel(me, String(o.order_id)), 429, 'agent-blocked');
+  });
+
   it('answers 404, never 403, for another identity order (read and cancel), and leaves it as it was', async () => {
     const owner = freshAgent('owner');
     const o = await place(owner);
