@@ -6,12 +6,14 @@ import type { Platform } from '../../lib/platform.ts';
 import { createOrderDomain, type OrderDomain } from './domain/order-domain.ts';
 import { procurementResolvers } from './graphql.ts';
 import { internalOrderRoutes } from './internal-http.ts';
+import { createOutboxRelay, type OutboxRelay } from './outbox/relay.ts';
 import { spendResolvers } from './spend/graphql.ts';
 import { spendLedgerFor } from './spend/index.ts';
 import type { SpendLedger } from './spend/ledger.ts';
 import { memoryOrderStore } from './store/memory.ts';
 import { orderMigrations } from './store/migrations.ts';
-import { sqlOrderStore } from './store/sql.ts';
+import { sqlOrderStore, sqlOutbox } from './store/sql.ts';
+import type { OrderStore, OutboxStore } from './store/store.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 
 /** The procurement subgraph plus its order domain, which the agent gateway calls. */
@@ -20,6 +22,8 @@ export interface ProcurementModule extends SubgraphModule {
   readonly webhooks: Webhooks;
   /** Spend policies and their ledger; an embedded gateway enforces them from this instance. */
   readonly spend: SpendLedger;
+  /** The outbox relay of this process (tests wait on `idle()`). */
+  readonly relay: OutboxRelay;
 }
 
 export interface ProcurementOptions {
@@ -35,12 +39,31 @@ export async function createProcurementSubgraph(
   opts: ProcurementOptions = {},
 ): Promise<ProcurementModule> {
   const { config } = platform;
-  let store = memoryOrderStore();
+  let store: OrderStore;
+  let outbox: OutboxStore;
   if (config.ORDER_STORE === 'sql') {
     await migrate(platform.db, orderMigrations);
     store = sqlOrderStore(platform.db);
+    outbox = sqlOutbox(platform.db);
+  } else {
+    const memory = memoryOrderStore();
+    store = memory;
+    outbox = memory.outbox;
   }
-  const domain = createOrderDomain(store, platform.clock);
+  // Every process that writes orders relays its outbox (and, on Postgres, any replica's rows
+  // left behind: the claim skips rows another relay holds).
+  const relay = createOutboxRelay({
+    outbox,
+    publish: (event) => platform.bus.publishEvent(event),
+    log: platform.log,
+    batchSize: config.OUTBOX_BATCH_SIZE,
+    pollMs: config.OUTBOX_POLL_MS,
+  });
+  platform.onClose(() => relay.stop());
+  const domain = createOrderDomain(store, platform.clock, {
+    cancelWindowMs: config.ORDER_CANCEL_WINDOW_SECONDS * 1000,
+    committed: relay.wake,
+  });
   const webhooks = await createWebhooks(platform);
   const spend = spendLedgerFor(platform);
   const orders = procurementResolvers(domain, webhooks.admin);
@@ -53,6 +76,7 @@ export async function createProcurementSubgraph(
     webhooks,
     close: () => webhooks.close(),
     spend,
+    relay,
     ...(opts.internalHttp ? { routes: internalOrderRoutes(domain, config) } : {}),
   };
 }
@@ -60,8 +84,8 @@ export async function createProcurementSubgraph(
 /** Resolver maps of several parts of the subgraph, merged type by type (Query, Mutation, …). */
 function mergeResolvers(...maps: GraphQLResolverMap<RequestContext>[]): GraphQLResolverMap<RequestContext> {
   const out: Record<string, Record<string, unknown>> = {};
+  // A scalar or enum object is taken as it is; field maps are merged.
   for (const m of maps)
-    // A scalar or enum object is taken as it is; field maps are merged.
     for (const [type, fields] of Object.entries(m))
       out[type] =
         Object.getPrototypeOf(fields) === Object.prototype

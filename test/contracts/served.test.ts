@@ -77,11 +77,20 @@ describe('an agent identity', () => {
     for (const [path, item] of Object.entries<Record<string, Record<string, unknown>>>(doc.paths ?? {}))
       for (const [method, op] of Object.entries(item))
         if (method !== 'parameters') expect(op[AGENT_MARKER], `${method} ${path}`).toBe(true);
-    // The order endpoint, its edge form and the agent's own spend policy at most: the quote is
-    // deliberately not agent-facing (docs/contracts.md); marking it so must be a reviewed change
-    // of this test too.
+    // The order endpoint, its edge form, the order lifecycle and the agent's own spend policy
+    // (issue 12) at most: the quote is deliberately not agent-facing (docs/contracts.md);
+    // marking it so must be a reviewed change of this test too.
     for (const path of Object.keys(doc.paths ?? {}))
-      expect(['/api/v2/procurement/orders', '/v2/orders', '/api/v2/procurement/spend'], path).toContain(path);
+      expect(
+        [
+          '/api/v2/procurement/orders',
+          '/v2/orders',
+          '/api/v2/procurement/orders/{orderId}',
+          '/api/v2/procurement/orders/{orderId}/cancel',
+          '/api/v2/procurement/spend',
+        ],
+        path,
+      ).toContain(path);
     const json = await get('/openapi/agent.json', { 'x-spiffe-id': AGENT });
     expect(await json.json()).toEqual(doc);
   });

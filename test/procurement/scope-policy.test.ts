@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ORDER_CANCEL_SCOPE,
   ORDER_CREATE_SCOPE,
+  ORDER_READ_SCOPE,
   ScopePolicyError,
   SPEND_READ_SCOPE,
   scopePolicy,
@@ -25,6 +27,14 @@ describe('scope policy', () => {
     expect(p.grants(id(`${AGENT}/eu-1`)).has(SPEND_READ_SCOPE)).toBe(true);
     expect(p.grants(id(`${AGENT}-evil`)).size).toBe(0);
     expect(p.grants(id('spiffe://other.org/ns/ai/sa/procurement-agent')).size).toBe(0);
+  });
+
+  it('grants reading and cancelling its own orders and reading its spend policy by default too (issue 12), and nothing more', () => {
+    const p = scopePolicy(undefined, ['example.org']);
+    expect([...p.grants(id(`${AGENT}/eu-1`))].sort()).toEqual(
+      [ORDER_CANCEL_SCOPE, ORDER_CREATE_SCOPE, ORDER_READ_SCOPE, SPEND_READ_SCOPE].sort(),
+    );
+    expect([ORDER_READ_SCOPE, ORDER_CANCEL_SCOPE]).toEqual(['orders:read', 'orders:cancel']);
   });
 
   it('lets the most specific entry win', () => {

@@ -36,6 +36,8 @@ const orders: OrderPort = {
     };
   },
   get: async () => null,
+  list: async () => ({ orders: [], nextCursor: null }),
+  cancel: async () => ({ kind: 'not-found' }),
 };
 
 async function chain(

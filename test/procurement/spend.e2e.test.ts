@@ -82,7 +82,7 @@ beforeAll(async () => {
   sys = await startEmbedded(
     {
       AGENT_SCOPE_POLICY: JSON.stringify({
-        [AGENT]: ['orders:create', 'spend:read'],
+        [AGENT]: ['orders:create', 'orders:cancel', 'spend:read'],
         [NO_SPEND_READ]: ['orders:create'],
       }),
     },
@@ -288,13 +288,24 @@ describe('enforcement in the agent chain', () => {
     expect((await order(id, '80.00', { key: 'k-down' })).status).toBe(201);
   });
 
-  it('returns a cancelled order amount to the period with the ledger release', async () => {
+  it('returns a cancelled order amount to its period once, through POST …/cancel, however often it is cancelled', async () => {
     const id = freshAgent('cancel');
     await setPolicy({ subject: id, budget: '100.00' });
-    const r = await order(id, '100.00');
-    expect((await order(id, '1.00')).status).toBe(403);
-    expect(await procurement().spend.release(String(r.json.order_id), clock.now())).toBe(100_00);
-    expect((await order(id, '1.00')).status).toBe(201);
+    const r = await order(id, '60.00');
+    expect(r.status, r.text).toBe(201);
+    expect((await order(id, '50.00')).status).toBe(403);
+    const cancel = () =>
+      fetch(`${sys.url}/api/v2/procurement/orders/${String(r.json.order_id)}/cancel`, {
+        method: 'POST',
+        headers: { 'x-spiffe-id': id },
+      });
+    expect((await cancel()).status).toBe(200);
+    expect((await readSpend(id)).json.current_period).toMatchObject({ spent: '0.00', remaining: '100.00' });
+    // A repeated cancel (a retry after a lost reply) answers the same 200 and gives nothing back twice.
+    expect((await cancel()).status).toBe(200);
+    expect((await order(id, '100.00')).status).toBe(201);
+    expect((await readSpend(id)).json.current_period).toMatchObject({ spent: '100.00', remaining: '0.00' });
+    expect((await order(id, '0.01')).status).toBe(403);
   });
 
   it('leaves identities without a policy unlimited by default', async () => {

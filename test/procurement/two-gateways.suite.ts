@@ -12,6 +12,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { loadConfig } from '../../lib/config.ts';
+import { type CloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
+import { createRedis } from '../../lib/redis.ts';
 import { textOfCents } from '../../subgraphs/procurement/spend/policy.ts';
 import { type ServiceProcess, startProcess } from '../support/processes.ts';
 import { freshPostgres, uniquePrefix } from '../support/services.ts';
@@ -25,10 +27,11 @@ export function twoGatewaySuite(label: string, redisEnv: () => Record<string, st
     let g1: ServiceProcess;
     let g2: ServiceProcess;
     const dataDir = mkdtempSync(join(tmpdir(), 'ac-dist-'));
+    let env: Record<string, string>;
 
     beforeAll(async () => {
       store = await freshPostgres('dist');
-      const env = {
+      env = {
         DATABASE_URL: store.url,
         ...redisEnv(),
         REDIS_KEY_PREFIX: uniquePrefix('dist'),
@@ -183,6 +186,54 @@ export function twoGatewaySuite(label: string, redisEnv: () => Record<string, st
         expect(rows.rows[0]?.s).toBe(textOfCents(accepted));
       } finally {
         await c.end();
+      }
+    });
+
+    it('lists and cancels the own orders through either gateway; the outbox puts each event on the stream once (issue 12)', async () => {
+      const id = freshAgent('dist-life');
+      const headers = { 'x-spiffe-id': id };
+      const placed = await post(g1.url, { spiffe: id });
+      expect(placed.status, placed.text).toBe(201);
+      const orderId = String(placed.json.order_id);
+      const listed = await fetch(`${g2.url}${ORDERS}?limit=5`, { headers });
+      expect(await listed.json()).toEqual({ orders: [placed.json], next_cursor: null });
+      const other = await fetch(`${g1.url}${ORDERS}/${orderId}/cancel`, {
+        method: 'POST',
+        headers: { 'x-spiffe-id': freshAgent('dist-thief') },
+      });
+      expect(other.status).toBe(404);
+      const first = await fetch(`${g2.url}${ORDERS}/${orderId}/cancel`, { method: 'POST', headers });
+      const again = await fetch(`${g1.url}${ORDERS}/${orderId}/cancel`, { method: 'POST', headers });
+      expect([first.status, again.status]).toEqual([200, 200]);
+      const body = await first.text();
+      expect(JSON.parse(body)).toEqual({ ...placed.json, status: 'CANCELLED' });
+      expect(await again.text()).toBe(body);
+
+      const redis = createRedis(loadConfig(env));
+      try {
+        const ours = async () => {
+          const entries = (await redis.xrange(`${env.REDIS_KEY_PREFIX}events`, '-', '+')) as [
+            string,
+            string[],
+          ][];
+          return entries
+            .map(([, fields]) => JSON.parse(fields[1] as string) as CloudEvent<Record<string, unknown>>)
+            .filter((e) => e.subject === orderId);
+        };
+        let events = await ours();
+        for (let i = 0; i < 100 && events.length < 2; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          events = await ours();
+        }
+        expect(events.map((e) => e.type)).toEqual([EventTypes.OrderPlaced, EventTypes.OrderCancelled]);
+        expect(events[0]?.data).toMatchObject({
+          order_id: orderId,
+          spiffe_id: id,
+          allocated_budget: '250.75',
+        });
+        expect(events[1]?.data).toMatchObject({ status: 'CANCELLED' });
+      } finally {
+        redis.disconnect();
       }
     });
 

@@ -25,6 +25,7 @@ const tracing = startTracing({
 const { buildSubgraphServer } = await import('../../lib/graphql/serve-subgraph.ts');
 const { buildDistributedGateway } = await import('../../gateway/topology.ts');
 const { subgraphFactories } = await import('../../gateway/subgraphs.ts');
+const { createProcurementSubgraph } = await import('../../subgraphs/procurement/index.ts');
 const { testConfig } = await import('../support/system.ts');
 const { mintDevToken } = await import('../../lib/auth/jwt.ts');
 const { freshPostgres, TEST_REDIS_URL, uniquePrefix } = await import('../support/services.ts');
@@ -101,7 +102,13 @@ describe('OpenTelemetry traces across the distributed topology', () => {
     // One DATA_DIR for all: the development signing keys are shared, as on one machine.
     env.DATA_DIR = config.DATA_DIR;
     for (const name of ['pricing', 'promotions', 'procurement'] as const) {
-      const server = await buildSubgraphServer(name, subgraphFactories[name], config);
+      // As subgraphs/procurement/main.ts: the order domain's internal HTTP door for the gateway.
+      const factory =
+        name === 'procurement'
+          ? (platform: Parameters<typeof createProcurementSubgraph>[0]) =>
+              createProcurementSubgraph(platform, { internalHttp: true })
+          : subgraphFactories[name];
+      const server = await buildSubgraphServer(name, factory, config);
       const url = await server.app.listen({ port: 0, host: '127.0.0.1' });
       subgraphs[name] = { server, url };
     }
@@ -344,6 +351,49 @@ describe('OpenTelemetry traces across the distributed topology', () => {
       expect(c.parentSpanContext?.spanId).toBe(publisherSpanId);
       expect(c.attributes['cloudevents.event_id']).toBe(changed?.id);
     }
+  });
+
+  it('keeps the traceparent of an agent order on its OrderPlaced event, relayed later from the outbox', async () => {
+    const tp = newTraceparent();
+    const stream = `${env.REDIS_KEY_PREFIX}events`;
+    const res = await send(`${gateway.url}/api/v2/procurement/orders`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-spiffe-id': 'spiffe://example.org/ns/ai/sa/procurement-agent/otel',
+        traceparent: tp.header,
+      },
+      body: JSON.stringify({
+        agent_id: 'agent-0000001',
+        sku: 'SKU-ELC-000001',
+        quantity: 1,
+        max_budget_usd: 10,
+      }),
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const { order_id } = (await res.json()) as { order_id: string };
+    // The relay publishes after the commit: wait for the event of this order on the stream.
+    const placed = await vi.waitFor(async () => {
+      const entries = (await redis.xrange(stream, '-', '+')) as [string, string[]][];
+      const e = entries
+        .map(([, fields]) => JSON.parse(fields[1] ?? '{}') as CloudEvent)
+        .find((x) => x.type === 'com.agent-commerce.procurement.OrderPlaced' && x.subject === order_id);
+      expect(e).toBeDefined();
+      return e as CloudEvent;
+    });
+    expect(placed.traceparent).toMatch(new RegExp(`^00-${tp.traceId}-[0-9a-f]{16}-01$`));
+    // Its parent is a span of the order's request in the procurement subgraph.
+    const spans = await vi.waitFor(() => {
+      const s = spansOf(tp.traceId);
+      expect(s.some((x) => x.spanContext().spanId === placed.traceparent?.split('-')[2])).toBe(true);
+      return s;
+    });
+    const procurementServer = spans.find(
+      (x) =>
+        x.kind === SpanKind.SERVER &&
+        x.attributes['server.port'] === portOf(subgraphs.procurement?.url ?? ''),
+    );
+    expect(procurementServer).toBeDefined();
   });
 
   it('puts only the trace context on an event: none outside a trace, no baggage inside one', async () => {

@@ -9,6 +9,17 @@ import {
 export const ORDER_CREATE_SCOPE = 'orders:create';
 /** The scope that lets a workload read its own spend policy (GET /api/v2/procurement/spend). */
 export const SPEND_READ_SCOPE = 'spend:read';
+/** Read back and list the workload's own orders (never another identity's). */
+export const ORDER_READ_SCOPE = 'orders:read';
+/** Cancel the workload's own orders while they are cancellable. */
+export const ORDER_CANCEL_SCOPE = 'orders:cancel';
+/** What the default policy grants the procurement agent. */
+export const DEFAULT_AGENT_SCOPES: readonly string[] = [
+  ORDER_CREATE_SCOPE,
+  ORDER_READ_SCOPE,
+  ORDER_CANCEL_SCOPE,
+  SPEND_READ_SCOPE,
+];
 
 /**
  * Which scopes each workload holds. An entry for a SPIFFE ID covers that ID and the IDs below
@@ -28,13 +39,10 @@ export class ScopePolicyError extends Error {
   override name = 'ScopePolicyError';
 }
 
-/** Default: order creation and reading its own spend policy, to the procurement agent in every trusted domain. */
+/** Default: create, read and cancel orders and read the spend policy, to the procurement agent in every trusted domain. */
 export const defaultPolicyDocument = (trustDomains: readonly string[]): Record<string, string[]> =>
   Object.fromEntries(
-    trustDomains.map((td) => [
-      `spiffe://${td}${PROCUREMENT_AGENT_PATH}`,
-      [ORDER_CREATE_SCOPE, SPEND_READ_SCOPE],
-    ]),
+    trustDomains.map((td) => [`spiffe://${td}${PROCUREMENT_AGENT_PATH}`, [...DEFAULT_AGENT_SCOPES]]),
   );
 
 /** Builds the policy from AGENT_SCOPE_POLICY (JSON) or the default; a bad document throws. */
