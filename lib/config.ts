@@ -124,6 +124,12 @@ const fields = z.object({
   /** How often the chain head is sealed into a new checkpoint when it moved. */
   AUDIT_CHECKPOINT_EVERY_MS: positiveInt.default(10_000),
 
+  // Operator console (docs/console.md).
+  /** The built console (index.html and assets/); unset: dist/console of this installation. Served at /console when present. */
+  CONSOLE_DIR: z.string().min(1).optional(),
+  /** The console's GraphQL explorer page; unset: on, except with NODE_ENV=production. */
+  CONSOLE_GRAPHQL_EXPLORER: bool.optional(),
+
   // Promotions.
   /** Where redemption limits are consumed: the SQL store (durable, default) or Redis (needs REDIS_URL). */
   PROMOTION_REDEMPTION_STORE: z.enum(['sql', 'redis']).default('sql'),

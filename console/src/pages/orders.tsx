@@ -1,0 +1,209 @@
+/**
+ * Orders and audit: orders from GraphQL `purchaseOrders` (orders:read); an order's audit
+ * entries and the chain's verification from the operator API (audit:read).
+ */
+import { useState } from 'preact/hooks';
+import { graphql, rest } from '../api.ts';
+import { navigate } from '../router.ts';
+import { useAsync } from '../ui/async.ts';
+import { Empty, Link, Loading, ProblemView, Time } from '../ui/parts.tsx';
+
+interface Order {
+  orderId: string;
+  status: string;
+  agentId: string;
+  spiffeId: string;
+  sku: string;
+  quantity: number;
+  allocatedBudget: string | number;
+  processedAt: string;
+}
+
+const ORDERS = `query ConsoleOrders($agentId: String, $limit: Int) {
+  purchaseOrders(agentId: $agentId, limit: $limit) {
+    orderId status agentId spiffeId sku quantity allocatedBudget processedAt
+  }
+}`;
+
+/** The GraphQL field filters by agent; SKU and time are filtered here, over the newest 200. */
+export function filterOrders(orders: Order[], f: { sku: string; since: string; until: string }): Order[] {
+  const since = f.since ? Date.parse(f.since) : Number.NEGATIVE_INFINITY;
+  const until = f.until ? Date.parse(f.until) : Number.POSITIVE_INFINITY;
+  const sku = f.sku.trim().toUpperCase();
+  return orders.filter((o) => {
+    const t = Date.parse(o.processedAt);
+    return (!sku || o.sku.toUpperCase().includes(sku)) && t >= since && t <= until;
+  });
+}
+
+export function OrdersPage({ params }: { params: URLSearchParams }) {
+  const orderId = params.get('order');
+  const [agentId, setAgentId] = useState(params.get('agent') ?? '');
+  const [filter, setFilter] = useState({ sku: '', since: '', until: '' });
+  const [query, setQuery] = useState(agentId);
+  const orders = useAsync(
+    () =>
+      graphql<{ purchaseOrders: Order[] }>(ORDERS, { agentId: query || null, limit: 200 }).then(
+        (d) => d.purchaseOrders,
+      ),
+    [query],
+  );
+  const shown = orders.state === 'ok' ? filterOrders(orders.data, filter) : [];
+  return (
+    <section aria-labelledby="orders-h">
+      <h1 id="orders-h">Orders and audit</h1>
+      <AuditVerification />
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery(agentId.trim());
+        }}
+      >
+        <label>
+          Agent ID <input value={agentId} onInput={(e) => setAgentId(e.currentTarget.value)} />
+        </label>
+        <label>
+          SKU{' '}
+          <input value={filter.sku} onInput={(e) => setFilter({ ...filter, sku: e.currentTarget.value })} />
+        </label>
+        <label>
+          From{' '}
+          <input
+            type="datetime-local"
+            value={filter.since}
+            onInput={(e) => setFilter({ ...filter, since: e.currentTarget.value })}
+          />
+        </label>
+        <label>
+          To{' '}
+          <input
+            type="datetime-local"
+            value={filter.until}
+            onInput={(e) => setFilter({ ...filter, until: e.currentTarget.value })}
+          />
+        </label>
+        <button type="submit">Search</button>
+      </form>
+      {orderId ? <AuditTrail orderId={orderId} /> : null}
+      {orders.state === 'error' ? <ProblemView error={orders.error} /> : null}
+      {orders.state === 'loading' ? <Loading what="orders" /> : null}
+      {orders.state === 'ok' && shown.length === 0 ? <Empty>No order matches.</Empty> : null}
+      {shown.length > 0 ? (
+        <div class="scroll">
+          <table>
+            <caption>
+              {shown.length} of the newest {orders.state === 'ok' ? orders.data.length : 0} orders
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Order</th>
+                <th scope="col">Status</th>
+                <th scope="col">Agent</th>
+                <th scope="col">SKU</th>
+                <th scope="col">Qty</th>
+                <th scope="col">Budget (USD)</th>
+                <th scope="col">Processed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((o) => (
+                <tr key={o.orderId} aria-current={o.orderId === orderId ? 'true' : undefined}>
+                  <td>
+                    <Link to={`orders?order=${encodeURIComponent(o.orderId)}`}>{o.orderId}</Link>
+                  </td>
+                  <td>{o.status}</td>
+                  <td>{o.agentId}</td>
+                  <td>{o.sku}</td>
+                  <td class="num">{o.quantity}</td>
+                  <td class="num">{String(o.allocatedBudget)}</td>
+                  <td>
+                    <Time at={o.processedAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+type Entry = Record<string, unknown>;
+
+function AuditTrail({ orderId }: { orderId: string }) {
+  const trail = useAsync(
+    () =>
+      rest<{ entries?: Entry[]; items?: Entry[] }>(
+        `/api/v2/operator/audit?${new URLSearchParams({ order_id: orderId, limit: '50' })}`,
+      ).then((r) => r.data.entries ?? r.data.items ?? []),
+    [orderId],
+  );
+  return (
+    <section class="panel" aria-labelledby="trail-h" data-testid="audit-trail">
+      <h2 id="trail-h">
+        Audit trail of <code>{orderId}</code>
+      </h2>
+      <button type="button" onClick={() => navigate('orders')}>
+        Close
+      </button>
+      {trail.state === 'loading' ? <Loading what="the audit trail" /> : null}
+      {trail.state === 'error' ? <ProblemView error={trail.error} /> : null}
+      {trail.state === 'ok' && trail.data.length === 0 ? (
+        <Empty>No audit entry names this order.</Empty>
+      ) : null}
+      {trail.state === 'ok' && trail.data.length > 0 ? (
+        <ol class="trail">
+          {trail.data.map((e, i) => (
+            <li key={String(e.seq ?? e.id ?? i)}>
+              <Time at={(e.at ?? e.timestamp ?? e.recorded_at ?? e.created_at) as string} />{' '}
+              <strong>{String(e.outcome ?? e.decision ?? e.event ?? e.status ?? 'entry')}</strong>{' '}
+              <code>{String(e.spiffe_id ?? e.spiffeId ?? '')}</code>
+              <details>
+                <summary>Entry</summary>
+                <pre>{JSON.stringify(e, null, 2)}</pre>
+              </details>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </section>
+  );
+}
+
+function AuditVerification() {
+  const verify = useAsync(
+    () => rest<Record<string, unknown>>('/api/v2/operator/audit/verify').then((r) => r.data),
+    [],
+  );
+  if (verify.state === 'loading') return <Loading what="the audit chain's verification" />;
+  if (verify.state === 'error')
+    return (
+      <div class="panel">
+        <h2>Audit chain</h2>
+        <ProblemView error={verify.error} />
+      </div>
+    );
+  if (verify.state !== 'ok') return null;
+  const v = verify.data;
+  const ok = v.ok === true || v.valid === true || v.status === 'ok' || v.status === 'verified';
+  const broken = v.first_broken_link ?? v.firstBroken ?? v.broken;
+  return (
+    <div class={`panel ${ok ? 'good' : 'bad'}`} role="status" data-testid="audit-verify">
+      <h2>Audit chain</h2>
+      <p>
+        {ok ? 'The chain verifies' : 'The chain does not verify'}
+        {typeof v.entries === 'number' ? ` (${v.entries} entries checked)` : ''}.
+      </p>
+      {broken ? (
+        <p>
+          First broken link: <code>{JSON.stringify(broken)}</code>
+        </p>
+      ) : null}
+      <button type="button" onClick={verify.reload}>
+        Verify again
+      </button>
+    </div>
+  );
+}
