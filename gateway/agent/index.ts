@@ -4,25 +4,51 @@ import { migrate } from '../../lib/db/index.ts';
 import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { orderDomainOf } from '../../subgraphs/procurement/index.ts';
-import { checkpointDir, createCheckpointer, openCheckpointKeys } from './audit/checkpoint.ts';
+import { feedingActivity } from './activity/from-audit.ts';
+import { memoryActivityStore } from './activity/memory.ts';
+import { redisActivityStore } from './activity/redis.ts';
+import type { ActivityStore } from './activity/store.ts';
+import {
+  checkpointDir,
+  createCheckpointer,
+  openCheckpointKeys,
+  readCheckpoints,
+} from './audit/checkpoint.ts';
 import { auditKeysFile, FileAuditKeys } from './audit/keys.ts';
 import type { AuditLog } from './audit/log.ts';
 import { memoryAuditLog } from './audit/memory.ts';
 import { auditMigrations } from './audit/migrations.ts';
 import { readTail, sqlAuditLog } from './audit/sql.ts';
+import { type AuditReport, verifyAuditLog } from './audit/verify.ts';
 import { memoryBlockStore } from './block/memory.ts';
-import { SPEC_BLOCK_POLICY } from './block/policy.ts';
+import { type BlockPolicy, SPEC_BLOCK_POLICY } from './block/policy.ts';
 import { redisBlockStore } from './block/redis.ts';
+import type { BlockStore } from './block/store.ts';
 import { registerAgentRoutes } from './chain.ts';
 import { memoryIdempotencyStore } from './idempotency/memory.ts';
 import { redisIdempotencyStore } from './idempotency/redis.ts';
 import { httpOrders } from './order/http.ts';
 import { inProcessOrders } from './order/in-process.ts';
 import type { OrderPort } from './order/order-port.ts';
+import type { BucketPolicy } from './rate-limit/bucket.ts';
 import { memoryBucketStore } from './rate-limit/memory.ts';
 import { redisBucketStore } from './rate-limit/redis.ts';
+import type { BucketStore } from './rate-limit/store.ts';
 import { type ScopePolicy, ScopePolicyError, scopePolicy } from './scope/policy.ts';
 import { tokenVerifierFor } from './scope/token.ts';
+
+/** The agent gateway's state, for the operator API (gateway/operator/): the same stores the chain uses. */
+export interface AgentGatewayState {
+  readonly blocks: BlockStore;
+  readonly blockPolicy: BlockPolicy;
+  readonly buckets: BucketStore;
+  readonly bucketPolicy: BucketPolicy;
+  readonly activity: ActivityStore;
+  /** The audit log itself (an operator's entry is not agent activity). */
+  readonly audit: AuditLog;
+  /** The chain checked against its keys and checkpoints (verify.ts). */
+  verifyAudit(): Promise<AuditReport>;
+}
 
 /**
  * Builds the agent purchase gateway from the platform: state in Redis when REDIS_URL is set
@@ -33,7 +59,7 @@ export async function mountAgentGateway(
   app: FastifyInstance,
   platform: Platform,
   procurement: SubgraphModule | undefined,
-): Promise<void> {
+): Promise<AgentGatewayState> {
   const { config, redis, clock, log } = platform;
   const prefix = config.REDIS_KEY_PREFIX;
   const bucketPolicy = {
@@ -66,14 +92,19 @@ export async function mountAgentGateway(
   }
 
   let audit: AuditLog;
-  if (config.ORDER_STORE === 'memory') audit = memoryAuditLog();
-  else {
+  let verifyAudit: () => Promise<AuditReport>;
+  if (config.ORDER_STORE === 'memory') {
+    const memory = memoryAuditLog();
+    audit = memory;
+    verifyAudit = () => memory.verify();
+  } else {
     await migrate(platform.db, auditMigrations);
     // Link keys and checkpoint keys live in files, never in the database the log is in.
     const keys = FileAuditKeys.open(auditKeysFile(config), clock);
+    const checkpointKeys = await openCheckpointKeys(config, clock);
     const checkpoints = createCheckpointer({
       dir: checkpointDir(config),
-      keys: await openCheckpointKeys(config, clock),
+      keys: checkpointKeys,
       clock,
       everyMs: config.AUDIT_CHECKPOINT_EVERY_MS,
       log,
@@ -87,7 +118,19 @@ export async function mountAgentGateway(
       checkpoints.close();
     });
     audit = sql;
+    verifyAudit = async () =>
+      verifyAuditLog(platform.db, {
+        keyOf: (kid) => keys.keyOf(kid),
+        checkpoints: await readCheckpoints(checkpointDir(config), checkpointKeys),
+      });
   }
+
+  const activity = redis ? redisActivityStore(redis, prefix, log) : memoryActivityStore();
+  platform.onClose(() => activity.close());
+  const blocks = redis
+    ? redisBlockStore(redis, prefix, SPEC_BLOCK_POLICY)
+    : memoryBlockStore(SPEC_BLOCK_POLICY);
+  const buckets = redis ? redisBucketStore(redis, prefix, bucketPolicy) : memoryBucketStore(bucketPolicy);
 
   await registerAgentRoutes(app, {
     clock,
@@ -99,12 +142,21 @@ export async function mountAgentGateway(
     },
     policy,
     tokens: await tokenVerifierFor(config),
-    blocks: redis ? redisBlockStore(redis, prefix, SPEC_BLOCK_POLICY) : memoryBlockStore(SPEC_BLOCK_POLICY),
-    buckets: redis ? redisBucketStore(redis, prefix, bucketPolicy) : memoryBucketStore(bucketPolicy),
+    blocks,
+    buckets,
     bucketPolicy,
     idempotency: redis ? redisIdempotencyStore(redis, prefix, times) : memoryIdempotencyStore(times),
     orders,
-    audit,
+    audit: feedingActivity(audit, activity),
     bodyLimit: config.ORDER_BODY_LIMIT_BYTES,
   });
+  return {
+    blocks,
+    blockPolicy: SPEC_BLOCK_POLICY,
+    buckets,
+    bucketPolicy,
+    activity,
+    audit,
+    verifyAudit,
+  };
 }

@@ -93,6 +93,10 @@ export function promotionsResolvers(engine: PromotionEngine) {
       evaluatePromotions: mapped((_: unknown, { basket }: { basket: PricedBasket }) =>
         engine.evaluate(withoutNulls(basket)),
       ),
+      previewPromotions: mapped(
+        (_: unknown, { basket, draftRules }: { basket: PricedBasket; draftRules: unknown[] }) =>
+          engine.preview(withoutNulls(basket), draftRules),
+      ),
     },
     Mutation: {
       upsertPromotion: mapped(async (_: unknown, { rule }: { rule: unknown }, ctx: RequestContext) =>

@@ -16,6 +16,7 @@ import { BasketInvalid, PromotionNotFound, RedemptionInvalid } from './domain/er
 import { evaluate } from './domain/evaluate.ts';
 import { type CompiledRule, compileRule, type RuleStatus } from './domain/rule.ts';
 import { buildRuleset, emptyRuleset, type Ruleset } from './domain/ruleset.ts';
+import { checkDrafts, type PromotionPreview, withDrafts } from './preview.ts';
 import { migrations } from './store/migrations.ts';
 import type { RedemptionStore } from './store/redemptions.ts';
 import { withCountCache } from './store/redemptions-cache.ts';
@@ -50,6 +51,12 @@ export interface PromotionEngine extends PromotionService {
   setStatus(promotionId: string, status: RuleStatus, changedBy?: string): Promise<Promotion>;
   /** An order was cancelled: gives back its redemptions. Throws RedemptionInvalid (422) on bad input. */
   release(request: ReleaseRequest): Promise<ReleaseResult>;
+  /**
+   * The rule editor's preview (nothing stored): each draft validated as `upsert` validates it,
+   * then, when all are valid, the basket evaluated with the drafts in place of (or beside) the
+   * stored rules. Throws BasketInvalid (422) on a bad basket, PreviewInvalid on too many drafts.
+   */
+  preview(basket: PricedBasket, drafts: readonly unknown[]): Promise<PromotionPreview>;
   /** Reloads and recompiles every stored rule (on start and on PromotionRulesChanged). */
   reload(): Promise<void>;
   close(): Promise<void>;
@@ -129,6 +136,23 @@ export async function createPromotionService(platform: Platform): Promise<Promot
           ? await redemptions.countsFor(basket.customerId)
           : new Map<string, number>();
       return evaluate(rules, basket, { now: platform.clock.now(), redeemed });
+    },
+
+    async preview(input, drafts) {
+      if (!contract.pricedBasket(input)) throw new BasketInvalid(violations(contract.pricedBasket.errors));
+      const checked = checkDrafts(drafts, (id) => promotions.has(id));
+      if (!checked.valid) return { valid: false, drafts: checked.drafts, evaluation: null };
+      const basket = toBasket(input);
+      const rules = withDrafts(promotions, checked.compiled);
+      const redeemed =
+        rules.capped && basket.customerId !== undefined
+          ? await redemptions.countsFor(basket.customerId)
+          : new Map<string, number>();
+      return {
+        valid: true,
+        drafts: checked.drafts,
+        evaluation: evaluate(rules, basket, { now: platform.clock.now(), redeemed }),
+      };
     },
 
     async redeem(request: RedemptionRequest): Promise<RedemptionResult> {

@@ -5,7 +5,9 @@
  * over many entities spans every primary.
  */
 import type { Cluster } from 'ioredis';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisActivityStore } from '../../gateway/agent/activity/redis.ts';
 import { SPEC_BLOCK_POLICY } from '../../gateway/agent/block/policy.ts';
 import { redisBlockStore } from '../../gateway/agent/block/redis.ts';
 import { redisIdempotencyStore } from '../../gateway/agent/idempotency/redis.ts';
@@ -37,6 +39,7 @@ agentStateContract('Redis Cluster adapter', () => {
     blocks: () => redisBlockStore(redis, prefix, SPEC_BLOCK_POLICY),
     buckets: (p = policy) => redisBucketStore(redis, prefix, p),
     idempotency: () => redisIdempotencyStore(redis, prefix, times),
+    activity: (max) => redisActivityStore(redis, uniquePrefix('activity'), pino({ level: 'silent' }), max),
   };
 });
 

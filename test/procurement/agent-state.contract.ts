@@ -4,6 +4,7 @@
  * Redis Cluster (test/cluster/). The same answers from all is what lets replicas share state.
  */
 import { describe, expect, it } from 'vitest';
+import type { ActivityStore } from '../../gateway/agent/activity/store.ts';
 import type { BlockStore } from '../../gateway/agent/block/store.ts';
 import type { IdempotencyStore } from '../../gateway/agent/idempotency/store.ts';
 import type { BucketPolicy } from '../../gateway/agent/rate-limit/bucket.ts';
@@ -19,6 +20,8 @@ export interface AgentStateAdapters {
   blocks(): BlockStore;
   buckets(p?: BucketPolicy): BucketStore;
   idempotency(): IdempotencyStore;
+  /** Activity with a small bound, to see the least recently seen identity go. */
+  activity(maxIdentities?: number): ActivityStore;
 }
 
 export function agentStateContract(label: string, make: () => AgentStateAdapters): void {
@@ -59,6 +62,24 @@ export function agentStateContract(label: string, make: () => AgentStateAdapters
         for (let i = 0; i < 6; i++) await s.recordError('a', T0);
         expect(await s.get('b', T0)).toEqual({ count: 0, until: 0 });
       });
+
+      it('clears a block and the count on unblock, returning the state before; again is a no-op', async () => {
+        const s = make().blocks();
+        for (let i = 0; i < 6; i++) await s.recordError('a', T0);
+        await s.recordError('a', T0 + 1);
+        expect(await s.clear('a')).toEqual({ count: 0, until: T0 + 15 * MIN });
+        expect(await s.get('a', T0 + 2)).toEqual({ count: 0, until: 0 });
+        expect(await s.clear('a')).toEqual({ count: 0, until: 0 });
+        // The count starts from zero again: five more errors do not block.
+        for (let i = 0; i < 5; i++) expect((await s.recordError('a', T0 + 3)).until).toBe(0);
+      });
+
+      it('clears a consecutive count that has not blocked yet', async () => {
+        const s = make().blocks();
+        for (let i = 0; i < 4; i++) await s.recordError('a', T0);
+        expect(await s.clear('a')).toEqual({ count: 4, until: 0 });
+        expect((await s.get('a', T0)).count).toBe(0);
+      });
     });
 
     describe('token buckets', () => {
@@ -93,10 +114,65 @@ export function agentStateContract(label: string, make: () => AgentStateAdapters
         expect((await s.take('b', T0)).allowed).toBe(true);
       });
 
+      it('peeks at the level without taking a token: full when unknown, refilled, capped', async () => {
+        const s = make().buckets();
+        expect(await s.peek('a', T0)).toBe(3);
+        await s.take('a', T0);
+        await s.take('a', T0);
+        expect(await s.peek('a', T0)).toBe(1);
+        expect(await s.peek('a', T0)).toBe(1);
+        expect(await s.peek('a', T0 + 250)).toBeCloseTo(1.5, 9);
+        expect(await s.peek('a', T0 + 3_600_000)).toBe(3);
+        expect((await s.take('a', T0)).remaining).toBe(0);
+      });
+
       it('spends each token once under concurrent takes', async () => {
         const s = make().buckets({ capacity: 50, refillPerSecond: 1 });
         const rs = await Promise.all(Array.from({ length: 80 }, () => s.take('a', T0)));
         expect(rs.filter((r) => r.allowed)).toHaveLength(50);
+      });
+    });
+
+    describe('agent activity', () => {
+      it('reports first and last seen and the calls of the last 60 seconds', async () => {
+        const s = make().activity();
+        for (const at of [T0, T0 + 1000, T0 + 30_000, T0 + 30_500, T0 + 61_000]) s.record('a', at);
+        await s.flush();
+        const at61 = await s.page(T0 + 61_000, 10);
+        // Seconds T0+2 … T0+61: the calls at T0 and T0+1 s have left the window.
+        expect(at61.items).toEqual([
+          { identity: 'a', firstSeen: T0, lastSeen: T0 + 61_000, callsLastMinute: 3 },
+        ]);
+        expect((await s.page(T0 + 59_999, 10)).items[0]?.callsLastMinute).toBe(4);
+        expect((await s.page(T0 + 200_000, 10)).items[0]?.callsLastMinute).toBe(0);
+      });
+
+      it('lists newest first and pages with a cursor, each identity once', async () => {
+        const s = make().activity();
+        for (let i = 0; i < 7; i++) s.record(`id-${i}`, T0 + (i % 3) * 1000);
+        await s.flush();
+        const seen: string[] = [];
+        let after: Parameters<ActivityStore['page']>[2];
+        for (let pages = 0; pages < 5; pages++) {
+          const p = await s.page(T0 + 5000, 3, after);
+          expect(p.total).toBe(7);
+          seen.push(...p.items.map((i) => i.identity));
+          after = p.next;
+          if (!after) break;
+        }
+        expect(seen).toEqual(['id-2', 'id-5', 'id-1', 'id-4', 'id-0', 'id-3', 'id-6']);
+      });
+
+      it('keeps the most recently seen identities within its bound', async () => {
+        const s = make().activity(3);
+        for (let i = 0; i < 3; i++) s.record(`id-${i}`, T0 + i);
+        await s.flush();
+        s.record('id-0', T0 + 10);
+        await s.flush();
+        s.record('id-3', T0 + 11);
+        await s.flush();
+        const p = await s.page(T0 + 20, 10);
+        expect(p.items.map((i) => i.identity).sort()).toEqual(['id-0', 'id-2', 'id-3']);
       });
     });
 

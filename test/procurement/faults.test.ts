@@ -74,8 +74,8 @@ const send = (body = JSON.stringify(validOrder()), headers: Record<string, strin
 afterEach(() => app?.close());
 
 describe('state stores down', () => {
-  const failingBlocks: BlockStore = { get: down, recordError: down, reset: down };
-  const failingBuckets: BucketStore = { take: down };
+  const failingBlocks: BlockStore = { get: down, recordError: down, reset: down, clear: down };
+  const failingBuckets: BucketStore = { take: down, peek: down };
   const failingIdempotency: IdempotencyStore = { begin: down, complete: down, release: down };
 
   it.each([

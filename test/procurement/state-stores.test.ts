@@ -4,7 +4,10 @@
  * runs it against a Redis Cluster.
  */
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
+import { memoryActivityStore } from '../../gateway/agent/activity/memory.ts';
+import { redisActivityStore } from '../../gateway/agent/activity/redis.ts';
 import { memoryBlockStore } from '../../gateway/agent/block/memory.ts';
 import { SPEC_BLOCK_POLICY } from '../../gateway/agent/block/policy.ts';
 import { redisBlockStore } from '../../gateway/agent/block/redis.ts';
@@ -15,6 +18,7 @@ import { redisBucketStore } from '../../gateway/agent/rate-limit/redis.ts';
 import { TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
 import { agentStateContract, policy, times } from './agent-state.contract.ts';
 
+const silent = pino({ level: 'silent' });
 let redis: Redis;
 beforeAll(() => {
   redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -25,6 +29,7 @@ agentStateContract('memory adapter', () => ({
   blocks: () => memoryBlockStore(SPEC_BLOCK_POLICY),
   buckets: (p = policy) => memoryBucketStore(p),
   idempotency: () => memoryIdempotencyStore(times),
+  activity: (max) => memoryActivityStore(max),
 }));
 
 agentStateContract('redis adapter', () => {
@@ -33,5 +38,6 @@ agentStateContract('redis adapter', () => {
     blocks: () => redisBlockStore(redis, prefix, SPEC_BLOCK_POLICY),
     buckets: (p = policy) => redisBucketStore(redis, prefix, p),
     idempotency: () => redisIdempotencyStore(redis, prefix, times),
+    activity: (max) => redisActivityStore(redis, uniquePrefix('activity'), silent, max),
   };
 });

@@ -1,6 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
+import { ORDER_ID } from '../order/place.ts';
 import type { AuditLog } from './log.ts';
+
+/**
+ * The order a call concerns: the one its Location names (a created order, or its replay under
+ * the same Idempotency-Key), or the one its path names when that read (or change) succeeded.
+ * Read from the reply, so every route of the chain is covered without each setting it.
+ */
+function orderIdOf(req: FastifyRequest, reply: FastifyReply): string | null {
+  const location = reply.getHeader('location');
+  const fromLocation = typeof location === 'string' ? location.slice(location.lastIndexOf('/') + 1) : '';
+  if (ORDER_ID.test(fromLocation)) return fromLocation;
+  const id = (req.params as { id?: unknown } | undefined)?.id;
+  return reply.statusCode < 300 && typeof id === 'string' && ORDER_ID.test(id) ? id : null;
+}
 
 /**
  * Step 9 (onResponse, after the reply is sent): every agent call, refused ones included, gets
@@ -18,6 +32,7 @@ export function auditStep(log: AuditLog, clock: Clock) {
       durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
       identity: a?.identity?.id ?? null,
       reason: (a?.reason ?? 'ok').slice(0, 1024),
+      orderId: orderIdOf(req, reply),
     });
   };
 }

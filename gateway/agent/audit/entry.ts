@@ -14,6 +14,11 @@ export interface AuditEntry {
   readonly identity: string | null;
   /** Why it was refused, or `ok`. */
   readonly reason: string;
+  /**
+   * The order the call created or read (issue 14: the operator searches the audit by order).
+   * Absent for calls that concern no order, and for entries from before the column existed.
+   */
+  readonly orderId?: string | null;
 }
 
 /** An entry in the chain: its position, its predecessor's link, the key of its own link, and that link. */
@@ -37,8 +42,14 @@ export interface LinkKey {
 
 export const GENESIS_HASH = '0'.repeat(64);
 
+// The order id is linked only when present: entries without one (all entries written before it
+// existed among them) keep exactly the link they were written with.
 const canonical = (seq: number, e: AuditEntry) =>
-  JSON.stringify([seq, e.at, e.traceId, e.method, e.path, e.status, e.durationMs, e.identity, e.reason]);
+  JSON.stringify(
+    e.orderId
+      ? [seq, e.at, e.traceId, e.method, e.path, e.status, e.durationMs, e.identity, e.reason, e.orderId]
+      : [seq, e.at, e.traceId, e.method, e.path, e.status, e.durationMs, e.identity, e.reason],
+  );
 
 /**
  * link = HMAC-SHA-256(key, prevHash ‖ kid ‖ canonical entry). Changing any field of an entry

@@ -1,15 +1,24 @@
-import { type AuditEntry, type ChainedEntry, GENESIS_HASH, linkHash } from './entry.ts';
+import { type AuditEntry, type ChainedEntry, GENESIS_HASH, linkHash, verifyEntries } from './entry.ts';
 import { ephemeralAuditKeys } from './keys.ts';
-import type { AuditLog } from './log.ts';
+import { type AuditLog, matches } from './log.ts';
+import type { AuditReport } from './verify.ts';
 
 /**
  * Not durable: ORDER_STORE=memory (benchmarks of the gateway's own cost). Still chained with
  * an HMAC, so its cost is measured; keeps the newest `maxEntries` (a ring) to bound the heap.
  */
-export function memoryAuditLog(maxEntries = 10_000, keys = ephemeralAuditKeys()): AuditLog {
+export function memoryAuditLog(
+  maxEntries = 10_000,
+  keys = ephemeralAuditKeys(),
+): AuditLog & { verify(): Promise<AuditReport> } {
   const ring: ChainedEntry[] = [];
   let seq = 0;
   let hash = GENESIS_HASH;
+  const read = async (fromSeq = 1, limit = 1000) =>
+    ring
+      .filter((e) => e.seq >= fromSeq)
+      .sort((a, b) => a.seq - b.seq)
+      .slice(0, limit);
   return {
     append(entry: AuditEntry) {
       seq += 1;
@@ -19,11 +28,28 @@ export function memoryAuditLog(maxEntries = 10_000, keys = ephemeralAuditKeys())
       hash = next;
     },
     async flush() {},
-    async read(fromSeq = 1, limit = 1000) {
-      return ring
-        .filter((e) => e.seq >= fromSeq)
-        .sort((a, b) => a.seq - b.seq)
-        .slice(0, limit);
+    read,
+    async query(q) {
+      const out: ChainedEntry[] = [];
+      // Newest first: walk the ring backwards from the last written entry.
+      for (let s = seq; s > Math.max(0, seq - maxEntries) && out.length < q.limit; s--) {
+        const e = ring[(s - 1) % maxEntries] as ChainedEntry;
+        if (matches(q, e)) out.push(e);
+      }
+      return out;
+    },
+    /** The ring's entries: the oldest kept one links to what was dropped, so the walk starts there. */
+    async verify(): Promise<AuditReport> {
+      const entries = await read(1, maxEntries);
+      const first = entries[0];
+      const check = verifyEntries(
+        entries,
+        { keyOf: keys.keyOf },
+        first ? { seq: first.seq - 1, hash: first.prevHash } : undefined,
+      );
+      return check.ok
+        ? { ok: true, entries: check.entries, anchoredUpTo: 0, unanchored: check.entries }
+        : check;
     },
   };
 }

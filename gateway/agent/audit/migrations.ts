@@ -23,4 +23,18 @@ export const auditMigrations: readonly Migration[] = [
     id: 'agent-gateway:002-audit-link-key',
     sql: 'ALTER TABLE agent_audit_log ADD COLUMN key_id text',
   },
+  {
+    // Issue 14: the operator API searches entries by order and by identity, newest first.
+    // One statement per migration: migrate() runs each as a prepared statement.
+    id: 'agent-gateway:003-audit-order-id',
+    sql: 'ALTER TABLE agent_audit_log ADD COLUMN order_id text',
+  },
+  {
+    id: 'agent-gateway:004-audit-by-order',
+    sql: 'CREATE INDEX agent_audit_log_order ON agent_audit_log (order_id, seq) WHERE order_id IS NOT NULL',
+  },
+  {
+    id: 'agent-gateway:005-audit-by-identity',
+    sql: 'CREATE INDEX agent_audit_log_identity ON agent_audit_log (identity, seq)',
+  },
 ];

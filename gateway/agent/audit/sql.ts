@@ -3,11 +3,11 @@ import type { Logger } from '../../../lib/logger.ts';
 import type { ChainHead } from './checkpoint.ts';
 import { type AuditEntry, type ChainedEntry, chain, GENESIS_HASH } from './entry.ts';
 import type { AuditKeys } from './keys.ts';
-import type { AuditLog } from './log.ts';
+import type { AuditLog, AuditQuery } from './log.ts';
 
 const MAX_BATCH = 500;
 const GATHER_MS = 5;
-const COLUMNS = 12;
+const COLUMNS = 13;
 // Several gateway processes may share one Postgres: one writer at a time extends the chain.
 const CHAIN_LOCK = 727275;
 
@@ -24,6 +24,7 @@ interface Row {
   prev_hash: string;
   key_id: string | null;
   hash: string;
+  order_id?: string | null;
 }
 
 export const fromAuditRow = (r: Row): ChainedEntry => ({
@@ -39,6 +40,7 @@ export const fromAuditRow = (r: Row): ChainedEntry => ({
   prevHash: r.prev_hash,
   keyId: r.key_id,
   hash: r.hash,
+  ...(r.order_id ? { orderId: r.order_id } : {}),
 });
 
 export async function readAudit(db: Queryable, fromSeq = 1, limit = 1000): Promise<ChainedEntry[]> {
@@ -46,6 +48,27 @@ export async function readAudit(db: Queryable, fromSeq = 1, limit = 1000): Promi
     fromSeq,
     limit,
   ]);
+  return rows.map(fromAuditRow);
+}
+
+/** The operator's search, newest first; only the filters given become conditions (so indexes apply). */
+export async function queryAudit(db: Queryable, q: AuditQuery): Promise<ChainedEntry[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (q.identity !== undefined) add('identity = ?', q.identity);
+  if (q.orderId !== undefined) add('order_id = ?', q.orderId);
+  if (q.since !== undefined) add('at >= ?', q.since);
+  if (q.until !== undefined) add('at < ?', q.until);
+  if (q.beforeSeq !== undefined) add('seq < ?', q.beforeSeq);
+  params.push(q.limit);
+  const rows = await db.query<Row>(
+    `SELECT * FROM agent_audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${params.length}`,
+    params,
+  );
   return rows.map(fromAuditRow);
 }
 
@@ -81,10 +104,11 @@ function insertStatement(chained: readonly ChainedEntry[]): [string, unknown[]] 
       e.prevHash,
       e.keyId,
       e.hash,
+      e.orderId ?? null,
     );
   }
   return [
-    `INSERT INTO agent_audit_log (seq, at, trace_id, method, path, status, duration_ms, identity, reason, prev_hash, key_id, hash) VALUES ${values.join(',')}`,
+    `INSERT INTO agent_audit_log (seq, at, trace_id, method, path, status, duration_ms, identity, reason, prev_hash, key_id, hash, order_id) VALUES ${values.join(',')}`,
     params,
   ];
 }
@@ -185,6 +209,7 @@ export function sqlAuditLog(
       while (writing) await writing;
     },
     read: (fromSeq, limit) => readAudit(db, fromSeq, limit),
+    query: (q) => queryAudit(db, q),
     async close() {
       // Write what is queued; stop at the first failure instead of retrying forever.
       closed = true;

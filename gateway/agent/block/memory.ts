@@ -17,5 +17,10 @@ export function memoryBlockStore(policy: BlockPolicy, maxEntries = 100_000): Blo
       const s = states.get(identity);
       if (s && s.count > 0) states.set(identity, { count: 0, until: s.until });
     },
+    async clear(identity) {
+      const s = states.get(identity) ?? EMPTY_BLOCK;
+      states.delete(identity);
+      return s;
+    },
   };
 }

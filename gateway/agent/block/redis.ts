@@ -49,5 +49,13 @@ export function redisBlockStore(redis: RedisClient, prefix: string, policy: Bloc
     async reset(identity) {
       await redis.hset(key(identity), 'count', 0);
     },
+    async clear(identity) {
+      // One key: MULTI is atomic on a Cluster node too, so no error slips between read and delete.
+      const r = await redis.multi().hmget(key(identity), 'count', 'until').del(key(identity)).exec();
+      const [err, values] = r?.[0] ?? [new Error('unblock: no reply from Redis'), null];
+      if (err) throw err;
+      const [count, until] = values as [string | null, string | null];
+      return state(count, until);
+    },
   };
 }

@@ -11,4 +11,9 @@ export interface BlockStore {
   recordError(identity: string, now: number): Promise<BlockState>;
   /** A valid request: the consecutive count starts again (an active block stays). */
   reset(identity: string): Promise<void>;
+  /**
+   * An operator's unblock: the block and the consecutive count both go. Returns the state
+   * before (so the caller can say whether it was blocked). Idempotent.
+   */
+  clear(identity: string): Promise<BlockState>;
 }

@@ -9,7 +9,7 @@ import type { OrderPort } from './order-port.ts';
 
 export const CANONICAL_PATH = '/api/v2/procurement/orders';
 /** Order ids the domain issues; anything else is unknown without asking the store. */
-const ORDER_ID = /^ord_[0-9a-f]{32}$/;
+export const ORDER_ID = /^ord_[0-9a-f]{32}$/;
 
 export interface PlaceOptions {
   readonly orders: OrderPort;

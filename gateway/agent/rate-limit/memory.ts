@@ -1,5 +1,5 @@
 import { BoundedMap } from '../../../lib/bounded-map.ts';
-import { type BucketPolicy, type BucketState, take } from './bucket.ts';
+import { type BucketPolicy, type BucketState, refill, take } from './bucket.ts';
 import type { BucketStore } from './store.ts';
 
 export function memoryBucketStore(policy: BucketPolicy, maxEntries = 100_000): BucketStore {
@@ -9,6 +9,9 @@ export function memoryBucketStore(policy: BucketPolicy, maxEntries = 100_000): B
       const { state, result } = take(buckets.get(identity), now, policy);
       buckets.set(identity, state);
       return result;
+    },
+    async peek(identity, now) {
+      return refill(buckets.get(identity), now, policy).tokens;
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { RedisClient } from '../../../lib/redis.ts';
 import { luaScript } from '../lua.ts';
-import { type BucketPolicy, describe, idleTtlMs } from './bucket.ts';
+import { type BucketPolicy, describe, idleTtlMs, refill } from './bucket.ts';
 import type { BucketStore } from './store.ts';
 
 // bucket.take in Lua, atomically: two replicas never spend the same token.
@@ -38,6 +38,12 @@ export function redisBucketStore(redis: RedisClient, prefix: string, policy: Buc
         [policy.capacity, policy.refillPerSecond, now, ttl],
       )) as [number, string];
       return describe(allowed === 1, Number(tokens), policy);
+    },
+    async peek(identity, now) {
+      // A read only: the same refill arithmetic as the script, applied here, nothing written.
+      const [t, at] = await redis.hmget(`${prefix}agent:bucket:{${identity}}`, 't', 'at');
+      const s = t === null || at === null ? undefined : { tokens: Number(t), at: Number(at) };
+      return refill(s, now, policy).tokens;
     },
   };
 }
