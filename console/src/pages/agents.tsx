@@ -8,68 +8,49 @@ import { rest } from '../api.ts';
 import { useAction, useAsync } from '../ui/async.ts';
 import { duration, Empty, Loading, ProblemView, Time } from '../ui/parts.tsx';
 
-export interface AgentRow {
-  spiffeId: string;
-  firstSeen?: string;
-  lastSeen?: string;
-  callsLastMinute?: number;
-  bucketLevel?: number;
-  bucketCapacity?: number;
-  blocked: boolean;
-  reason?: string;
-  timeLeftMs?: number;
-  consecutiveErrors?: number;
+/** One agent of GET /api/v2/operator/agents (schemas/openapi/operator.yaml, `Agent`). */
+export interface Agent {
+  spiffe_id: string;
+  first_seen: string;
+  last_seen: string;
+  calls_last_minute: number;
+  rate_limit: { tokens: number; capacity: number; refill_per_second: number };
+  block: {
+    blocked: boolean;
+    reason: string | null;
+    blocked_until: string | null;
+    seconds_left: number;
+    consecutive_errors: number;
+    max_consecutive_errors: number;
+  };
 }
 
-type Raw = Record<string, unknown>;
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const obj = (v: unknown): Raw => (v && typeof v === 'object' ? (v as Raw) : {});
+const MAX_PAGES = 5;
 
-/** One row of the operator API's agent list (docs/operator-api.md). */
-export function agentRow(a: Raw): AgentRow {
-  const bucket = obj(a.bucket ?? a.token_bucket);
-  const block = obj(a.block);
-  const leftSeconds = num(block.time_left_seconds ?? block.retry_after_seconds);
-  const leftMs = num(block.time_left_ms) ?? (leftSeconds === undefined ? undefined : leftSeconds * 1000);
-  const row: AgentRow = {
-    spiffeId: str(a.spiffe_id) ?? '?',
-    blocked: block.blocked === true || a.blocked === true,
-  };
-  const set = <K extends keyof AgentRow>(k: K, v: AgentRow[K] | undefined) => {
-    if (v !== undefined) row[k] = v;
-  };
-  set('firstSeen', str(a.first_seen));
-  set('lastSeen', str(a.last_seen));
-  set('callsLastMinute', num(a.calls_last_minute));
-  set('bucketLevel', num(bucket.level ?? bucket.tokens));
-  set('bucketCapacity', num(bucket.capacity));
-  set('reason', str(block.reason));
-  set('timeLeftMs', leftMs);
-  set('consecutiveErrors', num(block.consecutive_errors ?? a.consecutive_errors));
-  return row;
-}
-
-async function loadAgents(): Promise<AgentRow[]> {
-  const rows: AgentRow[] = [];
-  let cursor: string | undefined;
-  // A few pages at most: the list is bounded by the API; the page shows the first 500.
-  for (let page = 0; page < 5; page++) {
-    const q = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
-    const { data } = await rest<{ agents?: Raw[]; items?: Raw[]; next_cursor?: string | null }>(
-      `/api/v2/operator/agents?${q}`,
-    );
-    rows.push(...(data.agents ?? data.items ?? []).map(agentRow));
-    cursor = data.next_cursor ?? undefined;
+/** The newest 1,000 identities at most: the API keeps 10,000, a page is 200. */
+async function loadAgents(): Promise<{ agents: Agent[]; total: number }> {
+  const agents: Agent[] = [];
+  let cursor: string | null = null as string | null;
+  let total = 0;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const q = new URLSearchParams({ limit: '200', ...(cursor ? { cursor } : {}) });
+    const { data }: { data: { agents: Agent[]; total: number; next_cursor: string | null } } = await rest<{
+      agents: Agent[];
+      total: number;
+      next_cursor: string | null;
+    }>(`/api/v2/operator/agents?${q}`);
+    agents.push(...data.agents);
+    total = data.total;
+    cursor = data.next_cursor;
     if (!cursor) break;
   }
-  return rows;
+  return { agents, total };
 }
 
 export function AgentsPage() {
   const agents = useAsync(loadAgents, []);
   const unblock = useAction((spiffeId: string) =>
-    rest('/api/v2/operator/agents/unblock', { body: { spiffe_id: spiffeId } }),
+    rest<{ was_blocked: boolean }>('/api/v2/operator/agents/unblock', { body: { spiffe_id: spiffeId } }),
   );
   const [live, setLive] = useState(true);
   useEffect(() => {
@@ -78,8 +59,9 @@ export function AgentsPage() {
     return () => clearInterval(t);
   }, [live, agents.reload]);
 
-  const rows = 'data' in agents ? agents.data : undefined;
-  const blocked = rows?.filter((r) => r.blocked) ?? [];
+  const page = agents.state === 'idle' ? undefined : agents.data;
+  const rows = page?.agents;
+  const blocked = rows?.filter((r) => r.block.blocked) ?? [];
   return (
     <section aria-labelledby="agents-h">
       <h1 id="agents-h">Agents</h1>
@@ -95,33 +77,28 @@ export function AgentsPage() {
       {unblock.state === 'error' ? <ProblemView error={unblock.error} /> : null}
       {unblock.state === 'ok' ? (
         <p role="status" class="ok">
-          Unblocked.
+          {unblock.data.data.was_blocked ? 'Unblocked.' : 'That agent was not blocked.'}
         </p>
       ) : null}
       {agents.state === 'error' ? <ProblemView error={agents.error} /> : null}
       {!rows && agents.state === 'loading' ? <Loading what="agents" /> : null}
-      {rows && rows.length === 0 ? (
-        <Empty>No agent has called the purchase gateway since the gateway started.</Empty>
-      ) : null}
-      {rows && blocked.length > 0 ? (
+      {rows && rows.length === 0 ? <Empty>No agent has called the purchase gateway yet.</Empty> : null}
+      {blocked.length > 0 ? (
         <>
           <h2>Blocked ({blocked.length})</h2>
           <ul class="cards" aria-label="Blocked agents">
             {blocked.map((a) => (
-              <li class="card blocked" key={a.spiffeId} data-testid="blocked-agent">
-                <code>{a.spiffeId}</code>
+              <li class="card blocked" key={a.spiffe_id} data-testid="blocked-agent">
+                <code>{a.spiffe_id}</code>
                 <p>
-                  {a.reason ?? 'blocked'}
-                  {a.consecutiveErrors !== undefined
-                    ? ` after ${a.consecutiveErrors} consecutive errors`
-                    : ''}
-                  {a.timeLeftMs !== undefined ? ` — ${duration(a.timeLeftMs)} left` : ''}
+                  {a.block.reason ?? 'Blocked'} — {duration(a.block.seconds_left * 1000)} left (until{' '}
+                  <Time at={a.block.blocked_until} />)
                 </p>
                 <button
                   type="button"
                   disabled={unblock.state === 'loading'}
                   onClick={async () => {
-                    if ((await unblock.run(a.spiffeId)) !== undefined) agents.reload();
+                    if ((await unblock.run(a.spiffe_id)) !== undefined) agents.reload();
                   }}
                 >
                   Unblock
@@ -133,7 +110,10 @@ export function AgentsPage() {
       ) : null}
       {rows && rows.length > 0 ? (
         <>
-          <h2>Identities seen ({rows.length})</h2>
+          <h2>
+            Identities seen ({rows.length}
+            {page && page.total > rows.length ? ` of ${page.total}` : ''})
+          </h2>
           <div class="scroll">
             <table>
               <thead>
@@ -148,22 +128,28 @@ export function AgentsPage() {
               </thead>
               <tbody>
                 {rows.map((a) => (
-                  <tr key={a.spiffeId}>
+                  <tr key={a.spiffe_id}>
                     <td>
-                      <code>{a.spiffeId}</code>
+                      <code>{a.spiffe_id}</code>
                     </td>
-                    <td class="num">{a.callsLastMinute ?? '—'}</td>
+                    <td class="num">{a.calls_last_minute}</td>
                     <td>
-                      <Bucket level={a.bucketLevel} capacity={a.bucketCapacity} />
-                    </td>
-                    <td>
-                      {a.blocked ? <span class="tag bad">blocked</span> : <span class="tag">active</span>}
+                      <Bucket level={a.rate_limit.tokens} capacity={a.rate_limit.capacity} />
                     </td>
                     <td>
-                      <Time at={a.firstSeen} />
+                      {a.block.blocked ? (
+                        <span class="tag bad">blocked</span>
+                      ) : (
+                        <span class="tag" title="consecutive contract errors">
+                          active · {a.block.consecutive_errors}/{a.block.max_consecutive_errors} errors
+                        </span>
+                      )}
                     </td>
                     <td>
-                      <Time at={a.lastSeen} />
+                      <Time at={a.first_seen} />
+                    </td>
+                    <td>
+                      <Time at={a.last_seen} />
                     </td>
                   </tr>
                 ))}
@@ -179,8 +165,7 @@ export function AgentsPage() {
   );
 }
 
-function Bucket({ level, capacity }: { level: number | undefined; capacity: number | undefined }) {
-  if (level === undefined || capacity === undefined) return <span>—</span>;
+function Bucket({ level, capacity }: { level: number; capacity: number }) {
   return (
     <span class="bucket">
       <meter min={0} max={capacity} value={level} aria-label="tokens left" /> {Math.floor(level)} / {capacity}

@@ -130,14 +130,27 @@ export function OrdersPage({ params }: { params: URLSearchParams }) {
   );
 }
 
-type Entry = Record<string, unknown>;
+/** An entry of GET /api/v2/operator/audit (schemas/openapi/operator.yaml, `AuditEntry`). */
+interface AuditEntry {
+  seq: number;
+  at: string;
+  trace_id: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  spiffe_id: string | null;
+  reason: string;
+  order_id: string | null;
+  hash: string;
+}
 
 function AuditTrail({ orderId }: { orderId: string }) {
   const trail = useAsync(
     () =>
-      rest<{ entries?: Entry[]; items?: Entry[] }>(
+      rest<{ entries: AuditEntry[] }>(
         `/api/v2/operator/audit?${new URLSearchParams({ order_id: orderId, limit: '50' })}`,
-      ).then((r) => r.data.entries ?? r.data.items ?? []),
+      ).then((r) => r.data.entries),
     [orderId],
   );
   return (
@@ -145,61 +158,97 @@ function AuditTrail({ orderId }: { orderId: string }) {
       <h2 id="trail-h">
         Audit trail of <code>{orderId}</code>
       </h2>
-      <button type="button" onClick={() => navigate('orders')}>
-        Close
-      </button>
       {trail.state === 'loading' ? <Loading what="the audit trail" /> : null}
       {trail.state === 'error' ? <ProblemView error={trail.error} /> : null}
       {trail.state === 'ok' && trail.data.length === 0 ? (
         <Empty>No audit entry names this order.</Empty>
       ) : null}
       {trail.state === 'ok' && trail.data.length > 0 ? (
-        <ol class="trail">
-          {trail.data.map((e, i) => (
-            <li key={String(e.seq ?? e.id ?? i)}>
-              <Time at={(e.at ?? e.timestamp ?? e.recorded_at ?? e.created_at) as string} />{' '}
-              <strong>{String(e.outcome ?? e.decision ?? e.event ?? e.status ?? 'entry')}</strong>{' '}
-              <code>{String(e.spiffe_id ?? e.spiffeId ?? '')}</code>
-              <details>
-                <summary>Entry</summary>
-                <pre>{JSON.stringify(e, null, 2)}</pre>
-              </details>
-            </li>
-          ))}
-        </ol>
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">At</th>
+                <th scope="col">Call</th>
+                <th scope="col">Status</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Agent</th>
+                <th scope="col">Trace</th>
+              </tr>
+            </thead>
+            <tbody>
+              {trail.data.map((e) => (
+                <tr key={e.seq}>
+                  <td class="num">{e.seq}</td>
+                  <td>
+                    <Time at={e.at} />
+                  </td>
+                  <td>
+                    <code>
+                      {e.method} {e.path}
+                    </code>
+                  </td>
+                  <td class="num">{e.status}</td>
+                  <td>{e.reason}</td>
+                  <td>
+                    <code>{e.spiffe_id ?? '—'}</code>
+                  </td>
+                  <td>
+                    <code title={`link hash ${e.hash}`}>{e.trace_id}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
+      <button type="button" onClick={() => navigate('orders')}>
+        Close the audit trail
+      </button>
     </section>
   );
 }
 
+/** GET /api/v2/operator/audit/verify (`AuditVerification`). */
+interface Verification {
+  ok: boolean;
+  entries: number | null;
+  anchored_up_to: number | null;
+  unanchored: number | null;
+  first_broken: { seq: number; kind: string; problem: string } | null;
+  checked_at: string;
+}
+
 function AuditVerification() {
-  const verify = useAsync(
-    () => rest<Record<string, unknown>>('/api/v2/operator/audit/verify').then((r) => r.data),
-    [],
-  );
-  if (verify.state === 'loading') return <Loading what="the audit chain's verification" />;
-  if (verify.state === 'error')
-    return (
-      <div class="panel">
-        <h2>Audit chain</h2>
-        <ProblemView error={verify.error} />
-      </div>
-    );
-  if (verify.state !== 'ok') return null;
-  const v = verify.data;
-  const ok = v.ok === true || v.valid === true || v.status === 'ok' || v.status === 'verified';
-  const broken = v.first_broken_link ?? v.firstBroken ?? v.broken;
+  const verify = useAsync(() => rest<Verification>('/api/v2/operator/audit/verify').then((r) => r.data), []);
   return (
-    <div class={`panel ${ok ? 'good' : 'bad'}`} role="status" data-testid="audit-verify">
+    <div
+      class={`panel ${verify.state === 'ok' ? (verify.data.ok ? 'good' : 'bad') : ''}`}
+      data-testid="audit-verify"
+    >
       <h2>Audit chain</h2>
-      <p>
-        {ok ? 'The chain verifies' : 'The chain does not verify'}
-        {typeof v.entries === 'number' ? ` (${v.entries} entries checked)` : ''}.
-      </p>
-      {broken ? (
-        <p>
-          First broken link: <code>{JSON.stringify(broken)}</code>
-        </p>
+      {verify.state === 'loading' ? <Loading what="the chain's verification" /> : null}
+      {verify.state === 'error' ? <ProblemView error={verify.error} /> : null}
+      {verify.state === 'ok' ? (
+        <>
+          <p role="status">
+            {verify.data.ok ? 'The chain verifies' : 'The chain does not verify'}
+            {verify.data.entries !== null ? ` (${verify.data.entries} entries` : ''}
+            {verify.data.entries !== null && verify.data.anchored_up_to !== null
+              ? `, signed checkpoints up to #${verify.data.anchored_up_to})`
+              : verify.data.entries !== null
+                ? ')'
+                : ''}
+            , checked <Time at={verify.data.checked_at} />.
+          </p>
+          {verify.data.first_broken ? (
+            <p>
+              First broken link: entry #{verify.data.first_broken.seq} ({verify.data.first_broken.kind}):{' '}
+              {verify.data.first_broken.problem}
+            </p>
+          ) : null}
+        </>
       ) : null}
       <button type="button" onClick={verify.reload}>
         Verify again

@@ -32,7 +32,7 @@ const UPSERT = `mutation ConsoleUpsertPromotion($rule: JSON!) {
 export const TEMPLATE = {
   version: '2.1',
   promotion_id: 'PROMO-DRAFT-1',
-  name: '10% off tools over 3 items',
+  name: '10% off carts with tools, 3 items or more',
   priority: 20,
   status: 'ACTIVE',
   stacking: 'STACKABLE',
@@ -42,7 +42,7 @@ export const TEMPLATE = {
       { fact: 'cart.total_quantity', operator: 'greater_than_inclusive', value: 3 },
     ],
   },
-  actions: [{ type: 'PERCENTAGE_DISCOUNT', value: 10 }],
+  actions: [{ type: 'PERCENTAGE_DISCOUNT_CART', value: 10 }],
 };
 
 export const SAMPLE_BASKET = {
@@ -218,25 +218,43 @@ export function PromotionsPage() {
 }
 
 function PreviewView({ preview }: { preview: Preview }) {
+  const draft = preview.drafts[0];
+  if (!preview.valid || !preview.evaluation)
+    return (
+      <div class="problem" role="alert" data-testid="preview">
+        <strong>The API refuses this rule</strong>
+        <ul>
+          {(draft?.errors ?? []).map((e) => (
+            <li key={e.pointer + e.message}>
+              <code>{e.pointer || '/'}</code> {e.message}
+            </li>
+          ))}
+        </ul>
+      </div>
+    );
+  const ev = preview.evaluation;
   return (
     <div class="panel" data-testid="preview">
+      <p>
+        Draft <code>{draft?.promotionId}</code> is valid
+        {draft?.replacesStored ? ' and replaces the stored rule of that id in this preview' : ''}.
+      </p>
       <p class="big">
-        Subtotal {preview.subtotal}, discounts {preview.discountTotal}, total {preview.total}{' '}
-        {preview.currency}
+        Subtotal {ev.subtotal}, discounts {ev.discountTotal}, total {ev.total} {ev.currency}
       </p>
       <h3>Applied</h3>
-      {preview.applied.length === 0 ? <Empty>No rule applied.</Empty> : null}
+      {ev.applied.length === 0 ? <Empty>No rule applied.</Empty> : null}
       <ul>
-        {preview.applied.map((a) => (
+        {ev.applied.map((a) => (
           <li key={a.promotionId}>
-            <code>{a.promotionId}</code> {a.name}: −{a.amount}
+            <code>{a.promotionId}</code> {a.name} (priority {a.priority}): −{a.amount}
           </li>
         ))}
       </ul>
       <h3>Not applied, and why</h3>
-      {preview.notApplied.length === 0 ? <Empty>Every active rule applied.</Empty> : null}
+      {ev.notApplied.length === 0 ? <Empty>Every active rule applied.</Empty> : null}
       <ul>
-        {preview.notApplied.map((n) => (
+        {ev.notApplied.map((n) => (
           <li key={n.promotionId}>
             <code>{n.promotionId}</code> <span class="tag">{n.reason}</span> {n.detail}
           </li>
