@@ -11,7 +11,7 @@ import { ProblemView } from '../ui/parts.tsx';
 export function SignIn({ devToken }: { devToken: boolean }) {
   const [text, setText] = useState('');
   const [invalid, setInvalid] = useState<string | null>(null);
-  const dev = useAction(() => rest<{ token: string }>('/console/dev-token', { method: 'POST', body: {} }));
+  const dev = useAction(() => rest<{ token: string }>('/console/dev-token', { method: 'POST' }));
   return (
     <section class="sign-in" aria-labelledby="sign-in-h">
       <h1 id="sign-in-h">Sign in</h1>
