@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import { callerVerifierFor } from '../../lib/auth/jwt.ts';
 import type { SubgraphModule, SubgraphName } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { mountAgentGateway } from '../agent/index.ts';
 import { registerContracts } from '../contracts/index.ts';
+import { registerOperatorRoutes } from '../operator/index.ts';
 import { registerQuoteRoutes } from './quote/index.ts';
 
 /**
@@ -18,11 +20,19 @@ export interface EdgeDeps {
 /**
  * Registers the edge's REST routes on the gateway process, in this order: the served contracts
  * (whose hook refuses GraphQL to agent identities), the agent purchase gateway
- * (POST /api/v2/procurement/orders and POST /v2/orders), then the cart quote
+ * (POST /api/v2/procurement/orders and POST /v2/orders), the operator API over its state
+ * (/api/v2/operator/…), then the cart quote
  * (GET /cart/quote, POST /cart/quote/verify, /.well-known/jwks.json).
  */
 export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): Promise<void> {
   await registerContracts(app, deps.platform);
-  await mountAgentGateway(app, deps.platform, deps.local.procurement);
+  const agentState = await mountAgentGateway(app, deps.platform, deps.local.procurement);
+  await registerOperatorRoutes(app, {
+    verifier: await callerVerifierFor(deps.platform.config),
+    trustDomains: deps.platform.config.SPIFFE_TRUST_DOMAINS,
+    state: agentState,
+    clock: deps.platform.clock,
+    log: deps.platform.log,
+  });
   await registerQuoteRoutes(app, deps);
 }

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
+
+/**
+ * schemas/openapi/operator.yaml is the one source of the operator API's request shapes: the
+ * query string and body validators are compiled from it, never restated in code.
+ */
+export const OPERATOR_OPENAPI_URL = new URL('../../schemas/openapi/operator.yaml', import.meta.url);
+const DOC_ID = 'operator.yaml';
+
+interface Parameter {
+  name: string;
+  in: string;
+  schema: unknown;
+  $ref?: string;
+}
+type Operation = { parameters?: Parameter[] };
+
+export interface OperatorContract {
+  listAgentsQuery: ValidateFunction;
+  searchAuditQuery: ValidateFunction;
+  verifyAuditQuery: ValidateFunction;
+  unblockRequest: ValidateFunction;
+  /** Replies, for tests: what the document promises is what the gateway sends. */
+  reply: (
+    schema: 'AgentPage' | 'UnblockResult' | 'AuditPage' | 'AuditVerification' | 'Problem',
+  ) => ValidateFunction;
+}
+
+let compiled: OperatorContract | undefined;
+
+export function operatorContract(): OperatorContract {
+  if (compiled) return compiled;
+  const doc = parse(readFileSync(OPERATOR_OPENAPI_URL, 'utf8')) as {
+    paths: Record<string, { get?: Operation; post?: Operation }>;
+    components: { parameters: Record<string, Parameter> };
+  };
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  ajv.addSchema(doc, DOC_ID);
+  // Query values arrive as strings: a second instance coerces them (limit=20 → 20); a repeated
+  // parameter arrives as an array and is refused, never coerced to one of its values.
+  const queryAjv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: true });
+  addFormats.default(queryAjv);
+  queryAjv.addSchema(doc, DOC_ID);
+  const ref = (name: string) => ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` });
+  /** The operation's query parameters as one closed object schema: an unknown parameter is refused. */
+  const query = (path: string) => {
+    const params = (doc.paths[path]?.get?.parameters ?? []).map((p) =>
+      p.$ref ? (doc.components.parameters[p.$ref.split('/').pop() as string] as Parameter) : p,
+    );
+    const properties: Record<string, unknown> = {};
+    for (const p of params) if (p.in === 'query') properties[p.name] = p.schema;
+    return queryAjv.compile({
+      type: 'object',
+      additionalProperties: false,
+      properties: JSON.parse(
+        JSON.stringify(properties).replaceAll('"#/components/', `"${DOC_ID}#/components/`),
+      ),
+    });
+  };
+  const replies = new Map<string, ValidateFunction>();
+  compiled = {
+    listAgentsQuery: query('/api/v2/operator/agents'),
+    searchAuditQuery: query('/api/v2/operator/audit'),
+    verifyAuditQuery: query('/api/v2/operator/audit/verify'),
+    unblockRequest: ref('UnblockRequest'),
+    reply(name) {
+      let v = replies.get(name);
+      if (!v) {
+        v = ref(name);
+        replies.set(name, v);
+      }
+      return v;
+    },
+  };
+  return compiled;
+}
+
+export interface Violation {
+  readonly pointer: string;
+  readonly message: string;
+}
+
+/** Ajv errors as violations with JSON pointers (for a query string, the pointer names the parameter). */
+export function violations(errors: readonly ErrorObject[] | null | undefined): Violation[] {
+  const out = new Map<string, Violation>();
+  for (const e of errors ?? []) {
+    let v: Violation;
+    if (e.keyword === 'additionalProperties') {
+      const extra = String((e.params as { additionalProperty: string }).additionalProperty);
+      v = { pointer: `${e.instancePath}/${extra}`, message: 'is not allowed' };
+    } else if (e.keyword === 'required') {
+      const missing = String((e.params as { missingProperty: string }).missingProperty);
+      v = { pointer: `${e.instancePath}/${missing}`, message: 'is required' };
+    } else v = { pointer: e.instancePath || '/', message: e.message ?? 'is invalid' };
+    out.set(`${v.pointer} ${v.message}`, v);
+  }
+  return [...out.values()].slice(0, 100);
+}
