@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { graphql, rest } from '../api.ts';
 import { navigate } from '../router.ts';
 import { useAsync } from '../ui/async.ts';
-import { Empty, Link, Loading, ProblemView, Time } from '../ui/parts.tsx';
+import { Empty, Link, Loading, ProblemView, Time, toDate } from '../ui/parts.tsx';
 
 interface Order {
   orderId: string;
@@ -16,7 +16,8 @@ interface Order {
   sku: string;
   quantity: number;
   allocatedBudget: string | number;
-  processedAt: string;
+  /** Unix seconds (the spec's processed_at). */
+  processedAt: number | string;
 }
 
 const ORDERS = `query ConsoleOrders($agentId: String, $limit: Int) {
@@ -31,7 +32,7 @@ export function filterOrders(orders: Order[], f: { sku: string; since: string; u
   const until = f.until ? Date.parse(f.until) : Number.POSITIVE_INFINITY;
   const sku = f.sku.trim().toUpperCase();
   return orders.filter((o) => {
-    const t = Date.parse(o.processedAt);
+    const t = toDate(o.processedAt).getTime();
     return (!sku || o.sku.toUpperCase().includes(sku)) && t >= since && t <= until;
   });
 }

@@ -34,10 +34,18 @@ const timeFormat = new Intl.DateTimeFormat(undefined, {
 });
 export const operatorTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
+/**
+ * An instant as the API gives it: an ISO string, or a number of Unix seconds (the spec's
+ * `processed_at`, which GraphQL `processedAt` repeats); a number past 1e11 is milliseconds.
+ */
+export function toDate(at: string | number): Date {
+  return new Date(typeof at === 'number' && at < 1e11 ? at * 1000 : at);
+}
+
 /** A time in the operator's time zone; the exact UTC instant on hover and for machines. */
 export function Time({ at }: { at: string | number | undefined | null }) {
   if (at === undefined || at === null || at === '') return <span>—</span>;
-  const d = new Date(at);
+  const d = toDate(at);
   if (Number.isNaN(d.getTime())) return <span>{String(at)}</span>;
   return (
     <time dateTime={d.toISOString()} title={d.toISOString()}>
