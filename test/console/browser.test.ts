@@ -171,7 +171,8 @@ describe('the operator console in Chromium', () => {
     await signInWithDevToken(page);
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Tab');
-      if ((await page.evaluate<string | undefined>('document.activeElement?.textContent')) === 'Prices') break;
+      if ((await page.evaluate<string | undefined>('document.activeElement?.textContent')) === 'Prices')
+        break;
     }
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Prices', level: 1 }).waitFor();

@@ -7,6 +7,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_OPERATOR_ROLES } from '../../gateway/console/dev-token.ts';
 import { CONSOLE_CSP } from '../../gateway/console/index.ts';
@@ -80,6 +81,45 @@ describe('the gateway serves the built console at /console', () => {
       expect(res.status).toBeLessThan(500);
       expect(await res.text()).not.toMatch(/"name"|root:/);
     }
+  });
+
+  it('never answers a 5xx for any path under /console, nor serves a file from outside it', async () => {
+    const segment = fc.oneof(
+      fc.constantFrom('..', '.', '%2e%2e', '%2f', '%00', 'assets', 'index.html', '.vite', '%E0%A4%A', '~'),
+      fc.string({ minLength: 1, maxLength: 12 }).map(encodeURIComponent),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 5 }), async (parts) => {
+        const res = await fetch(`${sys.url}/console/${parts.join('/')}`);
+        const body = await res.text();
+        expect(res.status).toBeLessThan(500);
+        expect(body).not.toMatch(/"devDependencies"|root:x:0/);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('mints a development token whatever the request carries, never a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(
+          'application/json',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'application/xml',
+        ),
+        fc.string({ maxLength: 200 }),
+        async (type, body) => {
+          const res = await fetch(`${sys.url}/console/dev-token`, {
+            method: 'POST',
+            headers: { 'content-type': type },
+            body,
+          });
+          expect(res.status).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('leaves the API outside /console without the console headers', async () => {
