@@ -235,12 +235,9 @@ function AuditVerification() {
         <>
           <p role="status">
             {verify.data.ok ? 'The chain verifies' : 'The chain does not verify'}
-            {verify.data.entries !== null ? ` (${verify.data.entries} entries` : ''}
-            {verify.data.entries !== null && verify.data.anchored_up_to !== null
-              ? `, signed checkpoints up to #${verify.data.anchored_up_to})`
-              : verify.data.entries !== null
-                ? ')'
-                : ''}
+            {verify.data.entries !== null
+              ? ` (${verify.data.entries} entries; ${anchoring(verify.data)})`
+              : ''}
             , checked <Time at={verify.data.checked_at} />.
           </p>
           {verify.data.first_broken ? (
@@ -256,4 +253,9 @@ function AuditVerification() {
       </button>
     </div>
   );
+}
+
+function anchoring(v: Verification): string {
+  if (!v.anchored_up_to) return 'no signed checkpoint yet';
+  return `signed checkpoints up to #${v.anchored_up_to}${v.unanchored ? `, ${v.unanchored} after the last` : ''}`;
 }
