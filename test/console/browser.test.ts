@@ -60,7 +60,7 @@ async function signInWithDevToken(page: Page): Promise<void> {
   await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
 }
 
-describe('the operator console in Chromium', () => {
+describe('the operator console in Chromium', { timeout: 90_000 }, () => {
   it('signs in with the development token and keeps it in this tab only', async () => {
     const page = await newPage();
     const errors: string[] = [];
@@ -90,6 +90,23 @@ describe('the operator console in Chromium', () => {
     await page.getByText('Unblocked.').waitFor();
     await card.waitFor({ state: 'detached' });
     expect((await agentCall(id, order())).status).toBe(201);
+    await page.context().close();
+  });
+
+  it('leaves a denied unblock to the API: a reader gets its 403 in the page and the agent stays blocked', async () => {
+    const id = `${AGENT}/console-denied-${randomUUID().slice(0, 8)}`;
+    for (let i = 0; i < 6; i++) await agentCall(id, order({ quantity: 0 }));
+    const page = await newPage();
+    await page.goto(`${sys.url}/console/`);
+    await page.getByLabel('Operator bearer token').fill(await sys.token(['agents:read'], 'reader'));
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const card = page.getByTestId('blocked-agent').filter({ hasText: id });
+    // The page offers the action to everyone: only the API decides.
+    await card.getByRole('button', { name: 'Unblock' }).click();
+    const denied = page.getByRole('alert').filter({ hasText: '403' });
+    await denied.waitFor();
+    expect(await denied.textContent()).toMatch(/agents:admin/);
+    expect((await agentCall(id, order())).status).toBe(429);
     await page.context().close();
   });
 
