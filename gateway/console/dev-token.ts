@@ -19,6 +19,7 @@ export const DEV_OPERATOR_ROLES = [
   'pricing:admin',
   'promotions:read',
   'promotions:admin',
+  'spend:read',
 ] as const;
 
 export const DEV_TOKEN_SUBJECT = 'console-developer';

@@ -110,6 +110,31 @@ describe('the operator console in Chromium', { timeout: 90_000 }, () => {
     await page.context().close();
   });
 
+  it('shows spend against budget when the API has spend policies, and says so when it has none', async () => {
+    const probe = await sys.gql('{ spendPolicies(first: 1) { subject } }', {
+      token: await sys.token(['spend:read']),
+    });
+    const page = await newPage();
+    if (probe.errors?.[0]?.extensions?.code === 'GRAPHQL_VALIDATION_FAILED') {
+      // This build's schema has no spend policies (they come with issue 13's branch).
+      await signInWithDevToken(page);
+      await page.getByText('This gateway has no spend policies').waitFor();
+    } else {
+      const id = `${AGENT}/console-spend-${randomUUID().slice(0, 8)}`;
+      const set = await sys.gql('mutation($i: SpendPolicyInput!) { setSpendPolicy(input: $i) { subject } }', {
+        token: await sys.token(['spend:admin']),
+        variables: { i: { subject: id, currency: 'USD', period: 'DAY', budget: '1000.00' } },
+      });
+      expect(set.errors).toBeUndefined();
+      expect((await agentCall(id, order())).status).toBe(201);
+      await signInWithDevToken(page);
+      const row = page.getByTestId('spend').getByRole('row').filter({ hasText: id });
+      await row.waitFor();
+      expect(await row.textContent()).toMatch(/250\.75.*1000\.00 USD.*749\.25/);
+    }
+    await page.context().close();
+  });
+
   it('previews a draft promotion against a basket: discounts and the reasons others did not apply', async () => {
     const page = await newPage();
     await signInWithDevToken(page);

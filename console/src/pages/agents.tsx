@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { rest } from '../api.ts';
+import { effectivePolicy, loadSpend, type SpendPolicy } from '../spend.ts';
 import { useAction, useAsync } from '../ui/async.ts';
 import { duration, Empty, Loading, ProblemView, Time } from '../ui/parts.tsx';
 
@@ -49,15 +50,20 @@ async function loadAgents(): Promise<{ agents: Agent[]; total: number }> {
 
 export function AgentsPage() {
   const agents = useAsync(loadAgents, []);
+  const spend = useAsync(loadSpend, []);
+  const policies = spend.state === 'ok' ? (spend.data ?? []) : [];
   const unblock = useAction((spiffeId: string) =>
     rest<{ was_blocked: boolean }>('/api/v2/operator/agents/unblock', { body: { spiffe_id: spiffeId } }),
   );
   const [live, setLive] = useState(true);
   useEffect(() => {
     if (!live) return;
-    const t = setInterval(agents.reload, 5000);
+    const t = setInterval(() => {
+      agents.reload();
+      spend.reload();
+    }, 5000);
     return () => clearInterval(t);
-  }, [live, agents.reload]);
+  }, [live, agents.reload, spend.reload]);
 
   const page = agents.state === 'idle' ? undefined : agents.data;
   const rows = page?.agents;
@@ -122,6 +128,7 @@ export function AgentsPage() {
                   <th scope="col">Calls / min</th>
                   <th scope="col">Token bucket</th>
                   <th scope="col">State</th>
+                  <th scope="col">Spend / budget</th>
                   <th scope="col">First seen</th>
                   <th scope="col">Last seen</th>
                 </tr>
@@ -146,6 +153,9 @@ export function AgentsPage() {
                       )}
                     </td>
                     <td>
+                      <SpendOf policy={effectivePolicy(a.spiffe_id, policies)} />
+                    </td>
+                    <td>
                       <Time at={a.first_seen} />
                     </td>
                     <td>
@@ -158,9 +168,16 @@ export function AgentsPage() {
           </div>
         </>
       ) : null}
-      <p class="note">
-        Spend against budget is not shown: no spend-policy query existed when this console was built.
-      </p>
+      <h2>Spend against budget</h2>
+      {spend.state === 'loading' && spend.data === undefined ? <Loading what="spend policies" /> : null}
+      {spend.state === 'error' ? <ProblemView error={spend.error} /> : null}
+      {spend.state === 'ok' && spend.data === null ? (
+        <p class="note">This gateway has no spend policies (its API offers no spendPolicies query).</p>
+      ) : null}
+      {spend.state === 'ok' && spend.data?.length === 0 ? <Empty>No spend policy is set.</Empty> : null}
+      {spend.state === 'ok' && spend.data && spend.data.length > 0 ? (
+        <SpendTable policies={spend.data} />
+      ) : null}
     </section>
   );
 }
@@ -170,5 +187,59 @@ function Bucket({ level, capacity }: { level: number; capacity: number }) {
     <span class="bucket">
       <meter min={0} max={capacity} value={level} aria-label="tokens left" /> {Math.floor(level)} / {capacity}
     </span>
+  );
+}
+
+function SpendOf({ policy }: { policy: SpendPolicy | undefined }) {
+  if (!policy) return <span class="muted">no policy</span>;
+  return (
+    <span title={`policy of ${policy.subject}`}>
+      {policy.currentPeriod.spent} / {policy.budget} {policy.currency}
+    </span>
+  );
+}
+
+function SpendTable({ policies }: { policies: SpendPolicy[] }) {
+  return (
+    <div class="scroll">
+      <table data-testid="spend">
+        <thead>
+          <tr>
+            <th scope="col">Policy for</th>
+            <th scope="col">Period</th>
+            <th scope="col">Spent</th>
+            <th scope="col">Budget</th>
+            <th scope="col">Remaining</th>
+            <th scope="col">Resets</th>
+          </tr>
+        </thead>
+        <tbody>
+          {policies.map((p) => (
+            <tr key={p.subject}>
+              <td>
+                <code>{p.subject}</code>
+              </td>
+              <td>{p.period}</td>
+              <td class="num">
+                <meter
+                  min={0}
+                  max={Number(p.budget)}
+                  value={Number(p.currentPeriod.spent)}
+                  aria-label="share of the budget spent"
+                />{' '}
+                {p.currentPeriod.spent}
+              </td>
+              <td class="num">
+                {p.budget} {p.currency}
+              </td>
+              <td class="num">{p.currentPeriod.remaining}</td>
+              <td>
+                <Time at={p.currentPeriod.resetsAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
