@@ -103,9 +103,9 @@ describe('the operator console in Chromium', { timeout: 90_000 }, () => {
     const card = page.getByTestId('blocked-agent').filter({ hasText: id });
     // The page offers the action to everyone: only the API decides.
     await card.getByRole('button', { name: 'Unblock' }).click();
-    const denied = page.getByRole('alert').filter({ hasText: '403' });
+    const denied = page.getByRole('alert').filter({ hasText: 'agents:admin' });
     await denied.waitFor();
-    expect(await denied.textContent()).toMatch(/agents:admin/);
+    expect(await denied.textContent()).toMatch(/^403 /);
     expect((await agentCall(id, order())).status).toBe(429);
     await page.context().close();
   });
@@ -186,9 +186,9 @@ describe('the operator console in Chromium', { timeout: 90_000 }, () => {
     await page.goto(`${sys.url}/console/`);
     await page.getByLabel('Operator bearer token').fill(token);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    const agentsDenied = page.getByRole('alert').filter({ hasText: '403' });
+    const agentsDenied = page.getByRole('alert').filter({ hasText: 'agents:read' });
     await agentsDenied.waitFor();
-    expect(await agentsDenied.textContent()).toMatch(/agents:read/);
+    expect(await agentsDenied.textContent()).toMatch(/^403 /);
     await page.getByRole('link', { name: 'Orders and audit' }).click();
     const ordersDenied = page.getByRole('alert').filter({ hasText: 'FORBIDDEN' });
     await ordersDenied.first().waitFor();
