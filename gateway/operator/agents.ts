@@ -24,8 +24,8 @@ export interface AgentRoutesDeps {
 
 /** GET /api/v2/operator/agents: one page of identities with their bucket and block now. */
 export function listAgentsHandler(d: AgentRoutesDeps) {
-  const contract = operatorContract();
   return async function listAgents(req: FastifyRequest, reply: FastifyReply) {
+    const contract = operatorContract();
     const q = { ...(req.query as Record<string, unknown>) };
     if (!contract.listAgentsQuery(q))
       return sendProblem(reply, badQuery(violations(contract.listAgentsQuery.errors)), AGENTS_PATH);
@@ -82,8 +82,8 @@ async function describeAgent(d: AgentRoutesDeps, a: AgentActivity, now: number) 
  * (the store is shared). Audited in the agent audit log, naming the identity and the operator.
  */
 export function unblockHandler(d: AgentRoutesDeps) {
-  const contract = operatorContract();
   return async function unblock(req: FastifyRequest, reply: FastifyReply) {
+    const contract = operatorContract();
     if (!contract.unblockRequest(req.body))
       return sendProblem(reply, invalidBody(violations(contract.unblockRequest.errors)), UNBLOCK_PATH);
     const raw = (req.body as { spiffe_id: string }).spiffe_id;

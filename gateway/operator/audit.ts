@@ -82,8 +82,8 @@ function auditQuery(q: Record<string, unknown>): AuditQuery | Violation[] {
 
 /** GET /api/v2/operator/audit: entries matching every filter, newest first, cursor-paginated. */
 export function searchAuditHandler(d: AuditRoutesDeps) {
-  const contract = operatorContract();
   return async function searchAudit(req: FastifyRequest, reply: FastifyReply) {
+    const contract = operatorContract();
     const q = { ...(req.query as Record<string, unknown>) };
     if (!contract.searchAuditQuery(q))
       return sendProblem(reply, badQuery(violations(contract.searchAuditQuery.errors)), AUDIT_PATH);
@@ -104,10 +104,10 @@ export function searchAuditHandler(d: AuditRoutesDeps) {
 
 /** GET /api/v2/operator/audit/verify: the chain walked against its keys and checkpoints. */
 export function verifyAuditHandler(d: AuditRoutesDeps) {
-  const contract = operatorContract();
   // One walk at a time: concurrent requests share it (the walk reads the whole log).
   let running: Promise<AuditReport> | undefined;
   return async function verifyAudit(req: FastifyRequest, reply: FastifyReply) {
+    const contract = operatorContract();
     const q = { ...(req.query as Record<string, unknown>) };
     if (!contract.verifyAuditQuery(q))
       return sendProblem(reply, badQuery(violations(contract.verifyAuditQuery.errors)), VERIFY_PATH);

@@ -5,7 +5,8 @@ import { parse } from 'yaml';
 
 /**
  * schemas/openapi/operator.yaml is the one source of the operator API's request shapes: the
- * query string and body validators are compiled from it, never restated in code.
+ * query string and body validators are compiled from it, never restated in code. Compiled on
+ * the first operator call, not at start-up: most processes never serve one (issue 11's budget).
  */
 export const OPERATOR_OPENAPI_URL = new URL('../../schemas/openapi/operator.yaml', import.meta.url);
 const DOC_ID = 'operator.yaml';

@@ -90,6 +90,7 @@ describe('the documentation examples', () => {
         'README.md',
         'docs/deployment.md',
         'docs/edge.md',
+        'docs/operator-api.md',
         'docs/pricing.md',
         'docs/procurement.md',
         'docs/promotions.md',

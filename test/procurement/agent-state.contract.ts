@@ -163,6 +163,17 @@ export function agentStateContract(label: string, make: () => AgentStateAdapters
         expect(seen).toEqual(['id-2', 'id-5', 'id-1', 'id-4', 'id-0', 'id-3', 'id-6']);
       });
 
+      it('forgets an identity unseen for 7 days', async () => {
+        const s = make().activity();
+        s.record('old', T0);
+        await s.flush();
+        s.record('new', T0 + 7 * 24 * 3600_000 + 1);
+        await s.flush();
+        const p = await s.page(T0 + 7 * 24 * 3600_000 + 2, 10);
+        expect(p.items.map((i) => i.identity)).toEqual(['new']);
+        expect(p.total).toBe(1);
+      });
+
       it('keeps the most recently seen identities within its bound', async () => {
         const s = make().activity(3);
         for (let i = 0; i < 3; i++) s.record(`id-${i}`, T0 + i);

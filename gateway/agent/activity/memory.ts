@@ -1,5 +1,5 @@
 import { BoundedMap } from '../../../lib/bounded-map.ts';
-import { callsInWindow, MAX_IDENTITIES, pageOf, second, WINDOW_SECONDS } from './activity.ts';
+import { callsInWindow, IDLE_TTL_MS, MAX_IDENTITIES, pageOf, second, WINDOW_SECONDS } from './activity.ts';
 import type { ActivityStore } from './store.ts';
 
 interface Tally {
@@ -27,6 +27,7 @@ export function memoryActivityStore(maxIdentities = MAX_IDENTITIES): ActivitySto
     },
     async flush() {},
     async page(now, limit, after) {
+      for (const [identity, t] of tallies) if (t.last <= now - IDLE_TTL_MS) tallies.delete(identity);
       const index = [...tallies].map(([identity, t]) => ({ identity, lastSeen: t.last }));
       const { page, next } = pageOf(index, limit, after);
       const items = page.map(({ identity }) => {

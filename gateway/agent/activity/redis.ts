@@ -50,7 +50,8 @@ export function redisActivityStore(
   const indexKey = `${prefix}agent:activity:index`;
   let pending = new Map<string, Pending>();
   let timer: NodeJS.Timeout | undefined;
-  let writing: Promise<void> = Promise.resolve();
+  /** At most one write at a time: while Redis is slow or down, calls gather in `pending`. */
+  let writing: Promise<void> | undefined;
   let dropped = 0;
 
   const write = async (batch: Map<string, Pending>) => {
@@ -63,19 +64,25 @@ export function redisActivityStore(
       writes.push(redis.zadd(indexKey, 'GT', p.last, identity));
     }
     writes.push(redis.zremrangebyrank(indexKey, 0, -(maxIdentities + 1)));
+    // Members outlive nothing: an identity whose hash expired leaves the index too.
+    const newest = Math.max(...[...batch.values()].map((p) => p.last));
+    writes.push(redis.zremrangebyscore(indexKey, '-inf', newest - IDLE_TTL_MS));
     const results = await Promise.allSettled(writes);
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) log.error({ err: (failed as PromiseRejectedResult).reason }, 'agent activity not recorded');
   };
 
-  const flushNow = (): Promise<void> => {
+  const flushNow = async (): Promise<void> => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (pending.size === 0) return writing;
+    while (writing) await writing;
+    if (pending.size === 0) return;
     const batch = pending;
     pending = new Map();
-    writing = writing.then(() => write(batch));
-    return writing;
+    writing = write(batch).finally(() => {
+      writing = undefined;
+    });
+    await writing;
   };
 
   return {
@@ -93,6 +100,10 @@ export function redisActivityStore(
       p.last = Math.max(p.last, at);
       const s = second(at);
       p.perSecond.set(s, (p.perSecond.get(s) ?? 0) + 1);
+      // Seconds that have left the window count for nothing: a long Redis outage must not grow them.
+      if (p.perSecond.size > WINDOW_SECONDS + 5)
+        for (const old of p.perSecond.keys())
+          if (old <= second(p.last) - WINDOW_SECONDS) p.perSecond.delete(old);
       if (!timer) {
         timer = setTimeout(() => void flushNow(), FLUSH_EVERY_MS);
         timer.unref();
