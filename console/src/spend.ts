@@ -4,16 +4,9 @@
  * page then says that spend policies are not available instead of showing an error.
  */
 import { ApiError, graphqlRaw } from './api.ts';
+import type { SpendPolicy } from './spend-policy.ts';
 
-export interface SpendPolicy {
-  subject: string;
-  currency: string;
-  period: string;
-  budget: string;
-  maxPerOrder: string | null;
-  expiresAt: string | null;
-  currentPeriod: { start: string; resetsAt: string; spent: string; remaining: string };
-}
+export { effectivePolicy, type SpendPolicy } from './spend-policy.ts';
 
 const SPEND = `query ConsoleSpendPolicies($first: Int) {
   spendPolicies(first: $first) {
@@ -36,19 +29,4 @@ export async function loadSpend(): Promise<SpendPolicy[] | null> {
     first.message,
     code,
   );
-}
-
-/**
- * The policy that governs an identity: the one set for it, else the one of its longest prefix
- * (a prefix covers the identities below it, path segment by path segment).
- */
-export function effectivePolicy(spiffeId: string, policies: readonly SpendPolicy[]): SpendPolicy | undefined {
-  let best: SpendPolicy | undefined;
-  for (const p of policies)
-    if (
-      (spiffeId === p.subject || spiffeId.startsWith(`${p.subject}/`)) &&
-      (!best || p.subject.length > best.subject.length)
-    )
-      best = p;
-  return best;
 }

@@ -4,38 +4,16 @@
  */
 import { useState } from 'preact/hooks';
 import { graphql, rest } from '../api.ts';
+import { filterOrders, type Order } from '../orders-filter.ts';
 import { navigate } from '../router.ts';
 import { useAsync } from '../ui/async.ts';
-import { Empty, Link, Loading, ProblemView, Time, toDate } from '../ui/parts.tsx';
-
-interface Order {
-  orderId: string;
-  status: string;
-  agentId: string;
-  spiffeId: string;
-  sku: string;
-  quantity: number;
-  allocatedBudget: string | number;
-  /** Unix seconds (the spec's processed_at). */
-  processedAt: number | string;
-}
+import { Empty, Link, Loading, ProblemView, Time } from '../ui/parts.tsx';
 
 const ORDERS = `query ConsoleOrders($agentId: String, $limit: Int) {
   purchaseOrders(agentId: $agentId, limit: $limit) {
     orderId status agentId spiffeId sku quantity allocatedBudget processedAt
   }
 }`;
-
-/** The GraphQL field filters by agent; SKU and time are filtered here, over the newest 200. */
-export function filterOrders(orders: Order[], f: { sku: string; since: string; until: string }): Order[] {
-  const since = f.since ? Date.parse(f.since) : Number.NEGATIVE_INFINITY;
-  const until = f.until ? Date.parse(f.until) : Number.POSITIVE_INFINITY;
-  const sku = f.sku.trim().toUpperCase();
-  return orders.filter((o) => {
-    const t = toDate(o.processedAt).getTime();
-    return (!sku || o.sku.toUpperCase().includes(sku)) && t >= since && t <= until;
-  });
-}
 
 export function OrdersPage({ params }: { params: URLSearchParams }) {
   const orderId = params.get('order');

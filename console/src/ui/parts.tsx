@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import type { ApiError } from '../api.ts';
 import { BASE, navigate } from '../router.ts';
+import { toDate } from '../time.ts';
 
 /** The API's refusal in words: status, title, detail, as the API sent them. */
 export function ProblemView({ error }: { error: ApiError }) {
@@ -33,14 +34,6 @@ const timeFormat = new Intl.DateTimeFormat(undefined, {
   timeStyle: 'medium',
 });
 export const operatorTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-
-/**
- * An instant as the API gives it: an ISO string, or a number of Unix seconds (the spec's
- * `processed_at`, which GraphQL `processedAt` repeats); a number past 1e11 is milliseconds.
- */
-export function toDate(at: string | number): Date {
-  return new Date(typeof at === 'number' && at < 1e11 ? at * 1000 : at);
-}
 
 /** A time in the operator's time zone; the exact UTC instant on hover and for machines. */
 export function Time({ at }: { at: string | number | undefined | null }) {
