@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import './styles.css';
 import { AgentsPage } from './pages/agents.tsx';
 import { ExplorerPage } from './pages/explorer.tsx';
@@ -46,6 +46,14 @@ function App() {
   const claims: Claims | null = token ? claimsOf(token) : null;
   const pages = PAGES.filter((p) => p.id !== 'explorer' || config.explorer);
   const page = pages.some((p) => p.id === route.page) ? route.page : 'agents';
+
+  // After a navigation, focus moves to the page (screen readers announce it, Tab starts there).
+  const shown = useRef(page);
+  useEffect(() => {
+    if (shown.current === page) return;
+    shown.current = page;
+    document.getElementById('main')?.focus();
+  }, [page]);
 
   useEffect(() => {
     const label = pages.find((p) => p.id === page)?.label ?? '';
