@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_DIST, ensureConsoleBuilt, launchChromium } from '../support/console.ts';
+import { consoleCopy, launchChromium } from '../support/console.ts';
 import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
@@ -24,10 +24,11 @@ const order = (over: Record<string, unknown> = {}) =>
 
 let sys: TestSystem;
 let browser: Browser;
+let build: string;
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
-  sys = await startEmbedded();
+  build = consoleCopy();
+  sys = await startEmbedded({ CONSOLE_DIR: build });
   browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {
@@ -226,13 +227,12 @@ describe('the operator console in Chromium', { timeout: 90_000 }, () => {
 
 describe('the first page stays small', () => {
   it('loads under 300 kB gzipped: index.html and every script and stylesheet it references', () => {
-    ensureConsoleBuilt();
-    const html = readFileSync(join(CONSOLE_DIST, 'index.html'), 'utf8');
+    const html = readFileSync(join(build, 'index.html'), 'utf8');
     const refs = [...html.matchAll(/(?:src|href)="\/console\/([^"]+)"/g)].map((m) => m[1] as string);
     expect(refs.some((r) => r.endsWith('.js'))).toBe(true);
     let total = gzipSync(html).length;
     for (const ref of refs) {
-      const file = join(CONSOLE_DIST, ref);
+      const file = join(build, ref);
       expect(statSync(file).isFile()).toBe(true);
       total += gzipSync(readFileSync(file)).length;
     }

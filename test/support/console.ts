@@ -4,8 +4,9 @@
  * /usr/bin/chromium; `.ci/run` installs it when missing).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
@@ -32,6 +33,18 @@ export function ensureConsoleBuilt(): void {
     { cwd: root, encoding: 'utf8' },
   );
   if (out.status !== 0) throw new Error(`console build failed:\n${out.stdout}\n${out.stderr}`);
+}
+
+/**
+ * The built console copied to a directory of this test's own (served with CONSOLE_DIR), so a
+ * rebuild of dist/ by another test file (the image test runs ensure-build) cannot empty it
+ * under a page that is loading.
+ */
+export function consoleCopy(): string {
+  ensureConsoleBuilt();
+  const dir = mkdtempSync(join(tmpdir(), 'ac-console-build-'));
+  cpSync(CONSOLE_DIST, dir, { recursive: true });
+  return dir;
 }
 
 export async function launchChromium(): Promise<Browser> {
