@@ -18,6 +18,7 @@ COPY schemas ./schemas
 COPY lib ./lib
 COPY subgraphs ./subgraphs
 COPY gateway ./gateway
+COPY console ./console
 RUN npm run build
 
 # Production dependencies only.

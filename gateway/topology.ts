@@ -7,6 +7,7 @@ import type { Db } from '../lib/db/index.ts';
 import type { SubgraphModule, SubgraphName } from '../lib/graphql/subgraph.ts';
 import { createHttpApp } from '../lib/http/app.ts';
 import { createPlatform, type Platform } from '../lib/platform.ts';
+import { registerConsole } from './console/index.ts';
 import { InProcessDataSource } from './datasources/in-process.ts';
 import { RemoteSubgraphDataSource } from './datasources/remote.ts';
 import { registerEdgeRoutes } from './edge/index.ts';
@@ -64,6 +65,7 @@ export async function buildEmbedded(config: Config, opts: StartOptions = {}): Pr
   const app = createHttpApp(platform);
   for (const m of Object.values(local)) if (m.routes) await app.register(m.routes);
   await registerEdgeRoutes(app, { platform, local });
+  await registerConsole(app, { config, embedded: true });
   await mountGateway(app, {
     verifier: await callerVerifierFor(config),
     metrics: platform.metrics,
@@ -87,6 +89,7 @@ export async function buildDistributedGateway(
   };
   const app = createHttpApp(platform);
   await registerEdgeRoutes(app, { platform, local: {} });
+  await registerConsole(app, { config, embedded: false });
   await mountGateway(app, {
     verifier: await callerVerifierFor(config),
     metrics: platform.metrics,

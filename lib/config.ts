@@ -164,6 +164,11 @@ const fields = z.object({
   WEBHOOK_RETENTION_DAYS: positiveInt.default(30),
   /** Allow endpoints on loopback, private, link-local addresses (development, tests); off: refused. */
   WEBHOOK_ALLOW_PRIVATE_URLS: bool.default('false'),
+  // Operator console (docs/console.md).
+  /** The built console (index.html and assets/); unset: dist/console of this installation. Served at /console when present. */
+  CONSOLE_DIR: z.string().min(1).optional(),
+  /** The console's GraphQL explorer page; unset: on, except with NODE_ENV=production. */
+  CONSOLE_GRAPHQL_EXPLORER: bool.optional(),
 
   // Promotions.
   /** Where redemption limits are consumed: the SQL store (durable, default) or Redis (needs REDIS_URL). */

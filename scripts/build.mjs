@@ -1,6 +1,7 @@
 // `npm run build`: compiles the runtime (lib, subgraphs, gateway, scripts) to dist/ with tsc,
 // then copies the files it reads at run time (schemas/, package.json) beside it, so a compiled
-// module finds `../schemas/...` exactly where the source module does.
+// module finds `../schemas/...` exactly where the source module does; then builds the operator
+// console (console/, Vite) into dist/console/, which the gateway serves at /console.
 // Plain JavaScript on purpose: it must run before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -15,4 +16,19 @@ if (run.status !== 0) process.exit(run.status ?? 1);
 mkdirSync(join(root, 'dist'), { recursive: true });
 cpSync(join(root, 'schemas'), join(root, 'dist/schemas'), { recursive: true });
 cpSync(join(root, 'package.json'), join(root, 'dist/package.json'));
+buildConsole();
 writeFileSync(join(root, 'dist/.build-stamp'), `${new Date().toISOString()}\n`);
+
+/** Vite is a development dependency: an install without it keeps the console it has (or none). */
+function buildConsole() {
+  let vite;
+  try {
+    vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin/vite.js');
+  } catch {
+    console.error('vite is not installed: the operator console (dist/console/) is not rebuilt.');
+    return;
+  }
+  const args = [vite, 'build', '--config', join(root, 'console/vite.config.ts'), '--logLevel', 'warn'];
+  const out = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root });
+  if (out.status !== 0) process.exit(out.status ?? 1);
+}

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = join(root, 'dist/.build-stamp');
-const SOURCES = ['lib', 'subgraphs', 'gateway', 'scripts', 'ci/openapi', 'schemas'];
+const SOURCES = ['lib', 'subgraphs', 'gateway', 'scripts', 'ci/openapi', 'schemas', 'console'];
 const FILES = ['package.json', 'tsconfig.json', 'tsconfig.build.json'];
 
 function newerThan(path, time) {

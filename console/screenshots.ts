@@ -1,0 +1,105 @@
+/**
+ * `npm run console:screenshots`: a screenshot of every console page into docs/console/, taken
+ * in Chromium (playwright-core, /usr/bin/chromium or CHROMIUM_PATH) against a throwaway embedded
+ * system with a little traffic: orders, a blocked agent, a price, a promotion preview.
+ */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Page } from 'playwright-core';
+import { buildEmbedded } from '../gateway/topology.ts';
+import { loadConfig } from '../lib/config.ts';
+
+process.env.APOLLO_TELEMETRY_DISABLED = '1';
+const out = fileURLToPath(new URL('../docs/console/', import.meta.url));
+const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
+
+const config = loadConfig({
+  ...process.env,
+  DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-screens-')),
+  EMBEDDED_DB: 'memory',
+  LOG_LEVEL: 'silent',
+  NODE_ENV: 'development',
+  CATALOG_SIZE: '500',
+  PORT: '0',
+});
+const sys = await buildEmbedded(config);
+const url = await sys.listen(0);
+
+const order = (spiffe: string, body: Record<string, unknown>) =>
+  fetch(`${url}/api/v2/procurement/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-spiffe-id': spiffe },
+    body: JSON.stringify({
+      agent_id: 'agent-0000001',
+      sku: 'SKU-ABC-000001',
+      quantity: 2,
+      max_budget_usd: 250.75,
+      ...body,
+    }),
+  });
+const skus = ['SKU-ABC-000001', 'SKU-ELC-000004', 'SKU-TOL-000007'];
+for (let i = 0; i < 6; i++) await order(`${AGENT}/buyer-${i % 3}`, { sku: skus[i % 3], quantity: i + 1 });
+for (let i = 0; i < 6; i++) await order(`${AGENT}/misbehaving`, { quantity: 0 });
+const placed = (await (await order(AGENT, { quantity: 4 })).json()) as { order_id: string };
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu'],
+});
+mkdirSync(out, { recursive: true });
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(out, `${name}.png`), fullPage: false });
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+  const page = await context.newPage();
+  await page.goto(`${url}/console/`);
+  await page.getByRole('button', { name: 'Sign in with a development token' }).waitFor();
+  await shot(page, 'sign-in');
+  await page.getByRole('button', { name: 'Sign in with a development token' }).click();
+  await page.getByTestId('blocked-agent').first().waitFor();
+  await shot(page, 'agents');
+
+  await page.goto(`${url}/console/orders?order=${placed.order_id}`);
+  await page.getByTestId('audit-trail').getByRole('cell', { name: '201' }).first().waitFor();
+  await page.getByTestId('audit-verify').getByText('The chain verifies').waitFor();
+  await shot(page, 'orders');
+
+  await page.getByRole('link', { name: 'Prices' }).click();
+  await page.getByRole('button', { name: 'Calculate' }).click();
+  await page.getByTestId('price').waitFor();
+  await shot(page, 'prices');
+
+  await page.getByRole('link', { name: 'Promotions' }).click();
+  await page.getByRole('button', { name: 'Edit PROMO-ELEC-3FOR2' }).waitFor();
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.getByTestId('preview').waitFor();
+  await page.getByTestId('preview').scrollIntoViewIfNeeded();
+  await shot(page, 'promotions');
+
+  await page.getByRole('link', { name: 'GraphQL explorer' }).click();
+  await page.getByRole('button', { name: 'Run' }).click();
+  await page.getByTestId('graphql-result').waitFor();
+  await shot(page, 'explorer');
+
+  await page.getByRole('link', { name: 'Live' }).click();
+  const traffic = setInterval(() => {
+    for (let i = 0; i < 20; i++) void fetch(`${url}/healthz`);
+    void fetch(`${url}/cart/quote?line=SKU-ABC-000001:2&currency=USD&region=EU`);
+  }, 100);
+  await page.waitForTimeout(12_000);
+  clearInterval(traffic);
+  await shot(page, 'live');
+
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+  const small = await phone.newPage();
+  await small.goto(`${url}/console/`);
+  await small.getByRole('button', { name: 'Sign in with a development token' }).click();
+  await small.getByTestId('blocked-agent').first().waitFor();
+  await shot(small, 'agents-phone');
+  console.log(`screenshots written to ${out}`);
+} finally {
+  await browser.close();
+  await sys.close();
+}

@@ -1,0 +1,73 @@
+import type { ComponentChildren } from 'preact';
+import type { ApiError } from '../api.ts';
+import { BASE, navigate } from '../router.ts';
+import { toDate } from '../time.ts';
+
+/** The API's refusal in words: status, title, detail, as the API sent them. */
+export function ProblemView({ error }: { error: ApiError }) {
+  return (
+    <div class="problem" role="alert">
+      <strong>
+        {error.status ? `${error.status} ` : ''}
+        {error.title}
+      </strong>
+      {error.detail ? <p>{error.detail}</p> : null}
+      {error.status === 401 ? <p>Sign in again with a valid token.</p> : null}
+    </div>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="loading" aria-busy="true" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="empty">{children}</p>;
+}
+
+const timeFormat = new Intl.DateTimeFormat(undefined, {
+  dateStyle: 'medium',
+  timeStyle: 'medium',
+});
+export const operatorTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** A time in the operator's time zone; the exact UTC instant on hover and for machines. */
+export function Time({ at }: { at: string | number | undefined | null }) {
+  if (at === undefined || at === null || at === '') return <span>—</span>;
+  const d = toDate(at);
+  if (Number.isNaN(d.getTime())) return <span>{String(at)}</span>;
+  return (
+    <time dateTime={d.toISOString()} title={d.toISOString()}>
+      {timeFormat.format(d)}
+    </time>
+  );
+}
+
+export function duration(ms: number): string {
+  if (!(ms > 0)) return '0 s';
+  const s = Math.ceil(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/** An in-console link: a real <a href> (keyboard, middle-click) that routes without a reload. */
+export function Link({ to, children, ...rest }: { to: string; children: ComponentChildren; class?: string }) {
+  return (
+    <a
+      href={`${BASE}/${to}`}
+      {...rest}
+      onClick={(e) => {
+        if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * The operator console in tests: its real build (Vite, into dist/console/, rebuilt when a
+ * console source is newer) and a real Chromium driven by playwright-core (Debian's package at
+ * /usr/bin/chromium; `.ci/run` installs it when missing).
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium } from 'playwright-core';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+export const CONSOLE_DIST = join(root, 'dist/console');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+function newest(path: string): number {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(st.mtimeMs, ...readdirSync(path).map((e) => newest(join(path, e))));
+}
+
+/** Builds the console unless dist/console/ is newer than every console source and operation document. */
+export function ensureConsoleBuilt(): void {
+  const index = join(CONSOLE_DIST, 'index.html');
+  const sources = Math.max(newest(join(root, 'console')), newest(join(root, 'schemas/operations')));
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
+  const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin/vite.js');
+  const out = spawnSync(
+    process.execPath,
+    [vite, 'build', '--config', join(root, 'console/vite.config.ts'), '--logLevel', 'warn'],
+    { cwd: root, encoding: 'utf8' },
+  );
+  if (out.status !== 0) throw new Error(`console build failed:\n${out.stdout}\n${out.stderr}`);
+}
+
+/**
+ * The built console copied to a directory of this test's own (served with CONSOLE_DIR), so a
+ * rebuild of dist/ by another test file (the image test runs ensure-build) cannot empty it
+ * under a page that is loading.
+ */
+export function consoleCopy(): string {
+  ensureConsoleBuilt();
+  const dir = mkdtempSync(join(tmpdir(), 'ac-console-build-'));
+  cpSync(CONSOLE_DIST, dir, { recursive: true });
+  return dir;
+}
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`,
+    );
+  // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+}
