@@ -10,6 +10,7 @@ import { contract } from './contract/contract.ts';
 import { idempotencyStep } from './idempotency/idempotency.ts';
 import type { IdempotencyStore } from './idempotency/store.ts';
 import { type IdentityOptions, identityStep } from './identity/identity.ts';
+import { registerMcpRoutes } from './mcp/routes.ts';
 import type { OrderPort } from './order/order-port.ts';
 import { CANONICAL_PATH, placeOrderHandler, readOrderHandler } from './order/place.ts';
 import { mediaTypeStep, parseErrorProblem, registerStrictJsonParser, requireJson } from './parse/parse.ts';
@@ -88,6 +89,8 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     scope.post(EDGE_PATH, createOrder);
     scope.get(`${CANONICAL_PATH}/:id`, readOrder);
   });
+  // The same operations as MCP tools; each call runs through the routes above (mcp/server.ts).
+  await registerMcpRoutes(app, d);
 }
 
 /** Anything thrown inside the chain becomes a problem: 4xx for what the client sent, else 503. */

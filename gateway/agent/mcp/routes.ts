@@ -1,0 +1,162 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseStrictJson } from '../../../lib/json/strict-json.ts';
+import { Problem, sendProblem } from '../../../lib/problem.ts';
+import { auditStep } from '../audit/audit.ts';
+import type { AuditLog } from '../audit/log.ts';
+import type { AgentGatewayDeps } from '../chain.ts';
+import { identityStep } from '../identity/identity.ts';
+import { injectAgentCall } from '../identity/in-process.ts';
+import { isJsonMediaType } from '../parse/media-type.ts';
+import { parseErrorProblem } from '../parse/parse.ts';
+import { stateUnavailable, unsupportedMediaType } from '../problems.ts';
+import { callerScopes } from '../scope/scope.ts';
+import { type McpRuntime, serveMcp } from './server.ts';
+import { agentTools } from './tools.ts';
+
+export const MCP_PATH = '/mcp';
+/** JSON-RPC messages are small: one tool call with its arguments. */
+const MCP_BODY_LIMIT = 64 * 1024;
+const SERVER_VERSION = '1.0.0';
+
+export type McpDeps = Pick<AgentGatewayDeps, 'clock' | 'log' | 'identity' | 'policy' | 'tokens'> & {
+  readonly audit: AuditLog;
+};
+
+/** A body that is not strict JSON: answered with a JSON-RPC parse error, never a 5xx. */
+class ParseFailure {
+  constructor(readonly reason: string) {}
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The request headers the MCP transport reads (content negotiation, protocol version). */
+function webRequest(req: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const name of ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id']) {
+    const v = req.headers[name];
+    if (typeof v === 'string') headers.set(name, v);
+  }
+  return new Request(`http://localhost${MCP_PATH}`, { method: 'POST', headers });
+}
+
+/**
+ * POST /mcp: the MCP server (Streamable HTTP, stateless, JSON replies). Its own checks are
+ * only those that must come before any MCP exchange: identity (401, the same step as REST),
+ * a bearer token when sent (401), media type and JSON. Every tool call then runs through its
+ * REST route in process (server.ts), so scope, block, rate limit, contract, idempotency and
+ * audit are the REST chain's own, in its order. GET and DELETE answer 405: a stateless
+ * server has no stream to resume and no session to end.
+ */
+export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promise<void> {
+  const identity = identityStep({ ...d.identity, log: d.log });
+  const audit = auditStep(d.audit, d.clock);
+  const scopesOf = new WeakMap<FastifyRequest, ReadonlySet<string>>();
+
+  async function scopes(req: FastifyRequest, reply: FastifyReply) {
+    const id = req.agent.identity;
+    if (!id) return;
+    const v = await callerScopes(id, req.headers.authorization, d);
+    if (v.ok) {
+      scopesOf.set(req, v.scopes);
+      return;
+    }
+    req.agent.reason = v.reason;
+    return sendProblem(reply, v.problem, req.url);
+  }
+  // Refusals of /mcp itself are audited like any refused agent call; an answered MCP message
+  // is not (its tool calls are, once each, by the route they run).
+  async function auditRefusal(req: FastifyRequest, reply: FastifyReply) {
+    if (req.agent && req.agent.reason !== 'ok') await audit(req, reply);
+  }
+
+  const runtime: McpRuntime = {
+    tools: agentTools(),
+    version: SERVER_VERSION,
+    async inject(caller, call) {
+      const res = await injectAgentCall(app, caller.identity.id, {
+        method: call.method as 'GET' | 'POST',
+        url: call.url,
+        headers: call.headers,
+        ...(call.payload !== undefined ? { payload: call.payload } : {}),
+      });
+      return { status: res.statusCode, headers: res.headers, body: res.body };
+    },
+    refused(caller, problem, reason) {
+      d.audit.append({
+        at: d.clock.now(),
+        traceId: caller.req.traceId,
+        method: 'POST',
+        path: MCP_PATH,
+        status: problem.status,
+        durationMs: 0,
+        identity: caller.identity.id,
+        reason: reason.slice(0, 1024),
+      });
+    },
+  };
+
+  async function handle(req: FastifyRequest, reply: FastifyReply) {
+    const id = req.agent.identity;
+    const granted = scopesOf.get(req);
+    if (!id || !granted) throw new Error('/mcp reached its handler without identity');
+    if (!isJsonMediaType(req.headers['content-type'])) {
+      req.agent.reason = 'mcp: body is not application/json';
+      return sendProblem(reply, unsupportedMediaType(), req.url);
+    }
+    if (req.body === undefined || req.body instanceof ParseFailure) {
+      const reason = req.body instanceof ParseFailure ? req.body.reason : 'the body is empty';
+      req.agent.reason = `mcp: ${reason}`;
+      return reply
+        .code(400)
+        .send({ jsonrpc: '2.0', error: { code: -32700, message: `Parse error: ${reason}` }, id: null });
+    }
+    const res = await serveMcp(runtime, { identity: id, scopes: granted, req }, req.body, webRequest(req));
+    reply.code(res.status);
+    res.headers.forEach((value, name) => {
+      if (name !== 'content-length') reply.header(name, value);
+    });
+    return reply.send(await res.text());
+  }
+
+  const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
+    sendProblem(
+      reply.header('allow', 'POST'),
+      new Problem(
+        405,
+        'method-not-allowed',
+        'Method not allowed',
+        'This MCP server is stateless: POST only.',
+      ),
+    );
+
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
+      let text: string;
+      try {
+        text = utf8.decode(body);
+      } catch {
+        done(null, new ParseFailure('the body is not valid UTF-8'));
+        return;
+      }
+      // Strict: duplicate keys are refused and numbers keep their text (a budget is forwarded
+      // to the order route exactly as the agent wrote it).
+      const r = parseStrictJson(text);
+      done(null, r.ok ? r.value : new ParseFailure(r.reason));
+    });
+    scope.setErrorHandler((err, req, reply) => {
+      const parsed = parseErrorProblem(req, err as { code?: string; statusCode?: number }, MCP_BODY_LIMIT);
+      if (parsed) {
+        if (req.agent) req.agent.reason = `mcp: ${parsed.body.detail}`;
+        return sendProblem(reply, parsed, req.url);
+      }
+      d.log.error({ err, traceId: req.traceId }, 'mcp request failed');
+      if (req.agent) req.agent.reason = 'mcp: server failure';
+      return sendProblem(reply, stateUnavailable(), req.url);
+    });
+    const hooks = { onRequest: [identity, scopes], onResponse: [auditRefusal] };
+    scope.post(MCP_PATH, { ...hooks, bodyLimit: MCP_BODY_LIMIT }, handle);
+    scope.get(MCP_PATH, hooks, notAllowed);
+    scope.delete(MCP_PATH, hooks, notAllowed);
+  });
+}

@@ -1,0 +1,76 @@
+import { procurementOpenApi } from '../../../subgraphs/procurement/contract/openapi.ts';
+import { CANONICAL_PATH } from '../order/place.ts';
+import { ORDER_CREATE_SCOPE } from '../scope/policy.ts';
+import { type ToolOperation, toolOperation } from './operations.ts';
+
+/** Reading one's own orders and cancelling them (the order lifecycle's scopes). */
+export const ORDER_READ_SCOPE = 'orders:read';
+export const ORDER_CANCEL_SCOPE = 'orders:cancel';
+/**
+ * quote_cart runs the agent quote. It asks for `orders:create`: a quote is the first half of
+ * an order (price the cart, then order within the budget), and an agent that may not order
+ * has no use for the signed quote token (see docs/mcp.md, "Scopes").
+ */
+export const QUOTE_SCOPE = ORDER_CREATE_SCOPE;
+
+/** An MCP tool: the REST operation it runs and the scope a caller needs to see and call it. */
+export interface AgentTool {
+  readonly name: string;
+  readonly scope: string;
+  readonly operation: ToolOperation;
+}
+
+type Json = Record<string, unknown>;
+
+interface ToolSource {
+  readonly name: string;
+  readonly scope: string;
+  readonly doc: () => Json;
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+}
+
+/** The agent quote (GET /api/v2/procurement/quote) is documented beside the order it prepares. */
+export const AGENT_QUOTE_PATH = '/api/v2/procurement/quote';
+
+const procurement = () => procurementOpenApi() as unknown as Json;
+
+const SOURCES: readonly ToolSource[] = [
+  { name: 'quote_cart', scope: QUOTE_SCOPE, doc: procurement, method: 'GET', path: AGENT_QUOTE_PATH },
+  {
+    name: 'place_purchase_order',
+    scope: ORDER_CREATE_SCOPE,
+    doc: procurement,
+    method: 'POST',
+    path: CANONICAL_PATH,
+  },
+  {
+    name: 'get_order',
+    scope: ORDER_READ_SCOPE,
+    doc: procurement,
+    method: 'GET',
+    path: `${CANONICAL_PATH}/{orderId}`,
+  },
+  { name: 'list_orders', scope: ORDER_READ_SCOPE, doc: procurement, method: 'GET', path: CANONICAL_PATH },
+  {
+    name: 'cancel_order',
+    scope: ORDER_CANCEL_SCOPE,
+    doc: procurement,
+    method: 'POST',
+    path: `${CANONICAL_PATH}/{orderId}/cancel`,
+  },
+];
+
+let tools: readonly AgentTool[] | undefined;
+
+/**
+ * The tools, in a fixed order, each from its operation in the OpenAPI document. An operation
+ * the document does not (yet) have gives no tool: a tool never exists without its REST route.
+ */
+export function agentTools(): readonly AgentTool[] {
+  tools ??= SOURCES.flatMap((s) => {
+    const operation = toolOperation(s.doc(), s.path, s.method);
+    return operation ? [{ name: s.name, scope: s.scope, operation }] : [];
+  });
+  return tools;
+}
