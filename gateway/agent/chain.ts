@@ -15,6 +15,7 @@ import type { OrderPort } from './order/order-port.ts';
 import { CANONICAL_PATH, placeOrderHandler, readOrderHandler } from './order/place.ts';
 import { mediaTypeStep, parseErrorProblem, registerStrictJsonParser, requireJson } from './parse/parse.ts';
 import { stateUnavailable } from './problems.ts';
+import { AGENT_QUOTE_PATH, agentQuoteHandler, QUOTE_SCOPE, quoteContract } from './quote/quote.ts';
 import type { BucketPolicy } from './rate-limit/bucket.ts';
 import { rateLimitStep } from './rate-limit/rate-limit.ts';
 import type { BucketStore } from './rate-limit/store.ts';
@@ -82,12 +83,27 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     handler: readOrderHandler({ orders: d.orders, log: d.log }),
   };
 
+  // The narrowed edge quote for agents: the order's checks up to the contract (a query here).
+  const quote = {
+    onRequest: [
+      identity,
+      scopeStep({ policy: d.policy, tokens: d.tokens, required: QUOTE_SCOPE, clock: d.clock }),
+      blockStep(blockOptions),
+      rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
+    ],
+    preValidation: [quoteContract],
+    onSend: [blockBookkeeping(blockOptions)],
+    onResponse: [audit],
+    handler: agentQuoteHandler(app),
+  };
+
   await app.register(async (scope) => {
     registerStrictJsonParser(scope);
     scope.setErrorHandler((err, req, reply) => agentErrorHandler(err, req, reply, d));
     scope.post(CANONICAL_PATH, createOrder);
     scope.post(EDGE_PATH, createOrder);
     scope.get(`${CANONICAL_PATH}/:id`, readOrder);
+    scope.get(AGENT_QUOTE_PATH, quote);
   });
   // The same operations as MCP tools; each call runs through the routes above (mcp/server.ts).
   await registerMcpRoutes(app, d);

@@ -132,3 +132,24 @@ export const stateUnavailable = () =>
 
 export const notFound = () =>
   new Problem(404, 'not-found', 'Not found', 'No such order for this agent identity.');
+
+export const queryContractViolation = (what: string, errors: readonly Violation[]) =>
+  new Problem(
+    422,
+    'contract-violation',
+    'Unprocessable content',
+    `The query breaks the ${what} contract (${errors.length} violation${errors.length === 1 ? '' : 's'}).`,
+    { errors },
+  );
+
+export const quoteUnavailable = () =>
+  new Problem(
+    503,
+    'service-unavailable',
+    'Service unavailable',
+    'The cart quote is unavailable.',
+    {},
+    {
+      'retry-after': '1',
+    },
+  );

@@ -4,8 +4,8 @@ import type { SpiffeId } from '../../../lib/auth/spiffe.ts';
 import { UNKNOWN_TRACE } from '../../../lib/http/trace.ts';
 import { stringifyExact } from '../../../lib/json/exact-stringify.ts';
 import { Problem, type ProblemDetails } from '../../../lib/problem.ts';
+import { httpCallOf } from '../contract/operations.ts';
 import { insufficientScope } from '../problems.ts';
-import { httpCallOf } from './operations.ts';
 import type { AgentTool } from './tools.ts';
 
 /**

@@ -1,17 +1,12 @@
-import { procurementOpenApi } from '../../../subgraphs/procurement/contract/openapi.ts';
+import { OPENAPI_FILE } from '../../../subgraphs/procurement/contract/openapi.ts';
+import { type ToolOperation, toolOperation } from '../contract/operations.ts';
 import { CANONICAL_PATH } from '../order/place.ts';
+import { AGENT_QUOTE_PATH, QUOTE_SCOPE } from '../quote/quote.ts';
 import { ORDER_CREATE_SCOPE } from '../scope/policy.ts';
-import { type ToolOperation, toolOperation } from './operations.ts';
 
 /** Reading one's own orders and cancelling them (the order lifecycle's scopes). */
 export const ORDER_READ_SCOPE = 'orders:read';
 export const ORDER_CANCEL_SCOPE = 'orders:cancel';
-/**
- * quote_cart runs the agent quote. It asks for `orders:create`: a quote is the first half of
- * an order (price the cart, then order within the budget), and an agent that may not order
- * has no use for the signed quote token (see docs/mcp.md, "Scopes").
- */
-export const QUOTE_SCOPE = ORDER_CREATE_SCOPE;
 
 /** An MCP tool: the REST operation it runs and the scope a caller needs to see and call it. */
 export interface AgentTool {
@@ -20,20 +15,15 @@ export interface AgentTool {
   readonly operation: ToolOperation;
 }
 
-type Json = Record<string, unknown>;
-
 interface ToolSource {
   readonly name: string;
   readonly scope: string;
-  readonly doc: () => Json;
+  readonly doc: URL;
   readonly method: 'GET' | 'POST';
   readonly path: string;
 }
 
-/** The agent quote (GET /api/v2/procurement/quote) is documented beside the order it prepares. */
-export const AGENT_QUOTE_PATH = '/api/v2/procurement/quote';
-
-const procurement = () => procurementOpenApi() as unknown as Json;
+const procurement = OPENAPI_FILE;
 
 const SOURCES: readonly ToolSource[] = [
   { name: 'quote_cart', scope: QUOTE_SCOPE, doc: procurement, method: 'GET', path: AGENT_QUOTE_PATH },
@@ -69,7 +59,7 @@ let tools: readonly AgentTool[] | undefined;
  */
 export function agentTools(): readonly AgentTool[] {
   tools ??= SOURCES.flatMap((s) => {
-    const operation = toolOperation(s.doc(), s.path, s.method);
+    const operation = toolOperation(s.doc, s.path, s.method);
     return operation ? [{ name: s.name, scope: s.scope, operation }] : [];
   });
   return tools;

@@ -2,9 +2,11 @@
  * MCP tools are derived from the OpenAPI operations they run, never described twice: a tool's
  * input schema is the operation's path parameters, query parameters, Idempotency-Key header
  * and JSON body fields, read from the same document the REST contract is validated with; and
- * a tool call is turned back into that operation's HTTP request. Pure (no I/O) once the
- * document is given.
+ * a tool call is turned back into that operation's HTTP request. The documents are read once.
  */
+
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 
 type Json = Record<string, unknown>;
 
@@ -32,26 +34,48 @@ export interface ToolOperation {
 export const IDEMPOTENCY_ARGUMENT = 'idempotency_key';
 const MAX_REF_DEPTH = 16;
 
-/** The value a local `$ref` ("#/components/...") names, or the node itself. */
-function deref(doc: Json, node: unknown, depth = 0): unknown {
-  if (typeof node !== 'object' || node === null) return node;
-  const ref = (node as Json).$ref;
-  if (typeof ref !== 'string') return node;
-  if (!ref.startsWith('#/') || depth > MAX_REF_DEPTH) throw new Error(`unsupported $ref ${ref}`);
-  let at: unknown = doc;
-  for (const part of ref.slice(2).split('/'))
-    at = (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-  if (at === undefined) throw new Error(`unresolved $ref ${ref}`);
-  return deref(doc, at, depth + 1);
+/** A node and the document it is in (a `$ref` is read relative to that document). */
+interface At {
+  readonly node: unknown;
+  readonly doc: Json;
+  readonly file: URL;
 }
 
-/** A schema with every local `$ref` inlined: a tool schema has no document around it. */
-function inline(doc: Json, node: unknown, depth = 0): unknown {
+const documents = new Map<string, Json>();
+function documentAt(file: URL): Json {
+  let d = documents.get(file.href);
+  if (!d) {
+    d = parse(readFileSync(file, 'utf8')) as Json;
+    documents.set(file.href, d);
+  }
+  return d;
+}
+
+/** What a `$ref` names: `#/pointer` in the same document, or `other.yaml#/pointer` beside it. */
+function deref(at: At, depth = 0): At {
+  const { node } = at;
+  if (typeof node !== 'object' || node === null) return at;
+  const ref = (node as Json).$ref;
+  if (typeof ref !== 'string') return at;
+  if (depth > MAX_REF_DEPTH) throw new Error(`$ref chain too long at ${ref}`);
+  const [target = '', pointer = ''] = ref.split('#');
+  const file = target ? new URL(target, at.file) : at.file;
+  const doc = target ? documentAt(file) : at.doc;
+  let n: unknown = doc;
+  for (const part of pointer.split('/').slice(1))
+    n = (n as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  if (n === undefined) throw new Error(`unresolved $ref ${ref}`);
+  return deref({ node: n, doc, file }, depth + 1);
+}
+
+/** A schema with every `$ref` inlined: a tool schema has no document around it. */
+function inline(at: At, depth = 0): unknown {
   if (depth > MAX_REF_DEPTH) throw new Error('schema nested too deeply');
-  const n = deref(doc, node);
-  if (Array.isArray(n)) return n.map((x) => inline(doc, x, depth + 1));
+  const r = deref(at);
+  const n = r.node;
+  if (Array.isArray(n)) return n.map((x) => inline({ ...r, node: x }, depth + 1));
   if (typeof n !== 'object' || n === null) return n;
-  return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, inline(doc, v, depth + 1)]));
+  return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, inline({ ...r, node: v }, depth + 1)]));
 }
 
 /** `orderId` → `order_id`: tool arguments read like the JSON body's fields. */
@@ -61,7 +85,9 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
  * The operation `method path` of `doc` as a tool, or undefined when the document does not
  * have it (a tool exists only where its REST operation does).
  */
-export function toolOperation(doc: Json, path: string, method: 'GET' | 'POST'): ToolOperation | undefined {
+export function toolOperation(file: URL, path: string, method: 'GET' | 'POST'): ToolOperation | undefined {
+  const doc = documentAt(file);
+  const at = (node: unknown): At => ({ node, doc, file });
   const op = ((doc.paths as Json | undefined)?.[path] as Json | undefined)?.[method.toLowerCase()] as
     | Json
     | undefined;
@@ -70,7 +96,8 @@ export function toolOperation(doc: Json, path: string, method: 'GET' | 'POST'): 
   const required: string[] = [];
   const placements = new Map<string, Placement>();
   for (const p of (op.parameters as unknown[] | undefined) ?? []) {
-    const param = deref(doc, p) as {
+    const ref = deref(at(p));
+    const param = ref.node as {
       name: string;
       in: string;
       required?: boolean;
@@ -88,16 +115,18 @@ export function toolOperation(doc: Json, path: string, method: 'GET' | 'POST'): 
       arg = IDEMPOTENCY_ARGUMENT;
       placements.set(arg, { in: 'idempotency-key' });
     } else continue; // X-Spiffe-Id, X-Trace-Id: carried by the MCP request itself.
-    const schema = inline(doc, param.schema) as Json;
+    const schema = inline({ ...ref, node: param.schema }) as Json;
     properties[arg] = param.description ? { description: param.description, ...schema } : schema;
     if (param.required) required.push(arg);
   }
   let hasBody = false;
-  const body = deref(doc, op.requestBody) as Json | undefined;
-  const bodySchema = (body?.content as Json | undefined)?.['application/json'] as Json | undefined;
-  if (bodySchema?.schema) {
+  const body = deref(at(op.requestBody));
+  const media = ((body.node as Json | undefined)?.content as Json | undefined)?.['application/json'] as
+    | Json
+    | undefined;
+  if (media?.schema) {
     hasBody = true;
-    const s = inline(doc, bodySchema.schema) as Json;
+    const s = inline({ ...body, node: media.schema }) as Json;
     for (const [name, schema] of Object.entries((s.properties as Json | undefined) ?? {})) {
       if (placements.has(name))
         throw new Error(`${method} ${path}: body field ${name} clashes with a parameter`);
