@@ -115,6 +115,12 @@ const fields = z.object({
   ORDER_STORE: z.enum(['sql', 'memory']).default('sql'),
   /** Distributed gateway → procurement order domain (HTTP) time limit. */
   ORDER_DOMAIN_TIMEOUT_MS: positiveInt.default(2000),
+  /** How long after processed_at an agent may cancel its order (docs/procurement.md, "Order lifecycle"); 0: never. */
+  ORDER_CANCEL_WINDOW_SECONDS: z.coerce.number().int().min(0).default(3600),
+  /** Outbox rows the relay publishes per transaction. */
+  OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  /** The outbox relay's slow poll (it is also woken after each commit). */
+  OUTBOX_POLL_MS: positiveInt.default(5000),
   /** The audit chain's HMAC link keys (JSON key ring, outside the database); unset: DATA_DIR/keys/audit-hmac.json. */
   AUDIT_KEYS_FILE: z.string().min(1).optional(),
   /** ES256 keys that sign audit checkpoints (quote-token key ring format); unset: DATA_DIR/keys/audit-checkpoint.json. */

@@ -11,21 +11,37 @@ import { idempotencyStep } from './idempotency/idempotency.ts';
 import type { IdempotencyStore } from './idempotency/store.ts';
 import { type IdentityOptions, identityStep } from './identity/identity.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
+import { cancelOrderHandler } from './order/cancel.ts';
+import { listOrdersHandler } from './order/list.ts';
 import type { OrderPort } from './order/order-port.ts';
 import { CANONICAL_PATH, placeOrderHandler, readOrderHandler } from './order/place.ts';
-import { mediaTypeStep, parseErrorProblem, registerStrictJsonParser, requireJson } from './parse/parse.ts';
+import {
+  mediaTypeStep,
+  parseErrorProblem,
+  registerStrictJsonParser,
+  requireJson,
+  requireNoFields,
+} from './parse/parse.ts';
 import { stateUnavailable } from './problems.ts';
 import { AGENT_QUOTE_PATH, agentQuoteHandler, QUOTE_SCOPE, quoteContract } from './quote/quote.ts';
 import type { BucketPolicy } from './rate-limit/bucket.ts';
 import { rateLimitStep } from './rate-limit/rate-limit.ts';
 import type { BucketStore } from './rate-limit/store.ts';
-import { ORDER_CREATE_SCOPE, type ScopePolicy } from './scope/policy.ts';
+import {
+  ORDER_CANCEL_SCOPE,
+  ORDER_CREATE_SCOPE,
+  ORDER_READ_SCOPE,
+  type ScopePolicy,
+} from './scope/policy.ts';
 import { scopeStep } from './scope/scope.ts';
 import type { TokenVerifier } from './scope/token.ts';
 
 /** The edge form of the same operation (see docs/procurement.md, "Two paths"). */
 export const EDGE_PATH = '/v2/orders';
 export { CANONICAL_PATH };
+
+/** A cancel has no fields; room for `{}` and whitespace, nothing more to read. */
+const CANCEL_BODY_LIMIT = 1024;
 
 export interface AgentGatewayDeps {
   readonly clock: Clock;
@@ -55,6 +71,9 @@ export interface AgentGatewayDeps {
  *   handler       8 order domain → 201 (503)
  *   onSend        3' block bookkeeping (count contract errors, reset on a valid body)
  *   onResponse    9 audit entry
+ *
+ * Read, list and cancel (the order lifecycle) run steps 1–4 with their own scope
+ * (orders:read, orders:cancel), then their query or (empty) body check, the domain, and 9.
  */
 export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayDeps): Promise<void> {
   const blockOptions = { store: d.blocks, clock: d.clock, log: d.log };
@@ -76,21 +95,37 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     onResponse: [audit],
     handler: placeOrderHandler({ orders: d.orders, idempotency: d.idempotency, clock: d.clock, log: d.log }),
   };
-  // Reading back what Location names: identity and rate limit, then the owner's order only.
+  // The order lifecycle routes (read, list, cancel): the same first steps, each with its own
+  // scope; a refusal of their query or body neither counts towards the block nor resets it.
+  const gate = (required: string) => [
+    identity,
+    scopeStep({ policy: d.policy, tokens: d.tokens, required, clock: d.clock }),
+    blockStep(blockOptions),
+    rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
+  ];
+  // Reading back what Location names: the owner's order only (another's is 404).
   const readOrder = {
-    onRequest: [identity, rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock })],
+    onRequest: gate(ORDER_READ_SCOPE),
     onResponse: [audit],
     handler: readOrderHandler({ orders: d.orders, log: d.log }),
   };
+  const listOrders = {
+    onRequest: gate(ORDER_READ_SCOPE),
+    onResponse: [audit],
+    handler: listOrdersHandler({ orders: d.orders, log: d.log }),
+  };
+  const cancelOrder = {
+    bodyLimit: CANCEL_BODY_LIMIT,
+    onRequest: gate(ORDER_CANCEL_SCOPE),
+    preValidation: [requireNoFields],
+    onResponse: [audit],
+    handler: cancelOrderHandler({ orders: d.orders, log: d.log }),
+  };
 
   // The narrowed edge quote for agents: the order's checks up to the contract (a query here).
+  // Its contract errors count towards the block as an order body's do (coupon or price probing).
   const quote = {
-    onRequest: [
-      identity,
-      scopeStep({ policy: d.policy, tokens: d.tokens, required: QUOTE_SCOPE, clock: d.clock }),
-      blockStep(blockOptions),
-      rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
-    ],
+    onRequest: gate(QUOTE_SCOPE),
     preValidation: [quoteContract],
     onSend: [blockBookkeeping(blockOptions)],
     onResponse: [audit],
@@ -102,8 +137,10 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     scope.setErrorHandler((err, req, reply) => agentErrorHandler(err, req, reply, d));
     scope.post(CANONICAL_PATH, createOrder);
     scope.post(EDGE_PATH, createOrder);
+    scope.get(CANONICAL_PATH, listOrders);
     scope.get(`${CANONICAL_PATH}/:id`, readOrder);
     scope.get(AGENT_QUOTE_PATH, quote);
+    scope.post(`${CANONICAL_PATH}/:id/cancel`, cancelOrder);
   });
   // The same operations as MCP tools; each call runs through the routes above (mcp/server.ts).
   await registerMcpRoutes(app, d);

@@ -133,13 +133,34 @@ export const stateUnavailable = () =>
 export const notFound = () =>
   new Problem(404, 'not-found', 'Not found', 'No such order for this agent identity.');
 
-export const queryContractViolation = (what: string, errors: readonly Violation[]) =>
+/** A query parameter of an agent route is not acceptable (list: limit, cursor). */
+export const invalidQuery = (errors: readonly Violation[]) =>
+  new Problem(
+    422,
+    'invalid-query',
+    'Invalid query parameters',
+    `The query parameters are not acceptable (${errors.length} violation${errors.length === 1 ? '' : 's'}).`,
+    { errors },
+  );
+
+/** A cancel carries no fields: an empty body or `{}`. */
+export const unexpectedBody = (errors: readonly Violation[]) =>
   new Problem(
     422,
     'contract-violation',
     'Unprocessable content',
-    `The query breaks the ${what} contract (${errors.length} violation${errors.length === 1 ? '' : 's'}).`,
+    'This request takes no body fields: send no body, or an empty JSON object.',
     { errors },
+  );
+
+/** The order exists and is the caller's, but its state machine allows no cancellation now. */
+export const orderNotCancellable = (status: string) =>
+  new Problem(
+    409,
+    'order-not-cancellable',
+    'Order not cancellable',
+    'The cancellation window of this order has closed; it stays as it is.',
+    { order_status: status },
   );
 
 export const quoteUnavailable = () =>

@@ -8,6 +8,11 @@ export type EventHandler = (event: CloudEvent) => void | Promise<void>;
  */
 export interface EventBus {
   publish<T>(type: string, data: T, subject?: string): Promise<CloudEvent<T>>;
+  /**
+   * Publishes an event built elsewhere, its id included: a transactional outbox relays the
+   * same stored event again after a crash, and consumers deduplicate on that id.
+   */
+  publishEvent(event: CloudEvent): Promise<void>;
   /** Returns an unsubscribe function. */
   subscribe(type: string, handler: EventHandler): () => void;
   close(): Promise<void>;

@@ -17,6 +17,10 @@ export const EventTypes = {
   PriceCalculated: 'com.agent-commerce.pricing.PriceCalculated',
   BasePriceChanged: 'com.agent-commerce.pricing.BasePriceChanged',
   PromotionRulesChanged: 'com.agent-commerce.promotions.RulesChanged',
+  /** An order was stored (transactional outbox, subgraphs/procurement/outbox/). */
+  OrderPlaced: 'com.agent-commerce.procurement.OrderPlaced',
+  /** An order was cancelled by its owner. */
+  OrderCancelled: 'com.agent-commerce.procurement.OrderCancelled',
 } as const;
 
 export function cloudEvent<T>(

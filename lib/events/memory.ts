@@ -1,5 +1,5 @@
 import { type EventBus, HandlerSet } from './bus.ts';
-import { cloudEvent } from './cloudevent.ts';
+import { type CloudEvent, cloudEvent } from './cloudevent.ts';
 
 /** Embedded topology: events stay in the process and are delivered after the publisher returns. */
 export function createMemoryBus(
@@ -14,6 +14,10 @@ export function createMemoryBus(
       bus.published++;
       queueMicrotask(() => void handlers.dispatch(event));
       return event;
+    },
+    async publishEvent(event: CloudEvent) {
+      bus.published++;
+      queueMicrotask(() => void handlers.dispatch(event));
     },
     subscribe: (type: string, handler: Parameters<EventBus['subscribe']>[1]) => handlers.add(type, handler),
     async close() {},

@@ -48,21 +48,26 @@ export function createRedisStreamsBus(opts: {
   };
   void loop();
 
+  const append = async (event: CloudEvent): Promise<void> => {
+    await opts.publisher.xadd(
+      opts.stream,
+      'MAXLEN',
+      '~',
+      String(opts.maxLen ?? 100_000),
+      '*',
+      'event',
+      JSON.stringify(event),
+    );
+  };
+
   return {
     ready,
     async publish<T>(type: string, data: T, subject?: string) {
       const event = cloudEvent(opts.source, type, data, subject);
-      await opts.publisher.xadd(
-        opts.stream,
-        'MAXLEN',
-        '~',
-        String(opts.maxLen ?? 100_000),
-        '*',
-        'event',
-        JSON.stringify(event),
-      );
+      await append(event);
       return event;
     },
+    publishEvent: append,
     subscribe: (type, handler) => handlers.add(type, handler),
     async close() {
       closed = true;

@@ -1,19 +1,45 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
+import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../lib/auth/context.ts';
+import { cursorOf, decodeCursor, encodeCursor } from './domain/cursor.ts';
 import type { OrderDomain } from './domain/order-domain.ts';
+import type { OrderStatus, PurchaseOrder } from './domain/purchase-order.ts';
 
 const MAX_LIMIT = 200;
+
+interface ListArgs {
+  agentId?: string | null;
+  spiffeId?: string | null;
+  sku?: string | null;
+  status?: OrderStatus | null;
+  placedFrom?: number | null;
+  placedBefore?: number | null;
+  after?: string | null;
+  limit?: number | null;
+}
+
+const badInput = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 
 /** Resolvers of schemas/procurement.graphql; the role rules come from its @requiresRole. */
 export function procurementResolvers(domain: OrderDomain): GraphQLResolverMap<RequestContext> {
   return {
     Query: {
       purchaseOrder: (_: unknown, { orderId }: { orderId: string }) => domain.get(orderId),
-      purchaseOrders: (_: unknown, { agentId, limit }: { agentId?: string | null; limit?: number | null }) =>
-        domain.list({
-          ...(agentId ? { agentId } : {}),
-          limit: Math.min(MAX_LIMIT, Math.max(1, limit ?? 50)),
-        }),
+      purchaseOrders: async (_: unknown, a: ListArgs) => {
+        const after = a.after == null ? undefined : decodeCursor(a.after);
+        if (a.after != null && !after) throw badInput('after is not a cursor of this listing');
+        const page = await domain.list({
+          ...(a.agentId != null ? { agentId: a.agentId } : {}),
+          ...(a.spiffeId != null ? { spiffeId: a.spiffeId } : {}),
+          ...(a.sku != null ? { sku: a.sku } : {}),
+          ...(a.status != null ? { status: a.status } : {}),
+          ...(a.placedFrom != null ? { placedFrom: a.placedFrom } : {}),
+          ...(a.placedBefore != null ? { placedBefore: a.placedBefore } : {}),
+          ...(after ? { after } : {}),
+          limit: Math.min(MAX_LIMIT, Math.max(1, a.limit ?? 50)),
+        });
+        return page.orders;
+      },
     },
     PurchaseOrder: {
       __resolveReference: (ref: { orderId: string }) => domain.get(ref.orderId),
@@ -21,6 +47,7 @@ export function procurementResolvers(domain: OrderDomain): GraphQLResolverMap<Re
       // GraphQL's Float is a double. A whole-cent amount up to 5000 has at most 6 significant
       // digits, so its double prints back as the same decimal: exact in the reply's text.
       allocatedBudget: (o: { allocatedBudget: string }) => Number(o.allocatedBudget),
+      cursor: (o: PurchaseOrder) => encodeCursor(cursorOf(o)),
     },
   };
 }

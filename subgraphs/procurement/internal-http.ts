@@ -1,9 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { isProcurementAgentId } from '../../lib/auth/spiffe.ts';
 import type { Config } from '../../lib/config.ts';
 import { parseStrictJson } from '../../lib/json/strict-json.ts';
 import { validatePurchaseOrderRequest } from './contract/validate.ts';
+import { decodeCursor } from './domain/cursor.ts';
 import type { OrderDomain } from './domain/order-domain.ts';
 
 /** Where the distributed gateway reaches the order domain (not a public path). */
@@ -23,6 +24,9 @@ interface PlaceBody {
 }
 
 const ORDER_ID = /^ord_[0-9a-f]{32}$/;
+/** The agent list's page bound (schemas/openapi/procurement.yaml, OrderListQuery.limit). */
+export const MAX_PAGE = 100;
+const GATEWAY_ONLY = { error: 'the order domain accepts calls from the gateway only' };
 
 /**
  * Distributed topology: the order domain over HTTP, for gateway processes only (the shared
@@ -33,6 +37,10 @@ export function internalOrderRoutes(
   domain: OrderDomain,
   config: Pick<Config, 'GATEWAY_SHARED_SECRET' | 'SPIFFE_TRUST_DOMAINS' | 'ORDER_BODY_LIMIT_BYTES'>,
 ): FastifyPluginAsync {
+  const fromGateway = (req: FastifyRequest) => {
+    const secret = req.headers[GATEWAY_SECRET_HEADER];
+    return typeof secret === 'string' && sameSecret(secret, config.GATEWAY_SHARED_SECRET);
+  };
   return async (app) => {
     app.post<{ Body: PlaceBody }>(
       INTERNAL_ORDERS_PATH,
@@ -64,11 +72,34 @@ export function internalOrderRoutes(
       },
     );
     app.get<{ Params: { id: string } }>(`${INTERNAL_ORDERS_PATH}/:id`, async (req, reply) => {
-      const secret = req.headers[GATEWAY_SECRET_HEADER];
-      if (typeof secret !== 'string' || !sameSecret(secret, config.GATEWAY_SHARED_SECRET))
-        return reply.code(403).send({ error: 'the order domain accepts calls from the gateway only' });
+      if (!fromGateway(req)) return reply.code(403).send(GATEWAY_ONLY);
       const order = await domain.get(req.params.id);
       return order ? reply.send(order) : reply.code(404).send({ error: 'no such order' });
     });
+    // The caller's own orders: the gateway checked the query; the domain checks it again.
+    app.get<{ Querystring: Record<string, unknown> }>(INTERNAL_ORDERS_PATH, async (req, reply) => {
+      if (!fromGateway(req)) return reply.code(403).send(GATEWAY_ONLY);
+      const { spiffe_id: spiffeId, limit, cursor } = req.query;
+      if (!isProcurementAgentId(spiffeId, config.SPIFFE_TRUST_DOMAINS))
+        return reply.code(403).send({ error: 'not a procurement agent identity' });
+      const n = typeof limit === 'string' && /^[0-9]{1,3}$/.test(limit) ? Number(limit) : 0;
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      if (n < 1 || n > MAX_PAGE || (cursor !== undefined && !after))
+        return reply.code(422).send({ error: 'limit or cursor is not acceptable' });
+      const page = await domain.list({ spiffeId: spiffeId as string, limit: n, ...(after ? { after } : {}) });
+      return reply.send(page);
+    });
+    app.post<{ Params: { id: string }; Body: { spiffeId?: unknown } }>(
+      `${INTERNAL_ORDERS_PATH}/:id/cancel`,
+      { bodyLimit: 4096 },
+      async (req, reply) => {
+        if (!fromGateway(req)) return reply.code(403).send(GATEWAY_ONLY);
+        const spiffeId = req.body?.spiffeId;
+        if (!isProcurementAgentId(spiffeId, config.SPIFFE_TRUST_DOMAINS))
+          return reply.code(403).send({ error: 'not a procurement agent identity' });
+        if (!ORDER_ID.test(req.params.id)) return reply.send({ kind: 'not-found' });
+        return reply.send(await domain.cancel(req.params.id, spiffeId as string));
+      },
+    );
   };
 }

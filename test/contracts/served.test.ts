@@ -77,11 +77,20 @@ describe('an agent identity', () => {
     for (const [path, item] of Object.entries<Record<string, Record<string, unknown>>>(doc.paths ?? {}))
       for (const [method, op] of Object.entries(item))
         if (method !== 'parameters') expect(op[AGENT_MARKER], `${method} ${path}`).toBe(true);
-    // The order endpoint, its edge form and the narrowed agent quote at most: the edge quote
-    // (/cart/quote, coupons and customer ids) is deliberately not agent-facing
-    // (docs/contracts.md); marking it so must be a reviewed change of this test too.
+    // The order endpoint, its edge form, the order lifecycle (issue 12) and the narrowed agent
+    // quote at most: the edge quote (/cart/quote, coupons and customer ids) is deliberately not
+    // agent-facing (docs/contracts.md); marking it so must be a reviewed change of this test too.
     for (const path of Object.keys(doc.paths ?? {}))
-      expect(['/api/v2/procurement/orders', '/v2/orders', '/v2/quote'], path).toContain(path);
+      expect(
+        [
+          '/api/v2/procurement/orders',
+          '/v2/orders',
+          '/api/v2/procurement/orders/{orderId}',
+          '/api/v2/procurement/orders/{orderId}/cancel',
+          '/v2/quote',
+        ],
+        path,
+      ).toContain(path);
     expect(Object.keys(doc.paths ?? {})).not.toContain('/cart/quote');
     const json = await get('/openapi/agent.json', { 'x-spiffe-id': AGENT });
     expect(await json.json()).toEqual(doc);

@@ -56,6 +56,26 @@ export function eventBusContract(label: string, open: () => Promise<BusTopology>
       });
     });
 
+    it('delivers an event published whole with its own id, unchanged (outbox relay)', async () => {
+      const [a, b] = [await topology.instance(), await topology.instance()];
+      const seen: CloudEvent[] = [];
+      b.subscribe('test.Whole', (e) => void seen.push(e));
+      const event: CloudEvent = {
+        specversion: '1.0',
+        id: 'outbox-row-42',
+        source: '/test',
+        type: 'test.Whole',
+        time: '2026-01-01T00:00:00.000Z',
+        datacontenttype: 'application/json',
+        subject: 'ord_1',
+        data: { amount: '250.75' },
+      };
+      await a.publishEvent(event);
+      await a.publishEvent(event);
+      await eventually(() => expect(seen).toHaveLength(2));
+      expect(seen).toEqual([event, event]);
+    });
+
     it('delivers by type, stops after unsubscribe, and survives a failing handler', async () => {
       const bus = await topology.instance();
       const got: unknown[] = [];

@@ -42,6 +42,8 @@ async function chainWith(over: Partial<AgentGatewayDeps>): Promise<FastifyInstan
       };
     },
     get: async () => null,
+    list: async () => ({ orders: [], nextCursor: null }),
+    cancel: async () => ({ kind: 'not-found' }),
   };
   await registerAgentRoutes(a, {
     clock: new ManualClock(),

@@ -41,7 +41,7 @@ describe('a retry after an ambiguous failure places one order, not two', () => {
     expect(retry.status).toBe(201);
     expect(await retry.json()).toEqual({ ...committed, allocated_budget: 99.5 });
     const stored = await domain.list({ agentId: request.agent_id, limit: 10 });
-    expect(stored.map((o) => o.orderId)).toEqual([committed.order_id]);
+    expect(stored.orders.map((o) => o.orderId)).toEqual([committed.order_id]);
   });
 
   it('gives another identity or another key its own order', () => {

@@ -128,10 +128,11 @@ describe.each(adapters)('order store, %s adapter', (_name, make) => {
 
   it('lists newest first, by agent, within the limit', async () => {
     const s = make();
-    const domain = createOrderDomain(s, new ManualClock());
+    const clock = new ManualClock();
+    const domain = createOrderDomain(s, clock);
     const agent = `agent-${Math.random().toString(36).slice(2, 12)}`;
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++)
+    for (let i = 0; i < 5; i++, clock.advance(1))
       ids.push(
         (
           await domain.place({
@@ -143,7 +144,7 @@ describe.each(adapters)('order store, %s adapter', (_name, make) => {
       );
     await domain.place({ request: request(), spiffeId: AGENT, traceId: 't' });
     const listed = await domain.list({ agentId: agent, limit: 3 });
-    expect(listed.map((o) => o.orderId)).toEqual(ids.reverse().slice(0, 3));
+    expect(listed.orders.map((o) => o.orderId)).toEqual(ids.reverse().slice(0, 3));
   });
 
   it('keeps every one of many concurrent orders (group commit)', async () => {
@@ -156,13 +157,14 @@ describe.each(adapters)('order store, %s adapter', (_name, make) => {
       ),
     );
     expect(new Set(created.map((c) => c.order_id)).size).toBe(250);
-    expect(await domain.list({ agentId: agent, limit: 500 })).toHaveLength(250);
+    expect((await domain.list({ agentId: agent, limit: 500 })).orders).toHaveLength(250);
   });
 });
 
 describe('sql order store, failures', () => {
   it('rejects every order of a failed batch and stores none of them', async () => {
-    const failing: Db = { ...db, query: async () => Promise.reject(new Error('connection lost')) };
+    const lost = async () => Promise.reject(new Error('connection lost'));
+    const failing: Db = { ...db, query: lost, transaction: lost };
     const domain = createOrderDomain(sqlOrderStore(failing), new ManualClock());
     const results = await Promise.allSettled(
       Array.from({ length: 5 }, () => domain.place({ request: request(), spiffeId: AGENT, traceId: 'x' })),

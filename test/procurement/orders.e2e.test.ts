@@ -59,7 +59,7 @@ beforeAll(async () => {
   db = await faultyDb();
   sys = await startEmbedded(
     {
-      AGENT_SCOPE_POLICY: JSON.stringify({ [AGENT]: ['orders:create'], [READ_ONLY]: [] }),
+      AGENT_SCOPE_POLICY: JSON.stringify({ [AGENT]: ['orders:create', 'orders:read'], [READ_ONLY]: [] }),
     },
     { clock, db },
   );

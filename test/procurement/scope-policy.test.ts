@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ORDER_CREATE_SCOPE, ScopePolicyError, scopePolicy } from '../../gateway/agent/scope/policy.ts';
+import {
+  ORDER_CANCEL_SCOPE,
+  ORDER_CREATE_SCOPE,
+  ORDER_READ_SCOPE,
+  ScopePolicyError,
+  scopePolicy,
+} from '../../gateway/agent/scope/policy.ts';
 import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
 
 const id = (s: string): SpiffeId => {
@@ -19,6 +25,14 @@ describe('scope policy', () => {
     );
     expect(p.grants(id(`${AGENT}-evil`)).size).toBe(0);
     expect(p.grants(id('spiffe://other.org/ns/ai/sa/procurement-agent')).size).toBe(0);
+  });
+
+  it('grants reading and cancelling its own orders by default too (issue 12), and nothing more', () => {
+    const p = scopePolicy(undefined, ['example.org']);
+    expect([...p.grants(id(`${AGENT}/eu-1`))].sort()).toEqual(
+      [ORDER_CANCEL_SCOPE, ORDER_CREATE_SCOPE, ORDER_READ_SCOPE].sort(),
+    );
+    expect([ORDER_READ_SCOPE, ORDER_CANCEL_SCOPE]).toEqual(['orders:read', 'orders:cancel']);
   });
 
   it('lets the most specific entry win', () => {

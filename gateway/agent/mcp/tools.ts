@@ -2,11 +2,7 @@ import { OPENAPI_FILE } from '../../../subgraphs/procurement/contract/openapi.ts
 import { type ToolOperation, toolOperation } from '../contract/operations.ts';
 import { CANONICAL_PATH } from '../order/place.ts';
 import { AGENT_QUOTE_PATH, QUOTE_SCOPE } from '../quote/quote.ts';
-import { ORDER_CREATE_SCOPE } from '../scope/policy.ts';
-
-/** Reading one's own orders and cancelling them (the order lifecycle's scopes). */
-export const ORDER_READ_SCOPE = 'orders:read';
-export const ORDER_CANCEL_SCOPE = 'orders:cancel';
+import { ORDER_CANCEL_SCOPE, ORDER_CREATE_SCOPE, ORDER_READ_SCOPE } from '../scope/policy.ts';
 
 /** An MCP tool: the REST operation it runs and the scope a caller needs to see and call it. */
 export interface AgentTool {

@@ -1,6 +1,17 @@
-import type { OrderDomain } from '../../../subgraphs/procurement/domain/order-domain.ts';
+import { decodeCursor } from '../../../subgraphs/procurement/domain/cursor.ts';
+import type { CancelOutcome, OrderDomain } from '../../../subgraphs/procurement/domain/order-domain.ts';
 import { toResponse } from '../../../subgraphs/procurement/domain/purchase-order.ts';
-import { DomainUnavailable, type OrderPort } from './order-port.ts';
+import { type CancelResult, DomainUnavailable, type OrderPort } from './order-port.ts';
+
+/** The domain's cancel outcome as the gateway answers it (shared with the HTTP adapter). */
+export function cancelResult(r: CancelOutcome): CancelResult {
+  if (r.kind === 'not-found') return r;
+  if (r.kind === 'not-cancellable') return { kind: r.kind, response: toResponse(r.order) };
+  return { kind: r.kind, response: toResponse(r.order), first: r.first };
+}
+
+const unavailable = (err: unknown) =>
+  new DomainUnavailable(err instanceof Error ? err.message : 'order store failed');
 
 /** Embedded topology: the procurement module's domain, called directly. */
 export function inProcessOrders(domain: OrderDomain): OrderPort {
@@ -9,12 +20,30 @@ export function inProcessOrders(domain: OrderDomain): OrderPort {
       try {
         return await domain.place(cmd);
       } catch (err) {
-        throw new DomainUnavailable(err instanceof Error ? err.message : 'order store failed');
+        throw unavailable(err);
       }
     },
     async get(orderId) {
       const o = await domain.get(orderId);
       return o ? { spiffeId: o.spiffeId, response: toResponse(o) } : null;
+    },
+    async list(spiffeId, { limit, cursor }) {
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      if (cursor !== undefined && !after)
+        throw new DomainUnavailable('the gateway passed an unchecked cursor');
+      try {
+        const page = await domain.list({ spiffeId, limit, ...(after ? { after } : {}) });
+        return { orders: page.orders.map(toResponse), nextCursor: page.nextCursor };
+      } catch (err) {
+        throw unavailable(err);
+      }
+    },
+    async cancel(orderId, spiffeId) {
+      try {
+        return cancelResult(await domain.cancel(orderId, spiffeId));
+      } catch (err) {
+        throw unavailable(err);
+      }
     },
   };
 }

@@ -1,14 +1,31 @@
 import type { PurchaseOrderResponse } from '../../../subgraphs/procurement/contract/types.ts';
 import type { PlaceOrder } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 
+/** One page of the caller's orders, newest first; `nextCursor` null on the last page. */
+export interface OrderListing {
+  readonly orders: readonly PurchaseOrderResponse[];
+  readonly nextCursor: string | null;
+}
+
+/** What a cancel came to, as the gateway answers it (200, 409, 404). */
+export type CancelResult =
+  /** `first`: this call cancelled the order; false: it was already cancelled (same 200). */
+  | { readonly kind: 'cancelled'; readonly response: PurchaseOrderResponse; readonly first: boolean }
+  | { readonly kind: 'not-cancellable'; readonly response: PurchaseOrderResponse }
+  | { readonly kind: 'not-found' };
+
 /**
  * How the gateway reaches the order domain: in process (embedded) or over HTTP (distributed).
- * Rejects with DomainUnavailable when the domain cannot take the order.
+ * Rejects with DomainUnavailable when the domain cannot answer. Ownership is the domain's
+ * decision: list and cancel take the caller's SPIFFE ID.
  */
 export interface OrderPort {
   place(cmd: PlaceOrder): Promise<PurchaseOrderResponse>;
   /** The order as its owner sees it; null when absent. */
   get(orderId: string): Promise<{ spiffeId: string; response: PurchaseOrderResponse } | null>;
+  /** `cursor`: a next_cursor of an earlier page (already checked by the gateway). */
+  list(spiffeId: string, page: { limit: number; cursor?: string }): Promise<OrderListing>;
+  cancel(orderId: string, spiffeId: string): Promise<CancelResult>;
 }
 
 export class DomainUnavailable extends Error {

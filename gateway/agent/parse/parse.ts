@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseStrictJson } from '../../../lib/json/strict-json.ts';
 import { Problem, sendProblem } from '../../../lib/problem.ts';
-import { contentTooLarge, malformedBody, unsupportedMediaType } from '../problems.ts';
+import { contentTooLarge, malformedBody, unexpectedBody, unsupportedMediaType } from '../problems.ts';
 import { isJsonMediaType } from './media-type.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -78,4 +78,24 @@ export function parseErrorProblem(
     p = malformedBody('the body could not be read');
   if (p && req.agent) withContractFlag(req, p);
   return p;
+}
+
+/**
+ * Step 5–6 of a request without fields (cancel): no body, or one that parses to `{}`. An
+ * unparsable body is 400, any field 422 (unknown fields are refused, as everywhere).
+ */
+export async function requireNoFields(req: FastifyRequest, reply: FastifyReply) {
+  const body = req.body;
+  if (body === undefined) return;
+  if (body instanceof ParseFailure) return refuse(req, reply, malformedBody(body.reason));
+  const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+  if (isObject && Object.keys(body).length === 0) return;
+  const errors = isObject
+    ? Object.keys(body).map((k) => ({
+        pointer: `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+        message: 'is not a field of this request',
+      }))
+    : [{ pointer: '', message: 'must be an empty object' }];
+  req.agent.reason = `contract: ${errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}`;
+  return sendProblem(reply, unexpectedBody(errors), req.url);
 }

@@ -4,7 +4,7 @@ import { sendProblem } from '../../../lib/problem.ts';
 import { OPENAPI_FILE } from '../../../subgraphs/procurement/contract/openapi.ts';
 import { violations } from '../../edge/quote/contract.ts';
 import { toolOperation } from '../contract/operations.ts';
-import { queryContractViolation, quoteUnavailable } from '../problems.ts';
+import { invalidQuery, quoteUnavailable } from '../problems.ts';
 import { ORDER_CREATE_SCOPE } from '../scope/policy.ts';
 
 /** The agent quote: the edge cart quote narrowed for agents, behind the agent chain. */
@@ -45,7 +45,7 @@ export async function quoteContract(req: FastifyRequest, reply: FastifyReply) {
   const errors = violations(check.errors);
   req.agent.contractError = true;
   req.agent.reason = `contract: ${errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`;
-  return sendProblem(reply, queryContractViolation('agent quote', errors), req.url);
+  return sendProblem(reply, invalidQuery(errors), req.url);
 }
 
 /**

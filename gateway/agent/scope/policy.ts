@@ -7,6 +7,16 @@ import {
 
 /** The scope that lets a workload create purchase orders. */
 export const ORDER_CREATE_SCOPE = 'orders:create';
+/** Read back and list the workload's own orders (never another identity's). */
+export const ORDER_READ_SCOPE = 'orders:read';
+/** Cancel the workload's own orders while they are cancellable. */
+export const ORDER_CANCEL_SCOPE = 'orders:cancel';
+/** What the default policy grants the procurement agent. */
+export const DEFAULT_AGENT_SCOPES: readonly string[] = [
+  ORDER_CREATE_SCOPE,
+  ORDER_READ_SCOPE,
+  ORDER_CANCEL_SCOPE,
+];
 
 /**
  * Which scopes each workload holds. An entry for a SPIFFE ID covers that ID and the IDs below
@@ -26,10 +36,10 @@ export class ScopePolicyError extends Error {
   override name = 'ScopePolicyError';
 }
 
-/** Default: the order-creation scope to the procurement agent in every trusted domain. */
+/** Default: create, read and cancel orders, to the procurement agent in every trusted domain. */
 export const defaultPolicyDocument = (trustDomains: readonly string[]): Record<string, string[]> =>
   Object.fromEntries(
-    trustDomains.map((td) => [`spiffe://${td}${PROCUREMENT_AGENT_PATH}`, [ORDER_CREATE_SCOPE]]),
+    trustDomains.map((td) => [`spiffe://${td}${PROCUREMENT_AGENT_PATH}`, [...DEFAULT_AGENT_SCOPES]]),
   );
 
 /** Builds the policy from AGENT_SCOPE_POLICY (JSON) or the default; a bad document throws. */

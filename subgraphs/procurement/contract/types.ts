@@ -20,9 +20,12 @@ export interface PurchaseOrderRequest {
   readonly max_budget_usd: UsdAmount;
 }
 
-/** Body returned with 201 (spec, "PurchaseOrderResponse"). */
+/**
+ * Body returned with 201 (spec, "PurchaseOrderResponse"), and the order as its owner reads,
+ * lists and cancels it (status CANCELLED after a cancellation; a 201 is always APPROVED).
+ */
 export interface PurchaseOrderResponse {
-  readonly status: 'APPROVED';
+  readonly status: 'APPROVED' | 'CANCELLED';
   readonly order_id: string;
   /** The request's max_budget_usd, exactly. */
   readonly allocated_budget: UsdAmount;

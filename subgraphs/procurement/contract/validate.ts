@@ -72,3 +72,56 @@ export function validatePurchaseOrderRequest(body: unknown): ContractResult {
   }
   return { ok: false, errors: (check.errors ?? []).map(toViolation) };
 }
+
+/** The parsed query of the agent's order list. */
+export interface OrderListQuery {
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+export type ListQueryResult =
+  | { readonly ok: true; readonly value: OrderListQuery }
+  | { readonly ok: false; readonly errors: readonly Violation[] };
+
+const checkListQuery = ajv.compile(componentSchema('OrderListQuery'));
+const listQueryProperties = componentSchema('OrderListQuery').properties as {
+  limit: { default: number };
+};
+/** Digits only: `+5`, `5.0`, `0x10`, ` 5` stay text and fail the integer type. */
+const DECIMAL_DIGITS = /^[0-9]{1,9}$/;
+
+/**
+ * Checks the list's query (Fastify's parsed query string: a string per parameter, an array
+ * when one was repeated) against OrderListQuery. A query string is text, so `limit` is read as
+ * a number only when it is plain digits; `cursor` must also be a cursor this server issued
+ * (`isCursor`, the domain's decoder).
+ */
+export function validateOrderListQuery(query: unknown, isCursor: (c: string) => boolean): ListQueryResult {
+  const raw = (query ?? {}) as Record<string, unknown>;
+  const q: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(raw)) {
+    const v = raw[key];
+    q[key] = key === 'limit' && typeof v === 'string' && DECIMAL_DIGITS.test(v) ? Number(v) : v;
+  }
+  if (!checkListQuery(q)) {
+    const errors = (checkListQuery.errors ?? []).map((e) =>
+      e.keyword === 'additionalProperties'
+        ? {
+            pointer: `/${escapePointer(String((e.params as { additionalProperty: string }).additionalProperty))}`,
+            message: 'is not a parameter of this operation',
+          }
+        : toViolation(e),
+    );
+    return { ok: false, errors };
+  }
+  const cursor = q.cursor as string | undefined;
+  if (cursor !== undefined && !isCursor(cursor))
+    return { ok: false, errors: [{ pointer: '/cursor', message: 'is not a cursor this listing issued' }] };
+  return {
+    ok: true,
+    value: Object.freeze({
+      limit: (q.limit as number | undefined) ?? listQueryProperties.limit.default,
+      ...(cursor === undefined ? {} : { cursor }),
+    }),
+  };
+}

@@ -28,4 +28,44 @@ export const orderMigrations: readonly Migration[] = [
     id: 'procurement:003-allocated-budget-whole-cents',
     sql: 'ALTER TABLE purchase_orders ADD CONSTRAINT purchase_orders_budget_whole_cents CHECK (allocated_budget = round(allocated_budget, 2)) NOT VALID',
   },
+  {
+    // Issue 12, order lifecycle: CANCELLED (with its time) beside APPROVED; the time is set
+    // exactly when the status says cancelled. One ALTER, several actions: one statement.
+    id: 'procurement:004-order-cancellation',
+    sql: `ALTER TABLE purchase_orders
+      ADD COLUMN cancelled_at double precision,
+      DROP CONSTRAINT purchase_orders_status_check,
+      ADD CONSTRAINT purchase_orders_status_check CHECK (
+        (status = 'APPROVED' AND cancelled_at IS NULL) OR (status = 'CANCELLED' AND cancelled_at IS NOT NULL)
+      )`,
+  },
+  {
+    // An agent's own orders, newest first, resumed after a cursor: one index range scan.
+    id: 'procurement:005-purchase-orders-by-owner',
+    sql: 'CREATE INDEX purchase_orders_owner ON purchase_orders (spiffe_id, processed_at DESC, order_id DESC)',
+  },
+  {
+    id: 'procurement:006-purchase-orders-by-time',
+    sql: 'CREATE INDEX purchase_orders_time ON purchase_orders (processed_at DESC, order_id DESC)',
+  },
+  {
+    // The transactional outbox: written in the order's transaction, relayed to the bus later.
+    // event_id is the CloudEvent id (stable across re-relays); relayed_at NULL = still to send.
+    id: 'procurement:007-outbox',
+    sql: `CREATE TABLE procurement_outbox (
+      seq bigserial PRIMARY KEY,
+      event_id text NOT NULL UNIQUE,
+      type text NOT NULL,
+      subject text NOT NULL,
+      time text NOT NULL,
+      data jsonb NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      relayed_at timestamptz
+    )`,
+  },
+  {
+    // The relay's claim reads only this small partial index, however many rows were relayed.
+    id: 'procurement:008-outbox-unrelayed',
+    sql: 'CREATE INDEX procurement_outbox_unrelayed ON procurement_outbox (seq) WHERE relayed_at IS NULL',
+  },
 ];

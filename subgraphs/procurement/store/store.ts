@@ -1,15 +1,57 @@
-import type { PurchaseOrder } from '../domain/purchase-order.ts';
+import type { OrderCursor } from '../domain/cursor.ts';
+import type { OrderStatus, PurchaseOrder } from '../domain/purchase-order.ts';
+import type { OutboxEvent } from '../outbox/order-events.ts';
 
+/** Filters of a listing; all optional but the limit. Newest first by (processed_at, order_id). */
 export interface OrderQuery {
+  /** The owner (the agent's own list always sets it). */
+  readonly spiffeId?: string;
   readonly agentId?: string;
+  readonly sku?: string;
+  readonly status?: OrderStatus;
+  /** processed_at ≥ this (Unix seconds). */
+  readonly placedFrom?: number;
+  /** processed_at < this (Unix seconds). */
+  readonly placedBefore?: number;
+  /** Only orders strictly after this one in the listing order. */
+  readonly after?: OrderCursor;
   readonly limit: number;
 }
 
 /** Durable orders: the SQL store (PGlite or Postgres via platform.db), or memory (benchmarks). */
 export interface OrderStore {
-  /** Resolves once the order is committed. */
-  insert(order: PurchaseOrder): Promise<void>;
+  /**
+   * Resolves once the order and its OrderPlaced outbox row are committed, together. An order
+   * id that exists already is left as it is, and its event is not written again.
+   */
+  insert(order: PurchaseOrder, event: OutboxEvent): Promise<void>;
   get(orderId: string): Promise<PurchaseOrder | null>;
-  /** Newest first. */
   list(q: OrderQuery): Promise<PurchaseOrder[]>;
+  /**
+   * Stores `order` (CANCELLED) and its OrderCancelled outbox row in one transaction if the
+   * stored order is still APPROVED; false (and nothing written) when it is not.
+   */
+  cancel(order: PurchaseOrder, event: OutboxEvent): Promise<boolean>;
+}
+
+/** The outcome of one relay pass over the outbox. */
+export interface RelayPass {
+  /** Rows published and marked relayed. */
+  readonly relayed: number;
+  /** The batch was full: more rows may be waiting. */
+  readonly full: boolean;
+  /** Set when publishing failed: the row it failed on and those after it stay unrelayed. */
+  readonly error?: unknown;
+}
+
+/** The transactional outbox of order events. */
+export interface OutboxStore {
+  /**
+   * Claims up to `limit` unrelayed rows, oldest first, that no other relay holds, publishes
+   * them in order and marks the published ones relayed, in one transaction: a relay that dies
+   * before the mark leaves them unrelayed for the next pass (published again, same ids).
+   */
+  relay(limit: number, publish: (event: OutboxEvent) => Promise<void>): Promise<RelayPass>;
+  /** Forgets relayed rows older than `beforeMs` (bounds the table). */
+  prune(beforeMs: number): Promise<void>;
 }

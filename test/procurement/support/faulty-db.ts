@@ -15,21 +15,33 @@ export async function faultyDb(): Promise<FaultyDb> {
   const db = await openPglite(undefined);
   let hold: { reached: () => void; gate: Promise<void> } | undefined;
   const isOrderInsert = (sql: string) => sql.startsWith('INSERT INTO purchase_orders');
+  const fault = async (sql: string) => {
+    if (!isOrderInsert(sql)) return;
+    if (wrapped.failOrders) throw new Error('injected fault: order store unavailable');
+    if (hold) {
+      const h = hold;
+      hold = undefined;
+      h.reached();
+      await h.gate;
+    }
+  };
   const wrapped: FaultyDb = {
     ...db,
     failOrders: false,
     async query<R>(sql: string, params?: readonly unknown[]) {
-      if (isOrderInsert(sql)) {
-        if (wrapped.failOrders) throw new Error('injected fault: order store unavailable');
-        if (hold) {
-          const h = hold;
-          hold = undefined;
-          h.reached();
-          await h.gate;
-        }
-      }
+      await fault(sql);
       return db.query<R>(sql, params);
     },
+    // Orders are inserted inside a transaction (with their outbox row): the switches apply there.
+    transaction: (fn) =>
+      db.transaction((tx) =>
+        fn({
+          async query<R>(sql: string, params?: readonly unknown[]) {
+            await fault(sql);
+            return tx.query<R>(sql, params);
+          },
+        }),
+      ),
     holdOrders() {
       let reached!: () => void;
       let release!: () => void;
