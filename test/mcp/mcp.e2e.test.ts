@@ -152,15 +152,11 @@ describe('tools/list shows what the scopes allow', () => {
 
   it('shows the order and quote tools to an identity holding orders:create and orders:read', async () => {
     const tools = await names(await connect(AGENT));
-    expect(tools).toEqual(expect.arrayContaining(['quote_cart', 'place_purchase_order', 'get_order']));
+    expect(tools).toEqual(['quote_cart', 'place_purchase_order', 'get_order', 'list_orders', 'cancel_order']);
   });
 
   it('shows only the read tools to a reader', async () => {
-    const tools = await names(await connect(READER));
-    expect(tools).toContain('get_order');
-    expect(tools).not.toContain('place_purchase_order');
-    expect(tools).not.toContain('quote_cart');
-    expect(tools).not.toContain('cancel_order');
+    expect(await names(await connect(READER))).toEqual(['get_order', 'list_orders']);
   });
 
   it('shows nothing to an identity without scopes', async () => {
@@ -170,8 +166,7 @@ describe('tools/list shows what the scopes allow', () => {
   it('narrows the list to a bearer token scope, like REST', async () => {
     const token = await accessToken(sys.config, { sub: AGENT, scope: 'orders:read' });
     const tools = await names(await connect(AGENT, { authorization: `Bearer ${token}` }));
-    expect(tools).toContain('get_order');
-    expect(tools).not.toContain('place_purchase_order');
+    expect(tools).toEqual(['get_order', 'list_orders']);
   });
 
   it('refuses a hidden tool with the 403 its route gives, and audits it', async () => {
@@ -354,6 +349,95 @@ describe('tools/call gives what REST gives', () => {
     const { instance: _a, ...mcpProblem } = r.structuredContent as Record<string, unknown>;
     const { instance: _b, ...restProblem } = (await rest.json()) as Record<string, unknown>;
     expect(mcpProblem).toEqual(restProblem);
+  });
+});
+
+describe('the order lifecycle tools give what REST gives', () => {
+  const placeOne = async (c: Client) =>
+    (await call(c, 'place_purchase_order', validOrder())).structuredContent as { order_id: string };
+
+  it("lists the caller's own orders a page at a time, as GET /orders does", async () => {
+    const id = freshAgent('list');
+    const c = await connect(id);
+    const a = await placeOne(c);
+    const b = await placeOne(c);
+    await placeOne(await connect(freshAgent('someone-else')));
+    const first = await call(c, 'list_orders', { limit: 1 });
+    const page = first.structuredContent as { orders: { order_id: string }[]; next_cursor: string | null };
+    const rest = await fetch(`${sys.url}${ORDERS}?limit=1`, { headers: { 'x-spiffe-id': id } });
+    expect(await rest.json()).toEqual(page);
+    expect(page.orders).toHaveLength(1);
+    expect(typeof page.next_cursor).toBe('string');
+    const second = (await call(c, 'list_orders', { limit: 1, cursor: page.next_cursor }))
+      .structuredContent as {
+      orders: { order_id: string }[];
+      next_cursor: string | null;
+    };
+    expect([...page.orders, ...second.orders].map((o) => o.order_id).sort()).toEqual(
+      [a.order_id, b.order_id].sort(),
+    );
+  });
+
+  it.each([
+    ['a limit of 0', { limit: 0 }, 'limit=0'],
+    ['a limit of 101', { limit: 101 }, 'limit=101'],
+    ['a cursor this server did not issue', { cursor: 'nope' }, 'cursor=nope'],
+    ['an unknown parameter', { status: 'APPROVED' }, 'status=APPROVED'],
+  ])('refuses %s with the REST problem', async (_name, args, qs) => {
+    const id = freshAgent('list');
+    const r = await call(await connect(id), 'list_orders', args);
+    const rest = await fetch(`${sys.url}${ORDERS}?${qs}`, { headers: { 'x-spiffe-id': id } });
+    expect(rest.status).toBe(422);
+    expect(r.isError).toBe(true);
+    const { instance: _a, ...mcpProblem } = r.structuredContent as Record<string, unknown>;
+    const { instance: _b, ...restProblem } = (await rest.json()) as Record<string, unknown>;
+    expect(mcpProblem).toEqual(restProblem);
+  });
+
+  it('cancels an order, idempotently, as POST /orders/{id}/cancel does', async () => {
+    const id = freshAgent('cancel');
+    const c = await connect(id);
+    const order = await placeOne(c);
+    const r = await call(c, 'cancel_order', { order_id: order.order_id });
+    expect(r.isError, JSON.stringify(r.structuredContent)).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ order_id: order.order_id, status: 'CANCELLED' });
+    const again = await call(c, 'cancel_order', { order_id: order.order_id });
+    expect(again.structuredContent).toEqual(r.structuredContent);
+    const rest = await fetch(`${sys.url}${ORDERS}/${order.order_id}/cancel`, {
+      method: 'POST',
+      headers: { 'x-spiffe-id': id },
+    });
+    expect(await rest.json()).toEqual(r.structuredContent);
+  });
+
+  it("answers 404 for another identity's order, like REST, and leaves it as it is", async () => {
+    const owner = await connect(freshAgent('owner'));
+    const order = await placeOne(owner);
+    const other = freshAgent('thief');
+    const r = await call(await connect(other), 'cancel_order', { order_id: order.order_id });
+    const rest = await fetch(`${sys.url}${ORDERS}/${order.order_id}/cancel`, {
+      method: 'POST',
+      headers: { 'x-spiffe-id': other },
+    });
+    expect(rest.status).toBe(404);
+    expect(r.structuredContent).toEqual(await rest.json());
+    expect((await call(owner, 'get_order', { order_id: order.order_id })).structuredContent).toMatchObject({
+      status: 'APPROVED',
+    });
+  });
+
+  it('refuses cancel arguments beyond the order id with the REST problem', async () => {
+    const id = freshAgent('cancel');
+    const c = await connect(id);
+    const order = await placeOne(c);
+    const r = await call(c, 'cancel_order', { order_id: order.order_id, reason: 'changed my mind' });
+    const rest = await fetch(`${sys.url}${ORDERS}/${order.order_id}/cancel`, {
+      method: 'POST',
+      headers: { 'x-spiffe-id': id, 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'changed my mind' }),
+    });
+    expect(rest.status).toBe(422);
+    expect(r.structuredContent).toEqual(await rest.json());
   });
 });
 
