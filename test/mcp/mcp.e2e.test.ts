@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { componentSchema } from '../../subgraphs/procurement/contract/openapi.ts';
@@ -349,6 +350,28 @@ describe('tools/call gives what REST gives', () => {
     const { instance: _a, ...mcpProblem } = r.structuredContent as Record<string, unknown>;
     const { instance: _b, ...restProblem } = (await rest.json()) as Record<string, unknown>;
     expect(mcpProblem).toEqual(restProblem);
+  });
+});
+
+describe('fuzzed tool arguments', () => {
+  it('get a 2xx result or a 4xx problem, never a 5xx, and store an order only on 201', async () => {
+    const field = fc.constantFrom('agent_id', 'sku', 'quantity', 'max_budget_usd', 'idempotency_key', 'x');
+    const value = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.constantFrom('agent-0000001', 'SKU-ABC-123456', 5, 250.75, 0.01, 5000, '__proto__'),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(field, value, { maxKeys: 6 }), async (args) => {
+        const before = placed();
+        // Its own identity each run: the block of one run must not decide the next.
+        const r = await call(await connect(freshAgent('fuzz')), 'place_purchase_order', args);
+        const { status } = httpMeta(r);
+        expect(status >= 200 && status < 500, JSON.stringify(r.structuredContent)).toBe(true);
+        expect(Boolean(r.isError)).toBe(status >= 400);
+        expect(placed()).toBe(before + (status === 201 ? 1 : 0));
+      }),
+      { numRuns: 40 },
+    );
   });
 });
 

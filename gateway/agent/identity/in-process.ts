@@ -21,7 +21,7 @@ export const isInProcessAgentCall = (raw: unknown): boolean => raw instanceof In
 
 /**
  * Runs one agent call in process as `identity` (a SPIFFE ID the caller has verified). The
- * identity travels as X-Spiffe-Id, set here last so the options cannot override it; the
+ * identity travels as X-Spiffe-Id, set here in place of any the options carry; the
  * identity step believes that header only on a request carrying the marker.
  */
 export function injectAgentCall(
@@ -29,9 +29,13 @@ export function injectAgentCall(
   identity: string,
   options: InjectOptions,
 ): Promise<LightMyRequestResponse> {
+  // Header names are case-insensitive: drop every spelling before setting the one identity.
+  const headers = Object.fromEntries(
+    Object.entries(options.headers ?? {}).filter(([name]) => name.toLowerCase() !== 'x-spiffe-id'),
+  );
   return app.inject({
     ...options,
-    headers: { ...options.headers, 'x-spiffe-id': identity },
+    headers: { ...headers, 'x-spiffe-id': identity },
     Request: InProcessAgentCall,
   } as InjectOptions);
 }
