@@ -139,6 +139,29 @@ describe('identity before any MCP exchange', () => {
     expect(await rows()).toEqual([{ path: '/mcp', status: 401, identity: null }]);
   });
 
+  it.each([
+    ['text/plain', 'text/plain', '{}', 415],
+    ['duplicate keys', 'application/json', '{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}', 400],
+    [
+      'a __proto__ key',
+      'application/json',
+      '{"jsonrpc":"2.0","id":1,"method":"tools/list","__proto__":{}}',
+      400,
+    ],
+    ['no JSON at all', 'application/json', 'not json', 400],
+    ['more than 64 KiB', 'application/json', `{"pad":"${'x'.repeat(70_000)}"}`, 413],
+  ])('refuses a body of %s before any MCP exchange', async (_name, type, body, status) => {
+    const res = await fetch(`${sys.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': type, accept: 'application/json, text/event-stream', 'x-spiffe-id': AGENT },
+      body,
+    });
+    expect(res.status).toBe(status);
+    const reply = (await res.json()) as { error?: { code: number }; type?: string };
+    if (status === 400) expect(reply.error?.code).toBe(-32700);
+    else expect(reply.type).toMatch(/^https:\/\/agent-commerce.example\/problems\//);
+  });
+
   it('answers GET and DELETE with 405 (stateless: no stream, no session)', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${sys.url}/mcp`, { method, headers: { 'x-spiffe-id': AGENT } });

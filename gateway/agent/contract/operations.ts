@@ -1,8 +1,9 @@
 /**
- * MCP tools are derived from the OpenAPI operations they run, never described twice: a tool's
- * input schema is the operation's path parameters, query parameters, Idempotency-Key header
- * and JSON body fields, read from the same document the REST contract is validated with; and
- * a tool call is turned back into that operation's HTTP request. The documents are read once.
+ * An OpenAPI operation as one closed input object, never described twice: its path
+ * parameters, query parameters, Idempotency-Key header and JSON body fields, read from the
+ * same document the REST contract is validated with. The MCP tools take it as their input
+ * schema (and a tool call is turned back into the operation's HTTP request here); the agent
+ * quote compiles its query validator from it. The documents are read once.
  */
 
 import { readFileSync } from 'node:fs';
@@ -33,6 +34,7 @@ export interface ToolOperation {
 
 export const IDEMPOTENCY_ARGUMENT = 'idempotency_key';
 const MAX_REF_DEPTH = 16;
+const MAX_SCHEMA_DEPTH = 32;
 
 /** A node and the document it is in (a `$ref` is read relative to that document). */
 interface At {
@@ -70,7 +72,7 @@ function deref(at: At, depth = 0): At {
 
 /** A schema with every `$ref` inlined: a tool schema has no document around it. */
 function inline(at: At, depth = 0): unknown {
-  if (depth > MAX_REF_DEPTH) throw new Error('schema nested too deeply');
+  if (depth > MAX_SCHEMA_DEPTH) throw new Error('schema nested too deeply');
   const r = deref(at);
   const n = r.node;
   if (Array.isArray(n)) return n.map((x) => inline({ ...r, node: x }, depth + 1));
