@@ -9,6 +9,7 @@ import { injectAgentCall } from '../identity/in-process.ts';
 import { isJsonMediaType } from '../parse/media-type.ts';
 import { parseErrorProblem } from '../parse/parse.ts';
 import { stateUnavailable, unsupportedMediaType } from '../problems.ts';
+import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import { callerScopes } from '../scope/scope.ts';
 import { type McpRuntime, serveMcp } from './server.ts';
 import { agentTools } from './tools.ts';
@@ -18,9 +19,19 @@ export const MCP_PATH = '/mcp';
 const MCP_BODY_LIMIT = 64 * 1024;
 const SERVER_VERSION = '1.0.0';
 
-export type McpDeps = Pick<AgentGatewayDeps, 'clock' | 'log' | 'identity' | 'policy' | 'tokens'> & {
+export type McpDeps = Pick<
+  AgentGatewayDeps,
+  'clock' | 'log' | 'identity' | 'policy' | 'tokens' | 'buckets' | 'bucketPolicy'
+> & {
   readonly audit: AuditLog;
 };
+
+/** A lone tools/call: its route takes the rate-limit token, so /mcp must not take a second. */
+const isToolCall = (body: unknown) =>
+  typeof body === 'object' &&
+  body !== null &&
+  !Array.isArray(body) &&
+  (body as { method?: unknown }).method === 'tools/call';
 
 /** A body that is not strict JSON: answered with a JSON-RPC parse error, never a 5xx. */
 class ParseFailure {
@@ -42,7 +53,8 @@ function webRequest(req: FastifyRequest): Request {
 /**
  * POST /mcp: the MCP server (Streamable HTTP, stateless, JSON replies). Its own checks are
  * only those that must come before any MCP exchange: identity (401, the same step as REST),
- * a bearer token when sent (401), media type and JSON. Every tool call then runs through its
+ * a bearer token when sent (401), media type and JSON, and the identity's rate limit (429)
+ * for every message but a tool call (whose route takes the token). Every tool call runs through its
  * REST route in process (server.ts), so scope, block, rate limit, contract, idempotency and
  * audit are the REST chain's own, in its order. GET and DELETE answer 405: a stateless
  * server has no stream to resume and no session to end.
@@ -50,6 +62,9 @@ function webRequest(req: FastifyRequest): Request {
 export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promise<void> {
   const identity = identityStep({ ...d.identity, log: d.log });
   const audit = auditStep(d.audit, d.clock);
+  // Every other message (initialize, tools/list, notifications) costs one token of the same
+  // bucket, so /mcp is bounded per identity like every agent path.
+  const rateLimit = rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock });
   const scopesOf = new WeakMap<FastifyRequest, ReadonlySet<string>>();
 
   async function scopes(req: FastifyRequest, reply: FastifyReply) {
@@ -109,6 +124,10 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
       return reply
         .code(400)
         .send({ jsonrpc: '2.0', error: { code: -32700, message: `Parse error: ${reason}` }, id: null });
+    }
+    if (!isToolCall(req.body)) {
+      await rateLimit(req, reply);
+      if (reply.sent) return reply;
     }
     const res = await serveMcp(runtime, { identity: id, scopes: granted, req }, req.body, webRequest(req));
     reply.code(res.status);
