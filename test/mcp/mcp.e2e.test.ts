@@ -12,6 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { agentTools } from '../../gateway/agent/mcp/tools.ts';
 import { componentSchema } from '../../subgraphs/procurement/contract/openapi.ts';
 import type { ProcurementModule } from '../../subgraphs/procurement/index.ts';
 import { AGENT, accessToken, freshAgent, ORDERS, post, validOrder } from '../procurement/support/agent.ts';
@@ -19,6 +20,7 @@ import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const READER = `${AGENT}/reader`;
 const NOBODY = `${AGENT}/nobody`;
+const SPENDER = `${AGENT}/spender`;
 const ALL = ['orders:create', 'orders:read', 'orders:cancel'];
 let sys: TestSystem;
 const clients: Client[] = [];
@@ -65,7 +67,12 @@ async function auditCount(identity: string, n: number) {
 
 beforeAll(async () => {
   sys = await startEmbedded({
-    AGENT_SCOPE_POLICY: JSON.stringify({ [AGENT]: ALL, [READER]: ['orders:read'], [NOBODY]: [] }),
+    AGENT_SCOPE_POLICY: JSON.stringify({
+      [AGENT]: ALL,
+      [READER]: ['orders:read'],
+      [NOBODY]: [],
+      [SPENDER]: ['spend:read'],
+    }),
   });
 });
 afterAll(async () => {
@@ -483,6 +490,26 @@ describe('the order lifecycle tools give what REST gives', () => {
       body: JSON.stringify({ reason: 'changed my mind' }),
     });
     expect(rest.status).toBe(422);
+    expect(r.structuredContent).toEqual(await rest.json());
+  });
+});
+
+describe('get_spend (once the spend route is in the document)', () => {
+  const hasSpend = agentTools().some((t) => t.name === 'get_spend');
+
+  it('is no tool while GET /api/v2/procurement/spend is not in the contract', () => {
+    const doc = parse(
+      readFileSync(new URL('../../schemas/openapi/procurement.yaml', import.meta.url), 'utf8'),
+    );
+    expect(hasSpend).toBe(Boolean(doc.paths['/api/v2/procurement/spend']?.get));
+  });
+
+  it.skipIf(!hasSpend)('answers what GET /api/v2/procurement/spend answers', async () => {
+    const c = await connect(SPENDER);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['get_spend']);
+    const r = await call(c, 'get_spend', {});
+    const rest = await fetch(`${sys.url}/api/v2/procurement/spend`, { headers: { 'x-spiffe-id': SPENDER } });
+    expect(httpMeta(r).status).toBe(rest.status);
     expect(r.structuredContent).toEqual(await rest.json());
   });
 });

@@ -20,6 +20,9 @@ interface ToolSource {
 }
 
 const procurement = OPENAPI_FILE;
+/** The spend policy and its remaining budget, as the spend part of issue 12 serves it. */
+const SPEND_PATH = '/api/v2/procurement/spend';
+const SPEND_READ_SCOPE = 'spend:read';
 
 const SOURCES: readonly ToolSource[] = [
   { name: 'quote_cart', scope: QUOTE_SCOPE, doc: procurement, method: 'GET', path: AGENT_QUOTE_PATH },
@@ -45,6 +48,8 @@ const SOURCES: readonly ToolSource[] = [
     method: 'POST',
     path: `${CANONICAL_PATH}/{orderId}/cancel`,
   },
+  // The spend policy's read-back (issue 12, spend part): a tool as soon as the document has it.
+  { name: 'get_spend', scope: SPEND_READ_SCOPE, doc: procurement, method: 'GET', path: SPEND_PATH },
 ];
 
 let tools: readonly AgentTool[] | undefined;
