@@ -548,6 +548,17 @@ describe('block and audit are the REST ones', () => {
     expect(httpMeta(await call(c, 'place_purchase_order', validOrder())).status).toBe(201);
   });
 
+  it('counts refused quote queries towards the block; a valid quote does not reset the count', async () => {
+    const id = freshAgent('block');
+    const c = await connect(id);
+    const badQuote = { line: ['SKU-ABC-000001:2'], currency: 'usd', region: 'us-east' };
+    for (let i = 0; i < 3; i++) expect(httpMeta(await call(c, 'quote_cart', badQuote)).status).toBe(422);
+    const ok = await call(c, 'quote_cart', { ...badQuote, currency: 'USD' });
+    expect(httpMeta(ok).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect(httpMeta(await call(c, 'quote_cart', badQuote)).status).toBe(422);
+    expect((await post(sys.url, { spiffe: id })).status).toBe(429);
+  });
+
   it('writes one audit entry per tool call and none for listing tools', async () => {
     const id = freshAgent('audit');
     const c = await connect(id);

@@ -88,13 +88,25 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
     tools: agentTools(),
     version: SERVER_VERSION,
     async inject(caller, call) {
-      const res = await injectAgentCall(app, caller.identity.id, {
-        method: call.method as 'GET' | 'POST',
-        url: call.url,
-        headers: call.headers,
-        ...(call.payload !== undefined ? { payload: call.payload } : {}),
-      });
-      return { status: res.statusCode, headers: res.headers, body: res.body };
+      try {
+        const res = await injectAgentCall(app, caller.identity.id, {
+          method: call.method as 'GET' | 'POST',
+          url: call.url,
+          headers: call.headers,
+          ...(call.payload !== undefined ? { payload: call.payload } : {}),
+        });
+        return { status: res.statusCode, headers: res.headers, body: res.body };
+      } catch (err) {
+        // The route answers every refusal itself; a throw here is the server closing or a
+        // fault: a 503 the agent may retry, as the route's own error handler would give.
+        d.log.error({ err, traceId: caller.req.traceId }, 'mcp tool call could not run');
+        const p = stateUnavailable();
+        return {
+          status: p.status,
+          headers: p.headers,
+          body: JSON.stringify({ ...p.body, instance: call.url }),
+        };
+      }
     },
     refused(caller, problem, reason) {
       d.audit.append({
