@@ -164,9 +164,10 @@ describe('identity before any MCP exchange', () => {
       body,
     });
     expect(res.status).toBe(status);
-    const reply = (await res.json()) as { error?: { code: number }; type?: string };
-    if (status === 400) expect(reply.error?.code).toBe(-32700);
-    else expect(reply.type).toMatch(/^https:\/\/agent-commerce.example\/problems\//);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const problem = (await res.json()) as { type: string; status: number };
+    expect(problem.status).toBe(status);
+    if (status === 400) expect(problem.type).toMatch(/\/malformed-request$/);
   });
 
   it('answers GET and DELETE with 405 (stateless: no stream, no session)', async () => {

@@ -1,14 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseStrictJson } from '../../../lib/json/strict-json.ts';
 import { Problem, sendProblem } from '../../../lib/problem.ts';
 import { auditStep } from '../audit/audit.ts';
 import type { AuditLog } from '../audit/log.ts';
 import type { AgentGatewayDeps } from '../chain.ts';
 import { identityStep } from '../identity/identity.ts';
 import { injectAgentCall } from '../identity/in-process.ts';
-import { isJsonMediaType } from '../parse/media-type.ts';
-import { parseErrorProblem } from '../parse/parse.ts';
-import { stateUnavailable, unsupportedMediaType } from '../problems.ts';
+import { mediaTypeStep, parseErrorProblem, registerStrictJsonParser, requireJson } from '../parse/parse.ts';
+import { stateUnavailable } from '../problems.ts';
 import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import { callerScopes } from '../scope/scope.ts';
 import { type McpRuntime, serveMcp } from './server.ts';
@@ -33,13 +31,6 @@ const isToolCall = (body: unknown) =>
   !Array.isArray(body) &&
   (body as { method?: unknown }).method === 'tools/call';
 
-/** A body that is not strict JSON: answered with a JSON-RPC parse error, never a 5xx. */
-class ParseFailure {
-  constructor(readonly reason: string) {}
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** The request headers the MCP transport reads (content negotiation, protocol version). */
 function webRequest(req: FastifyRequest): Request {
   const headers = new Headers();
@@ -53,7 +44,8 @@ function webRequest(req: FastifyRequest): Request {
 /**
  * POST /mcp: the MCP server (Streamable HTTP, stateless, JSON replies). Its own checks are
  * only those that must come before any MCP exchange: identity (401, the same step as REST),
- * a bearer token when sent (401), media type and JSON, and the identity's rate limit (429)
+ * a bearer token when sent (401), the agent routes' body steps (415, 413, 400, all as
+ * problem+json), and the identity's rate limit (429)
  * for every message but a tool call (whose route takes the token). Every tool call runs through its
  * REST route in process (server.ts), so scope, block, rate limit, contract, idempotency and
  * audit are the REST chain's own, in its order. GET and DELETE answer 405: a stateless
@@ -126,17 +118,6 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
     const id = req.agent.identity;
     const granted = scopesOf.get(req);
     if (!id || !granted) throw new Error('/mcp reached its handler without identity');
-    if (!isJsonMediaType(req.headers['content-type'])) {
-      req.agent.reason = 'mcp: body is not application/json';
-      return sendProblem(reply, unsupportedMediaType(), req.url);
-    }
-    if (req.body === undefined || req.body instanceof ParseFailure) {
-      const reason = req.body instanceof ParseFailure ? req.body.reason : 'the body is empty';
-      req.agent.reason = `mcp: ${reason}`;
-      return reply
-        .code(400)
-        .send({ jsonrpc: '2.0', error: { code: -32700, message: `Parse error: ${reason}` }, id: null });
-    }
     if (!isToolCall(req.body)) {
       await rateLimit(req, reply);
       if (reply.sent) return reply;
@@ -161,20 +142,10 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
     );
 
   await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
-      let text: string;
-      try {
-        text = utf8.decode(body);
-      } catch {
-        done(null, new ParseFailure('the body is not valid UTF-8'));
-        return;
-      }
-      // Strict: duplicate keys are refused and numbers keep their text (a budget is forwarded
-      // to the order route exactly as the agent wrote it).
-      const r = parseStrictJson(text);
-      done(null, r.ok ? r.value : new ParseFailure(r.reason));
-    });
+    // The agent routes' own body steps: media type (415), size (413), UTF-8 and strict JSON
+    // (400: duplicate keys and __proto__ refused, numbers keep their text so a budget is
+    // forwarded exactly as the agent wrote it), and whatever else step 5 checks of a body.
+    registerStrictJsonParser(scope);
     scope.setErrorHandler((err, req, reply) => {
       const parsed = parseErrorProblem(req, err as { code?: string; statusCode?: number }, MCP_BODY_LIMIT);
       if (parsed) {
@@ -186,7 +157,16 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
       return sendProblem(reply, stateUnavailable(), req.url);
     });
     const hooks = { onRequest: [identity, scopes], onResponse: [auditRefusal] };
-    scope.post(MCP_PATH, { ...hooks, bodyLimit: MCP_BODY_LIMIT }, handle);
+    scope.post(
+      MCP_PATH,
+      {
+        ...hooks,
+        bodyLimit: MCP_BODY_LIMIT,
+        preParsing: [mediaTypeStep(MCP_BODY_LIMIT)],
+        preValidation: [requireJson],
+      },
+      handle,
+    );
     scope.get(MCP_PATH, hooks, notAllowed);
     scope.delete(MCP_PATH, hooks, notAllowed);
   });
