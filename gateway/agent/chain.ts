@@ -11,6 +11,7 @@ import { contract } from './contract/contract.ts';
 import { idempotencyStep } from './idempotency/idempotency.ts';
 import type { IdempotencyStore } from './idempotency/store.ts';
 import { type IdentityOptions, identityStep } from './identity/identity.ts';
+import { registerMcpRoutes } from './mcp/routes.ts';
 import { cancelOrderHandler } from './order/cancel.ts';
 import { listOrdersHandler } from './order/list.ts';
 import type { OrderPort } from './order/order-port.ts';
@@ -23,6 +24,7 @@ import {
   requireNoFields,
 } from './parse/parse.ts';
 import { stateUnavailable } from './problems.ts';
+import { AGENT_QUOTE_PATH, agentQuoteHandler, QUOTE_SCOPE, quoteContract } from './quote/quote.ts';
 import type { BucketPolicy } from './rate-limit/bucket.ts';
 import { rateLimitStep } from './rate-limit/rate-limit.ts';
 import type { BucketStore } from './rate-limit/store.ts';
@@ -143,6 +145,16 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     handler: cancelOrderHandler({ orders: d.orders, log: d.log, spend: d.spend.ledger, clock: d.clock }),
   };
 
+  // The narrowed edge quote for agents: the order's checks up to the contract (a query here).
+  // Its contract errors count towards the block as an order body's do (coupon or price probing).
+  const quote = {
+    onRequest: gate(QUOTE_SCOPE),
+    preValidation: [quoteContract],
+    onSend: [blockBookkeeping(blockOptions)],
+    onResponse: [audit],
+    handler: agentQuoteHandler(app),
+  };
+
   await app.register(async (scope) => {
     registerStrictJsonParser(scope);
     scope.setErrorHandler((err, req, reply) => agentErrorHandler(err, req, reply, d));
@@ -151,8 +163,11 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     scope.get(CANONICAL_PATH, listOrders);
     scope.get(`${CANONICAL_PATH}/:id`, readOrder);
     scope.get(SPEND_PATH, readSpend);
+    scope.get(AGENT_QUOTE_PATH, quote);
     scope.post(`${CANONICAL_PATH}/:id/cancel`, cancelOrder);
   });
+  // The same operations as MCP tools; each call runs through the routes above (mcp/server.ts).
+  await registerMcpRoutes(app, d);
 }
 
 /** Anything thrown inside the chain becomes a problem: 4xx for what the client sent, else 503. */

@@ -235,3 +235,15 @@ export const orderNotCancellable = (status: string) =>
     'The cancellation window of this order has closed; it stays as it is.',
     { order_status: status },
   );
+
+export const quoteUnavailable = () =>
+  new Problem(
+    503,
+    'service-unavailable',
+    'Service unavailable',
+    'The cart quote is unavailable.',
+    {},
+    {
+      'retry-after': '1',
+    },
+  );

@@ -87,9 +87,10 @@ describe('an agent identity', () => {
     for (const [path, item] of Object.entries<Record<string, Record<string, unknown>>>(doc.paths ?? {}))
       for (const [method, op] of Object.entries(item))
         if (method !== 'parameters') expect(op[AGENT_MARKER], `${method} ${path}`).toBe(true);
-    // The order endpoint, its edge form, the order lifecycle and the agent's own spend policy
-    // (issue 12) at most: the quote is deliberately not agent-facing (docs/contracts.md);
-    // marking it so must be a reviewed change of this test too.
+    // The order endpoint, its edge form, the order lifecycle, the agent's own spend policy
+    // (issue 12) and the narrowed agent quote at most: the edge quote (/cart/quote, coupons and
+    // customer ids) is deliberately not agent-facing (docs/contracts.md); marking it so must be
+    // a reviewed change of this test too.
     for (const path of Object.keys(doc.paths ?? {}))
       expect(
         [
@@ -98,9 +99,11 @@ describe('an agent identity', () => {
           '/api/v2/procurement/orders/{orderId}',
           '/api/v2/procurement/orders/{orderId}/cancel',
           '/api/v2/procurement/spend',
+          '/v2/quote',
         ],
         path,
       ).toContain(path);
+    expect(Object.keys(doc.paths ?? {})).not.toContain('/cart/quote');
     const json = await get('/openapi/agent.json', { 'x-spiffe-id': AGENT });
     expect(await json.json()).toEqual(doc);
   });

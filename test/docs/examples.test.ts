@@ -17,9 +17,15 @@ import { TRACING_VARIABLES } from '../../lib/telemetry/config.ts';
 import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { allExamples, assignedNames, type Example, inlineQueryTemplates, requestLine } from './examples.ts';
 
+type Parameter = { name: string; in: string } | { $ref: string };
 type OpenApi = {
-  paths?: Record<string, Record<string, { parameters?: { name: string; in: string }[] } | undefined>>;
+  paths?: Record<string, Record<string, { parameters?: Parameter[] } | undefined>>;
+  components?: { parameters?: Record<string, { name: string; in: string }> };
 };
+
+/** A parameter, or the shared one its local `$ref` names (`#/components/parameters/…`). */
+const parameterOf = (doc: OpenApi, p: Parameter) =>
+  '$ref' in p ? doc.components?.parameters?.[p.$ref.replace('#/components/parameters/', '')] : p;
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const examples = allExamples(root);
@@ -93,6 +99,7 @@ describe('the documentation examples', () => {
         'docs/edge.md',
         'docs/operator-api.md',
         'docs/observability.md',
+        'docs/mcp.md',
         'docs/pricing.md',
         'docs/procurement.md',
         'docs/promotions.md',
@@ -146,9 +153,9 @@ describe('the documentation examples', () => {
     (_where, t) => {
       const declared = readdirSync(join(root, 'schemas/openapi'))
         .map((f) => parse(readFileSync(join(root, 'schemas/openapi', f), 'utf8')) as OpenApi)
-        .flatMap((doc) => doc.paths?.[t.path]?.[t.method]?.parameters ?? [])
-        .filter((p) => p.in === 'query')
-        .map((p) => p.name);
+        .flatMap((doc) => (doc.paths?.[t.path]?.[t.method]?.parameters ?? []).map((p) => parameterOf(doc, p)))
+        .filter((p) => p?.in === 'query')
+        .map((p) => p?.name);
       expect(declared.length, `${t.method.toUpperCase()} ${t.path} in schemas/openapi`).toBeGreaterThan(0);
       for (const name of t.params) expect(declared, `${t.where}: ${name}=`).toContain(name);
     },

@@ -15,6 +15,7 @@ const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 let sys: TestSystem;
 beforeAll(async () => {
   sys = await startEmbedded({ RATE_LIMIT_CAPACITY: '100000' });
+  operatorToken = await sys.token(['agents:admin']);
 });
 afterAll(() => sys.close());
 
@@ -33,16 +34,22 @@ function postRoutes(tree: string): string[] {
   return out;
 }
 
-const AGENT_ROUTES = new Set(['/api/v2/procurement/orders', '/v2/orders']);
+const CANCEL_ROUTE = '/api/v2/procurement/orders/:id/cancel';
+const AGENT_ROUTES = new Set(['/api/v2/procurement/orders', '/v2/orders', CANCEL_ROUTE, '/mcp']);
+const OPERATOR_ROUTES = new Set(['/api/v2/operator/agents/unblock']);
+/** The path to send to: a route's parameters filled with a well-formed value. */
+const pathOf = (route: string) => route.replace(':id', `ord_${'0'.repeat(32)}`);
+let operatorToken = '';
 const headers = (route: string): Record<string, string> => ({
   'content-type': 'application/json',
-  // The agent routes check identity before the body: give them one, so the size is what fails
-  // (anywhere else an agent identity is refused first: GraphQL is not for agents).
+  // The agent and operator routes check who calls before the body: give them a caller, so the
+  // size is what fails (anywhere else an agent identity is refused first: GraphQL is not for agents).
   ...(AGENT_ROUTES.has(route)
     ? {
         'x-spiffe-id': `${AGENT}/oversized-${route.replace(/\W/g, '')}-${Math.random().toString(36).slice(2, 8)}`,
       }
     : {}),
+  ...(OPERATOR_ROUTES.has(route) ? { authorization: `Bearer ${operatorToken}` } : {}),
 });
 
 describe('oversized bodies', () => {
@@ -51,9 +58,13 @@ describe('oversized bodies', () => {
   it('finds every POST route of the system', () => {
     expect(routes().sort()).toEqual(
       [
+        '/api/v2/operator/agents/unblock',
         '/api/v2/procurement/orders',
+        CANCEL_ROUTE,
         '/cart/quote/verify',
+        '/console/dev-token',
         '/graphql',
+        '/mcp',
         '/v1/prices/calculate',
         '/v1/promotions/evaluate',
         '/v1/promotions/redemptions',
@@ -78,7 +89,7 @@ describe('oversized bodies', () => {
               )
             : big;
         try {
-          const res = await request(`${sys.url}${route}`, {
+          const res = await request(`${sys.url}${pathOf(route)}`, {
             method: 'POST',
             headers: headers(route),
             body,

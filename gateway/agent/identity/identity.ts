@@ -5,6 +5,7 @@ import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
 import { unverifiedIdentity } from '../problems.ts';
 import { freshState, type IdentitySource } from '../state.ts';
+import { isInProcessAgentCall } from './in-process.ts';
 import type { ExpectedDigest } from './signature/digest.ts';
 import {
   carriesSignature,
@@ -72,6 +73,10 @@ function fromCertificate(socket: TLSSocket, trustDomains: readonly string[]): Ve
 export function verifyIdentity(req: FastifyRequest, o: IdentityOptions): Verdict {
   const header = req.headers['x-spiffe-id'];
   if (header !== undefined && typeof header !== 'string') return fail('X-Spiffe-Id sent more than once');
+  // A call the MCP server runs through this route (in-process.ts): its outer request already
+  // proved this identity by certificate or trusted proxy; the ID is still checked as any other.
+  if (isInProcessAgentCall(req.raw))
+    return header ? fromValue(header, o.trustDomains, 'X-Spiffe-Id') : fail('X-Spiffe-Id is missing');
   if (o.tls) {
     const fromCert = fromCertificate(req.raw.socket as TLSSocket, o.trustDomains);
     if (fromCert.ok && header !== undefined && header !== fromCert.id.id)

@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
 import { purchaseOrderResponseJson } from '../../../subgraphs/procurement/contract/json.ts';
+import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts';
 import { parseIdempotencyKey } from '../idempotency/key.ts';
 import { badIdempotencyKey, domainUnavailable, notFound, orderNotCancellable } from '../problems.ts';
-import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts';
 import type { CancelResult, OrderPort } from './order-port.ts';
 
 const ORDER_ID = /^ord_[0-9a-f]{32}$/;

@@ -27,11 +27,19 @@ function operation(doc: Json, path: string, method: string): Json {
   return op;
 }
 
+/** A parameter shared under components.parameters, named by a local `$ref`. */
+function localParameter(doc: Json, ref: string): Parameter {
+  const name = /^#\/components\/parameters\/([^/]+)$/.exec(ref)?.[1];
+  const p = name ? ((doc.components as Json).parameters as Json | undefined)?.[name] : undefined;
+  if (!p) throw new Error(`edge.yaml: unresolved parameter ${ref}`);
+  return p as unknown as Parameter;
+}
+
 /** The query parameters of an operation as one closed JSON Schema object. */
 export function querySchema(doc: Json, path: string, method: string): Json {
-  const params = ((operation(doc, path, method).parameters as Parameter[]) ?? []).filter(
-    (p) => p.in === 'query',
-  );
+  const params = ((operation(doc, path, method).parameters as (Parameter | { $ref: string })[]) ?? [])
+    .map((p) => ('$ref' in p ? localParameter(doc, p.$ref) : p))
+    .filter((p) => p.in === 'query');
   return {
     type: 'object',
     additionalProperties: false,

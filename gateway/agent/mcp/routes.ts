@@ -1,0 +1,173 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Problem, sendProblem } from '../../../lib/problem.ts';
+import { auditStep } from '../audit/audit.ts';
+import type { AuditLog } from '../audit/log.ts';
+import type { AgentGatewayDeps } from '../chain.ts';
+import { identityStep } from '../identity/identity.ts';
+import { injectAgentCall } from '../identity/in-process.ts';
+import { mediaTypeStep, parseErrorProblem, registerStrictJsonParser, requireJson } from '../parse/parse.ts';
+import { stateUnavailable } from '../problems.ts';
+import { rateLimitStep } from '../rate-limit/rate-limit.ts';
+import { callerScopes } from '../scope/scope.ts';
+import { type McpRuntime, serveMcp } from './server.ts';
+import { agentTools } from './tools.ts';
+
+export const MCP_PATH = '/mcp';
+/** JSON-RPC messages are small: one tool call with its arguments. */
+const MCP_BODY_LIMIT = 64 * 1024;
+const SERVER_VERSION = '1.0.0';
+
+export type McpDeps = Pick<
+  AgentGatewayDeps,
+  'clock' | 'log' | 'identity' | 'policy' | 'tokens' | 'buckets' | 'bucketPolicy'
+> & {
+  readonly audit: AuditLog;
+};
+
+/** A lone tools/call: its route takes the rate-limit token, so /mcp must not take a second. */
+const isToolCall = (body: unknown) =>
+  typeof body === 'object' &&
+  body !== null &&
+  !Array.isArray(body) &&
+  (body as { method?: unknown }).method === 'tools/call';
+
+/** The request headers the MCP transport reads (content negotiation, protocol version). */
+function webRequest(req: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const name of ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id']) {
+    const v = req.headers[name];
+    if (typeof v === 'string') headers.set(name, v);
+  }
+  return new Request(`http://localhost${MCP_PATH}`, { method: 'POST', headers });
+}
+
+/**
+ * POST /mcp: the MCP server (Streamable HTTP, stateless, JSON replies). Its own checks are
+ * only those that must come before any MCP exchange: identity (401, the same step as REST),
+ * a bearer token when sent (401), the agent routes' body steps (415, 413, 400, all as
+ * problem+json), and the identity's rate limit (429)
+ * for every message but a tool call (whose route takes the token). Every tool call runs through its
+ * REST route in process (server.ts), so scope, block, rate limit, contract, idempotency and
+ * audit are the REST chain's own, in its order. GET and DELETE answer 405: a stateless
+ * server has no stream to resume and no session to end.
+ */
+export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promise<void> {
+  const identity = identityStep({ ...d.identity, log: d.log });
+  const audit = auditStep(d.audit, d.clock);
+  // Every other message (initialize, tools/list, notifications) costs one token of the same
+  // bucket, so /mcp is bounded per identity like every agent path.
+  const rateLimit = rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock });
+  const scopesOf = new WeakMap<FastifyRequest, ReadonlySet<string>>();
+
+  async function scopes(req: FastifyRequest, reply: FastifyReply) {
+    const id = req.agent.identity;
+    if (!id) return;
+    const v = await callerScopes(id, req.headers.authorization, d);
+    if (v.ok) {
+      scopesOf.set(req, v.scopes);
+      return;
+    }
+    req.agent.reason = v.reason;
+    return sendProblem(reply, v.problem, req.url);
+  }
+  // Refusals of /mcp itself are audited like any refused agent call; an answered MCP message
+  // is not (its tool calls are, once each, by the route they run).
+  async function auditRefusal(req: FastifyRequest, reply: FastifyReply) {
+    if (req.agent && req.agent.reason !== 'ok') await audit(req, reply);
+  }
+
+  const runtime: McpRuntime = {
+    tools: agentTools(),
+    version: SERVER_VERSION,
+    async inject(caller, call) {
+      try {
+        const res = await injectAgentCall(app, caller.identity.id, {
+          method: call.method as 'GET' | 'POST',
+          url: call.url,
+          headers: call.headers,
+          ...(call.payload !== undefined ? { payload: call.payload } : {}),
+        });
+        return { status: res.statusCode, headers: res.headers, body: res.body };
+      } catch (err) {
+        // The route answers every refusal itself; a throw here is the server closing or a
+        // fault: a 503 the agent may retry, as the route's own error handler would give.
+        d.log.error({ err, traceId: caller.req.traceId }, 'mcp tool call could not run');
+        const p = stateUnavailable();
+        return {
+          status: p.status,
+          headers: p.headers,
+          body: JSON.stringify({ ...p.body, instance: call.url }),
+        };
+      }
+    },
+    refused(caller, problem, reason) {
+      d.audit.append({
+        at: d.clock.now(),
+        traceId: caller.req.traceId,
+        method: 'POST',
+        path: MCP_PATH,
+        status: problem.status,
+        durationMs: 0,
+        identity: caller.identity.id,
+        reason: reason.slice(0, 1024),
+      });
+    },
+  };
+
+  async function handle(req: FastifyRequest, reply: FastifyReply) {
+    const id = req.agent.identity;
+    const granted = scopesOf.get(req);
+    if (!id || !granted) throw new Error('/mcp reached its handler without identity');
+    if (!isToolCall(req.body)) {
+      await rateLimit(req, reply);
+      if (reply.sent) return reply;
+    }
+    const res = await serveMcp(runtime, { identity: id, scopes: granted, req }, req.body, webRequest(req));
+    reply.code(res.status);
+    res.headers.forEach((value, name) => {
+      if (name !== 'content-length') reply.header(name, value);
+    });
+    return reply.send(await res.text());
+  }
+
+  const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
+    sendProblem(
+      reply.header('allow', 'POST'),
+      new Problem(
+        405,
+        'method-not-allowed',
+        'Method not allowed',
+        'This MCP server is stateless: POST only.',
+      ),
+    );
+
+  await app.register(async (scope) => {
+    // The agent routes' own body steps: media type (415), size (413), UTF-8 and strict JSON
+    // (400: duplicate keys and __proto__ refused, numbers keep their text so a budget is
+    // forwarded exactly as the agent wrote it), and whatever else step 5 checks of a body.
+    registerStrictJsonParser(scope);
+    scope.setErrorHandler((err, req, reply) => {
+      const parsed = parseErrorProblem(req, err as { code?: string; statusCode?: number }, MCP_BODY_LIMIT);
+      if (parsed) {
+        if (req.agent) req.agent.reason = `mcp: ${parsed.body.detail}`;
+        return sendProblem(reply, parsed, req.url);
+      }
+      d.log.error({ err, traceId: req.traceId }, 'mcp request failed');
+      if (req.agent) req.agent.reason = 'mcp: server failure';
+      return sendProblem(reply, stateUnavailable(), req.url);
+    });
+    const hooks = { onRequest: [identity, scopes], onResponse: [auditRefusal] };
+    scope.post(
+      MCP_PATH,
+      {
+        ...hooks,
+        bodyLimit: MCP_BODY_LIMIT,
+        preParsing: [mediaTypeStep(MCP_BODY_LIMIT)],
+        preValidation: [requireJson],
+      },
+      handle,
+    );
+    scope.get(MCP_PATH, hooks, notAllowed);
+    scope.delete(MCP_PATH, hooks, notAllowed);
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * MCP in the distributed topology: two gateway processes (TOPOLOGY=distributed) on the
+ * machine's Redis and a fresh Postgres, the order domain in the procurement process. The
+ * server is stateless, so an agent's calls may land on either replica: an order placed through
+ * one is read through the other, and contract errors over MCP on both replicas add up to one
+ * block that REST sees too.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
+import { type ServiceProcess, startProcess } from '../support/processes.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
+
+let store: Awaited<ReturnType<typeof freshPostgres>>;
+let procurement: ServiceProcess;
+let g1: ServiceProcess;
+let g2: ServiceProcess;
+const clients: Client[] = [];
+
+async function connect(base: string, spiffe: string): Promise<Client> {
+  const client = new Client({ name: 'dist-agent', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { 'x-spiffe-id': spiffe } },
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+const call = async (c: Client, name: string, args: Record<string, unknown>) =>
+  (await c.callTool({ name, arguments: args })) as CallToolResult;
+
+beforeAll(async () => {
+  store = await freshPostgres('mcp');
+  const env = {
+    DATABASE_URL: store.url,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: uniquePrefix('mcp'),
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-mcp-')),
+    GATEWAY_SHARED_SECRET: 'distributed-test-secret-0123456789',
+  };
+  procurement = await startProcess('procurement', env, 90_000);
+  const gw = { ...env, TOPOLOGY: 'distributed', PROCUREMENT_URL: procurement.url };
+  [g1, g2] = await Promise.all([startProcess('gateway', gw, 90_000), startProcess('gateway', gw, 90_000)]);
+}, 180_000);
+
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  await Promise.all([g1?.stop(), g2?.stop(), procurement?.stop()]);
+  await store?.drop();
+});
+
+describe('MCP across two gateway replicas', () => {
+  it('places an order through one replica and reads and lists it through the other', async () => {
+    const id = freshAgent('mcp-dist');
+    const placed = await call(await connect(g1.url, id), 'place_purchase_order', validOrder());
+    expect(placed.isError, JSON.stringify(placed.structuredContent)).toBeFalsy();
+    const order = placed.structuredContent as { order_id: string };
+    const other = await connect(g2.url, id);
+    expect((await call(other, 'get_order', { order_id: order.order_id })).structuredContent).toEqual(order);
+    const list = (await call(other, 'list_orders', {})).structuredContent as { orders: unknown[] };
+    expect(list.orders).toEqual([order]);
+  });
+
+  it('adds up contract errors from both replicas into one block, seen by REST', async () => {
+    const id = freshAgent('mcp-dist-block');
+    const [a, b] = [await connect(g1.url, id), await connect(g2.url, id)];
+    const bad = validOrder({ quantity: 0 });
+    for (let i = 0; i < 6; i++) {
+      const r = await call(i % 2 === 0 ? a : b, 'place_purchase_order', bad);
+      expect(r.structuredContent?.status).toBe(422);
+    }
+    const blocked = await call(b, 'place_purchase_order', validOrder());
+    expect(String(blocked.structuredContent?.type)).toMatch(/\/agent-blocked$/);
+    expect((await post(g1.url, { spiffe: id })).status).toBe(429);
+  });
+});
