@@ -28,6 +28,8 @@ export const EventTypes = {
   OrderPlaced: 'com.agent-commerce.procurement.OrderPlaced',
   /** An order was cancelled by its owner. */
   OrderCancelled: 'com.agent-commerce.procurement.OrderCancelled',
+  /** An operator set or deleted a spend policy (data: its subject); processes refresh their policy index. */
+  SpendPoliciesChanged: 'com.agent-commerce.procurement.SpendPoliciesChanged',
 } as const;
 
 export function cloudEvent<T>(

@@ -135,7 +135,9 @@ async function ordersOf(spiffe: string): Promise<number> {
 
 describe('a Redis Cluster primary paused under load', () => {
   it('fails closed for limits and blocks, serves other primaries, and quotes from fallback prices', async () => {
-    const port = cluster.nodes[0]?.port as number;
+    // The primary of the spend slot (`{spend}`): the worst case, as every identity with a spend
+    // policy needs it. Agents without one must not (docs/spend.md, "Availability").
+    const port = await cluster.primaryPortOf('{spend}');
     const onPaused = await pick(() => freshAgent('paused'), port, true);
     const blocked = await pick(() => freshAgent('blocked'), port, true);
     const elsewhere = await pick(() => freshAgent('elsewhere'), port, false);

@@ -1,6 +1,7 @@
 import type { Platform } from '../../../lib/platform.ts';
 import type { SpendLedger } from './ledger.ts';
 import { memorySpendLedger } from './memory.ts';
+import { withPolicyIndex } from './policy-index.ts';
 import { redisSpendLedger } from './redis.ts';
 
 /**
@@ -8,5 +9,16 @@ import { redisSpendLedger } from './redis.ts';
  * operators set policies, and every gateway replica, where orders spend them, share it), else
  * in process (embedded: the gateway takes the procurement module's instance).
  */
-export const spendLedgerFor = (platform: Pick<Platform, 'redis' | 'config'>): SpendLedger =>
-  platform.redis ? redisSpendLedger(platform.redis, platform.config.REDIS_KEY_PREFIX) : memorySpendLedger();
+export function spendLedgerFor(
+  platform: Pick<Platform, 'redis' | 'config' | 'bus' | 'log' | 'onClose'>,
+): SpendLedger {
+  if (!platform.redis) return memorySpendLedger();
+  // With Redis, every process keeps an index of the subjects that have a policy (policy-index.ts).
+  const ledger = withPolicyIndex(
+    redisSpendLedger(platform.redis, platform.config.REDIS_KEY_PREFIX),
+    platform.bus,
+    platform.log,
+  );
+  platform.onClose(() => ledger.close());
+  return ledger;
+}
