@@ -1,5 +1,3 @@
-// After the merge with main (RFC 9421 signatures, test/procurement/support/signed.ts): rename to
-// test/mcp/signed.test.ts. Checked on a trial merge of main at 13:33 UTC: 3 tests pass.
 /**
  * An agent outside the mesh proves its identity to /mcp with an RFC 9421 signature (Web Bot
  * Auth profile), as it would to the order route: the signed identity reaches the tool call,
@@ -52,6 +50,16 @@ describe('a signed /mcp request', () => {
     expect((read.json as { result: { structuredContent: unknown } }).result.structuredContent).toEqual(
       result.structuredContent,
     );
+    // The tool call's audit entry says how the /mcp request proved the identity.
+    let rows: { identity_source: string | null }[] = [];
+    for (let i = 0; i < 100 && rows.length === 0; i++) {
+      rows = await sys.platform.db.query<{ identity_source: string | null }>(
+        'SELECT identity_source FROM agent_audit_log WHERE order_id = $1 AND method = $2',
+        [result.structuredContent.order_id, 'POST'],
+      );
+      if (rows.length === 0) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(rows.map((r) => r.identity_source)).toEqual(['signature']);
   });
 
   it('is refused with 401 when the body is not the one its Content-Digest covers', async () => {

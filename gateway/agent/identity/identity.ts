@@ -5,7 +5,7 @@ import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
 import { unverifiedIdentity } from '../problems.ts';
 import { freshState, type IdentitySource } from '../state.ts';
-import { isInProcessAgentCall } from './in-process.ts';
+import { inProcessSource, isInProcessAgentCall } from './in-process.ts';
 import type { ExpectedDigest } from './signature/digest.ts';
 import {
   carriesSignature,
@@ -133,7 +133,9 @@ export async function verifyAgentIdentity(
 ): Promise<AgentIdentityVerdict> {
   if (!carriesSignature(req.headers)) {
     const v = verifyIdentity(req, o);
-    return v.ok ? { ok: true, id: v.id, source: o.tls ? 'mtls' : 'proxy', digest: undefined } : v;
+    // An in-process call (MCP) records how its outer request proved the identity.
+    const source = inProcessSource(req.raw) ?? (o.tls ? 'mtls' : 'proxy');
+    return v.ok ? { ok: true, id: v.id, source, digest: undefined } : v;
   }
   const header = req.headers['x-spiffe-id'];
   if (header !== undefined && typeof header !== 'string')

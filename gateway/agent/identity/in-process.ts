@@ -1,5 +1,6 @@
 import { IncomingMessage } from 'node:http';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { IdentitySource } from '../state.ts';
 
 /**
  * In-process agent calls: another face of the agent gateway (the MCP server at /mcp) runs a
@@ -14,10 +15,21 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
  * be an instance of this class. (A header with a secret value was the alternative: it can
  * leak into logs and proxies, and it is still something a client can send.)
  */
-class InProcessAgentCall extends IncomingMessage {}
+class InProcessAgentCall extends IncomingMessage {
+  /**
+   * How the outer request proved the identity (the audit records it for the call too). On the
+   * prototype of a per-call subclass: light-my-request never runs the given class's constructor
+   * (it copies its own request onto the class's prototype chain), so a field would stay unset.
+   */
+  declare readonly outerSource: IdentitySource | undefined;
+}
 
 /** Whether a raw request is an in-process agent call made by `injectAgentCall`. */
 export const isInProcessAgentCall = (raw: unknown): boolean => raw instanceof InProcessAgentCall;
+
+/** The identity source of the outer request of an in-process call; undefined for any other request. */
+export const inProcessSource = (raw: unknown): IdentitySource | undefined =>
+  raw instanceof InProcessAgentCall ? raw.outerSource : undefined;
 
 /**
  * Runs one agent call in process as `identity` (a SPIFFE ID the caller has verified). The
@@ -28,7 +40,11 @@ export function injectAgentCall(
   app: FastifyInstance,
   identity: string,
   options: InjectOptions,
+  source?: IdentitySource,
 ): Promise<LightMyRequestResponse> {
+  // A subclass per call carries the outer source; it is still an InProcessAgentCall.
+  const Request = class extends InProcessAgentCall {};
+  Object.defineProperty(Request.prototype, 'outerSource', { value: source });
   // Header names are case-insensitive: drop every spelling before setting the one identity.
   const headers = Object.fromEntries(
     Object.entries(options.headers ?? {}).filter(([name]) => name.toLowerCase() !== 'x-spiffe-id'),
@@ -36,6 +52,6 @@ export function injectAgentCall(
   return app.inject({
     ...options,
     headers: { ...headers, 'x-spiffe-id': identity },
-    Request: InProcessAgentCall,
+    Request,
   } as InjectOptions);
 }

@@ -81,12 +81,17 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
     version: SERVER_VERSION,
     async inject(caller, call) {
       try {
-        const res = await injectAgentCall(app, caller.identity.id, {
-          method: call.method as 'GET' | 'POST',
-          url: call.url,
-          headers: call.headers,
-          ...(call.payload !== undefined ? { payload: call.payload } : {}),
-        });
+        const res = await injectAgentCall(
+          app,
+          caller.identity.id,
+          {
+            method: call.method as 'GET' | 'POST',
+            url: call.url,
+            headers: call.headers,
+            ...(call.payload !== undefined ? { payload: call.payload } : {}),
+          },
+          caller.req.agent?.identitySource,
+        );
         return { status: res.statusCode, headers: res.headers, body: res.body };
       } catch (err) {
         // The route answers every refusal itself; a throw here is the server closing or a
