@@ -33,10 +33,11 @@ describe('cart rules shared by the REST and GraphQL quotes', () => {
 
   it('states the same limits as the OpenAPI document of GET /cart/quote', () => {
     const doc = YAML.parse(readFileSync(new URL('../../schemas/openapi/edge.yaml', import.meta.url), 'utf8'));
-    const params = doc.paths['/cart/quote'].get.parameters as {
-      name: string;
-      schema: { maxItems: number };
-    }[];
+    type Param = { name: string; schema: { maxItems: number } };
+    // Shared parameters are references into components.parameters (the agent quote reuses them).
+    const params = (doc.paths['/cart/quote'].get.parameters as ({ $ref: string } | Param)[]).map((p) =>
+      '$ref' in p ? (doc.components.parameters[p.$ref.split('/').pop() as string] as Param) : p,
+    );
     expect(params.find((p) => p.name === 'line')?.schema.maxItems).toBe(CART_LIMITS.maxLines);
     expect(params.find((p) => p.name === 'coupon')?.schema.maxItems).toBe(CART_LIMITS.maxCoupons);
   });
