@@ -9,7 +9,9 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 export default defineConfig({
   root: here,
   base: '/console/',
-  plugins: [preact()],
+  // No react → preact/compat alias: the console's own code imports preact directly, and the
+  // explorer's GraphiQL runs on React 18 itself (console/src/explorer/graphiql.ts says why).
+  plugins: [preact({ reactAliasesEnabled: false })],
   build: {
     outDir: fileURLToPath(new URL('../dist/console', import.meta.url)),
     emptyOutDir: true,

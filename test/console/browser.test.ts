@@ -162,6 +162,30 @@ describe('the operator console in Chromium', { timeout: 90_000 }, () => {
     await page.context().close();
   });
 
+  it('runs an operation in GraphiQL with the operator token and shows the answer', async () => {
+    const page = await newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    const scripts: string[] = [];
+    page.on('request', (r) => r.resourceType() === 'script' && scripts.push(r.url()));
+    await signInWithDevToken(page);
+    // GraphiQL is not part of the first page: no script of it was loaded yet.
+    const before = scripts.length;
+    await page.getByRole('link', { name: 'GraphQL explorer' }).click();
+    await page.locator('.graphiql-container').waitFor();
+    expect(scripts.length).toBeGreaterThan(before);
+    // The first tab is the repository's Promotions operation, which needs promotions:read: its
+    // answer lists the seeded rules only when the page sent the operator's token.
+    await page.locator('.graphiql-query-editor').getByText('query Promotions').waitFor();
+    await page.getByRole('button', { name: /Execute query/ }).click();
+    const result = page.locator('.graphiql-response');
+    await result.getByText('PROMO-ELEC-3FOR2').first().waitFor();
+    expect(await result.textContent()).not.toMatch(/FORBIDDEN|UNAUTHENTICATED/);
+    // The CSP lets GraphiQL run (its local stylesheet, fonts and editor): no violation.
+    expect(errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+    await page.context().close();
+  });
+
   it("opens an order's audit trail and shows the chain's verification", async () => {
     const placed = await agentCall(AGENT, order({ quantity: 3 }));
     expect(placed.status).toBe(201);
