@@ -205,6 +205,26 @@ describe('the operator console in Chromium', { timeout: 90_000 }, () => {
     await page.context().close();
   });
 
+  it('searches orders by SKU through the API: only that SKU’s orders come back', async () => {
+    const mine = await agentCall(AGENT, order({ sku: 'SKU-ELC-000009', quantity: 1 }));
+    const other = await agentCall(AGENT, order({ sku: 'SKU-ABC-000001', quantity: 1 }));
+    expect([mine.status, other.status]).toEqual([201, 201]);
+    const page = await newPage();
+    await signInWithDevToken(page);
+    await page.getByRole('link', { name: 'Orders and audit' }).click();
+    const table = page.getByTestId('orders');
+    // Unfiltered, the newest orders of both SKUs are listed.
+    await table.getByRole('link', { name: String(other.json.order_id) }).waitFor();
+    await page.getByLabel('SKU').fill('SKU-ELC-000009');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await table.getByRole('link', { name: String(other.json.order_id) }).waitFor({ state: 'detached' });
+    await table.getByRole('link', { name: String(mine.json.order_id) }).waitFor();
+    const skus = await table.locator('tbody tr td:nth-child(4)').allTextContents();
+    expect(skus.length).toBeGreaterThan(0);
+    expect(new Set(skus)).toEqual(new Set(['SKU-ELC-000009']));
+    await page.context().close();
+  });
+
   it("shows the API's 403 to a token without the operator roles", async () => {
     const token = await sys.token(['promotions:redeem'], 'no-operator');
     const page = await newPage();

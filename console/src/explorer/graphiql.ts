@@ -17,11 +17,25 @@ import { createRoot } from 'react-dom/client';
 import '@graphiql/react/dist/style.css';
 import 'graphiql/src/style.css';
 
+// The repository's operations (schemas/operations/), inlined at build time into this chunk
+// (not the first page), with their comments: the promotions listing first (an operator query the
+// development token may run), then the others by name, one tab each.
+const files = import.meta.glob('../../../schemas/operations/*.graphql', {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+}) as Record<string, string>;
+
+export const TABS = Object.entries(files)
+  .map(([path, query]) => ({ name: path.replace(/^.*\/|\.graphql$/g, ''), query }))
+  .sort(
+    (a, b) =>
+      Number(b.name === 'promotions') - Number(a.name === 'promotions') || a.name.localeCompare(b.name),
+  );
+
 export interface ExplorerOptions {
   /** The operator's bearer token now: read on every request, so a new sign-in is used at once. */
   token: () => string | null;
-  /** Starting operations, one tab each (the repository's schemas/operations/). */
-  tabs: { query: string; name: string }[];
 }
 
 /** Mounts GraphiQL into `el`; returns the unmount. */
@@ -41,7 +55,7 @@ export function mountGraphiQL(el: HTMLElement, opts: ExplorerOptions): () => voi
   root.render(
     createElement(GraphiQL, {
       fetcher,
-      defaultTabs: opts.tabs.map((t) => ({ query: t.query })),
+      defaultTabs: TABS.map((t) => ({ query: t.query })),
       // Tabs and history live as long as the tab, like the token (sessionStorage), not on disk.
       storage: sessionStorage,
       shouldPersistHeaders: false,

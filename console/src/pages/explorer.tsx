@@ -8,24 +8,6 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { session } from '../session.ts';
 import { Loading } from '../ui/parts.tsx';
 
-// Vite inlines the operation documents at build time (no request, no server path).
-const files = import.meta.glob('../../../schemas/operations/*.graphql', {
-  query: '?raw',
-  import: 'default',
-  eager: true,
-}) as Record<string, string>;
-
-export const EXAMPLES = Object.entries(files)
-  .map(([path, text]) => ({ name: path.replace(/^.*\/|\.graphql$/g, ''), query: text }))
-  .sort((a, b) => a.name.localeCompare(b.name));
-
-// The promotions listing first (an operator query, readable with the development token), then
-// the other operations by name: one tab each.
-const TABS = [
-  ...EXAMPLES.filter((e) => e.name === 'promotions'),
-  ...EXAMPLES.filter((e) => e.name !== 'promotions'),
-];
-
 export function ExplorerPage() {
   const host = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<'loading' | 'ready' | Error>('loading');
@@ -35,7 +17,7 @@ export function ExplorerPage() {
     import('../explorer/graphiql.ts')
       .then(({ mountGraphiQL }) => {
         if (gone || !host.current) return;
-        unmount = mountGraphiQL(host.current, { token: () => session.token(), tabs: TABS });
+        unmount = mountGraphiQL(host.current, { token: () => session.token() });
         setState('ready');
       })
       .catch((err: unknown) => setState(err instanceof Error ? err : new Error(String(err))));
