@@ -2,7 +2,7 @@
  * The order search of the Orders page: the API's `purchaseOrders` filters (issue 12's
  * PurchaseOrderSearch operation), not a filter of the page's own over a first page of orders.
  */
-import manifest from '../../schemas/operations/manifest.json';
+import manifest from '../../schemas/operations/manifest.json' with { type: 'json' };
 
 export interface Order {
   orderId: string;
