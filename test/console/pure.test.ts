@@ -2,7 +2,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { claimsOf } from '../../console/src/claims.ts';
-import { filterOrders, type Order } from '../../console/src/orders-filter.ts';
+import {
+  EMPTY_SEARCH,
+  PAGE_SIZE,
+  SEARCH,
+  searchVariables,
+  unixSeconds,
+} from '../../console/src/orders-search.ts';
 import { effectivePolicy, type SpendPolicy } from '../../console/src/spend-policy.ts';
 import { toDate } from '../../console/src/time.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
@@ -95,35 +101,62 @@ describe('effectivePolicy (whose budget an agent spends)', () => {
   });
 });
 
-describe('filterOrders and toDate (the order search)', () => {
-  const order = (sku: string, processedAt: number | string): Order => ({
-    orderId: `o-${sku}-${processedAt}`,
-    status: 'APPROVED',
-    agentId: 'agent-0000001',
-    spiffeId: 's',
-    sku,
-    quantity: 1,
-    allocatedBudget: 1,
-    processedAt,
-  });
-  const at = (iso: string) => Date.parse(iso) / 1000;
-  const orders = [
-    order('SKU-ABC-000001', at('2026-11-23T10:00:00Z')),
-    order('SKU-ELC-000004', at('2026-11-23T12:00:00Z')),
-    order('SKU-ABC-000002', '2026-11-23T14:00:00.000Z'),
-  ];
+describe('searchVariables, unixSeconds and toDate (the order search)', () => {
+  const none = {
+    agentId: null,
+    spiffeId: null,
+    sku: null,
+    status: null,
+    placedFrom: null,
+    placedBefore: null,
+    after: null,
+    limit: PAGE_SIZE,
+  };
+  const local = (d: Date) => {
+    const p = (n: number) => String(n).padStart(2, '0');
+    return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+  };
+  const t = new Date(2026, 10, 23, 11, 30);
   it.each([
-    ['everything without a filter', { sku: '', since: '', until: '' }, 3],
-    ['by SKU, case-insensitive, in part', { sku: 'abc', since: '', until: '' }, 2],
-    ['from a time', { sku: '', since: '2026-11-23T11:00:00Z', until: '' }, 2],
-    ['up to a time', { sku: '', since: '', until: '2026-11-23T12:00:00Z' }, 2],
+    ['no filter: every field null', EMPTY_SEARCH, null, none],
     [
-      'SKU and window together',
-      { sku: 'ABC', since: '2026-11-23T11:00:00Z', until: '2026-11-23T15:00:00Z' },
-      1,
+      'text fields trimmed; blank is no filter',
+      { ...EMPTY_SEARCH, agentId: ' agent-1 ', spiffeId: '  ' },
+      null,
+      { ...none, agentId: 'agent-1' },
     ],
-  ])('%s', (_name, filter, n) => {
-    expect(filterOrders(orders, filter)).toHaveLength(n);
+    [
+      'the SKU as typed (the API matches exactly)',
+      { ...EMPTY_SEARCH, sku: 'SKU-abc-1' },
+      null,
+      { ...none, sku: 'SKU-abc-1' },
+    ],
+    ['a status', { ...EMPTY_SEARCH, status: 'CANCELLED' as const }, null, { ...none, status: 'CANCELLED' }],
+    [
+      'a window in Unix seconds, from the browser zone',
+      { ...EMPTY_SEARCH, from: local(t), before: local(new Date(t.getTime() + 3_600_000)) },
+      null,
+      { ...none, placedFrom: t.getTime() / 1000, placedBefore: t.getTime() / 1000 + 3600 },
+    ],
+    ['a time that is not one is no filter', { ...EMPTY_SEARCH, from: 'yesterday' }, null, none],
+    ['the next page’s cursor', EMPTY_SEARCH, 'b3JkZXI', { ...none, after: 'b3JkZXI' }],
+  ])('%s', (_name, form, after, vars) => {
+    expect(searchVariables(form, after)).toEqual(vars);
+  });
+
+  it('reads any minute the datetime-local field can hold as that minute’s Unix seconds', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_000_000_000 }), (s) => {
+        const minute = new Date(s * 1000);
+        minute.setSeconds(0, 0);
+        expect(unixSeconds(local(minute))).toBe(minute.getTime() / 1000);
+      }),
+    );
+  });
+
+  it('sends the persisted PurchaseOrderSearch as the manifest prints it (so the safelist lets it run)', () => {
+    expect(SEARCH).toMatch(/^query PurchaseOrderSearch\(/);
+    expect(SEARCH).toContain('cursor');
   });
 
   it('reads the spec’s processed_at seconds, milliseconds and ISO strings as the same instant', () => {

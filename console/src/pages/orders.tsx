@@ -1,33 +1,42 @@
 /**
- * Orders and audit: orders from GraphQL `purchaseOrders` (orders:read); an order's audit
- * entries and the chain's verification from the operator API (audit:read).
+ * Orders and audit: orders searched through GraphQL `purchaseOrders` (orders:read; the persisted
+ * PurchaseOrderSearch, filters and cursor pages on the API's side); an order's audit entries and
+ * the chain's verification from the operator API (audit:read).
  */
 import { useState } from 'preact/hooks';
 import { graphql, rest } from '../api.ts';
-import { filterOrders, type Order } from '../orders-filter.ts';
+import {
+  EMPTY_SEARCH,
+  type Order,
+  PAGE_SIZE,
+  SEARCH,
+  type SearchForm,
+  searchVariables,
+} from '../orders-search.ts';
 import { navigate } from '../router.ts';
 import { useAsync } from '../ui/async.ts';
 import { Empty, Link, Loading, ProblemView, Time } from '../ui/parts.tsx';
 
-const ORDERS = `query ConsoleOrders($agentId: String, $limit: Int) {
-  purchaseOrders(agentId: $agentId, limit: $limit) {
-    orderId status agentId spiffeId sku quantity allocatedBudget processedAt
-  }
-}`;
-
 export function OrdersPage({ params }: { params: URLSearchParams }) {
   const orderId = params.get('order');
-  const [agentId, setAgentId] = useState(params.get('agent') ?? '');
-  const [filter, setFilter] = useState({ sku: '', since: '', until: '' });
-  const [query, setQuery] = useState(agentId);
+  const [form, setForm] = useState<SearchForm>({ ...EMPTY_SEARCH, agentId: params.get('agent') ?? '' });
+  // The submitted search, and the cursors of the pages before this one (Previous pops one).
+  const [search, setSearch] = useState(form);
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const after = cursors[cursors.length - 1] ?? null;
   const orders = useAsync(
     () =>
-      graphql<{ purchaseOrders: Order[] }>(ORDERS, { agentId: query || null, limit: 200 }).then(
+      graphql<{ purchaseOrders: Order[] }>(SEARCH, searchVariables(search, after)).then(
         (d) => d.purchaseOrders,
       ),
-    [query],
+    [search, after],
   );
-  const shown = orders.state === 'ok' ? filterOrders(orders.data, filter) : [];
+  const shown = orders.state === 'ok' ? orders.data : [];
+  const field = (name: keyof SearchForm) => ({
+    value: form[name],
+    onInput: (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value }),
+  });
+  const last = shown[shown.length - 1];
   return (
     <section aria-labelledby="orders-h">
       <h1 id="orders-h">Orders and audit</h1>
@@ -36,31 +45,35 @@ export function OrdersPage({ params }: { params: URLSearchParams }) {
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          setQuery(agentId.trim());
+          setSearch({ ...form });
+          setCursors([null]);
         }}
       >
         <label>
-          Agent ID <input value={agentId} onInput={(e) => setAgentId(e.currentTarget.value)} />
+          Agent ID <input {...field('agentId')} />
         </label>
         <label>
-          SKU{' '}
-          <input value={filter.sku} onInput={(e) => setFilter({ ...filter, sku: e.currentTarget.value })} />
+          SPIFFE ID <input {...field('spiffeId')} />
         </label>
         <label>
-          From{' '}
-          <input
-            type="datetime-local"
-            value={filter.since}
-            onInput={(e) => setFilter({ ...filter, since: e.currentTarget.value })}
-          />
+          SKU <input {...field('sku')} />
         </label>
         <label>
-          To{' '}
-          <input
-            type="datetime-local"
-            value={filter.until}
-            onInput={(e) => setFilter({ ...filter, until: e.currentTarget.value })}
-          />
+          Status{' '}
+          <select
+            value={form.status}
+            onChange={(e) => setForm({ ...form, status: e.currentTarget.value as SearchForm['status'] })}
+          >
+            <option value="">any</option>
+            <option value="APPROVED">APPROVED</option>
+            <option value="CANCELLED">CANCELLED</option>
+          </select>
+        </label>
+        <label>
+          From <input type="datetime-local" {...field('from')} />
+        </label>
+        <label>
+          Before <input type="datetime-local" {...field('before')} />
         </label>
         <button type="submit">Search</button>
       </form>
@@ -70,9 +83,10 @@ export function OrdersPage({ params }: { params: URLSearchParams }) {
       {orders.state === 'ok' && shown.length === 0 ? <Empty>No order matches.</Empty> : null}
       {shown.length > 0 ? (
         <div class="scroll">
-          <table>
+          <table data-testid="orders">
             <caption>
-              {shown.length} of the newest {orders.state === 'ok' ? orders.data.length : 0} orders
+              Orders {(cursors.length - 1) * PAGE_SIZE + 1}–{(cursors.length - 1) * PAGE_SIZE + shown.length},
+              newest first
             </caption>
             <thead>
               <tr>
@@ -105,6 +119,19 @@ export function OrdersPage({ params }: { params: URLSearchParams }) {
           </table>
         </div>
       ) : null}
+      <div class="toolbar">
+        {cursors.length > 1 ? (
+          <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>
+            Previous page
+          </button>
+        ) : null}
+        {/* A full page may have a next one; the API says so only by answering it. */}
+        {shown.length === PAGE_SIZE && last ? (
+          <button type="button" onClick={() => setCursors([...cursors, last.cursor])}>
+            Next page
+          </button>
+        ) : null}
+      </div>
     </section>
   );
 }
