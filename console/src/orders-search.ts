@@ -2,7 +2,7 @@
  * The order search of the Orders page: the API's `purchaseOrders` filters (issue 12's
  * PurchaseOrderSearch operation), not a filter of the page's own over a first page of orders.
  */
-import manifest from '../../schemas/operations/manifest.json' with { type: 'json' };
+import { operation } from './operations.ts';
 
 export interface Order {
   orderId: string;
@@ -23,11 +23,7 @@ export interface Order {
  * schemas/operations/purchase-order-search.graphql): the same text hashes to the manifest id,
  * so the search runs when the gateway's safelist is on.
  */
-export const SEARCH: string = (() => {
-  const op = manifest.operations.find((o) => o.name === 'PurchaseOrderSearch');
-  if (!op) throw new Error('schemas/operations/manifest.json has no PurchaseOrderSearch');
-  return op.body;
-})();
+export const SEARCH: string = operation('PurchaseOrderSearch');
 
 export const PAGE_SIZE = 50;
 

@@ -4,6 +4,7 @@
  * basket with the drafts in place. Nothing is saved.
  */
 import { graphql } from './api.ts';
+import { operation } from './operations.ts';
 
 export interface Violation {
   pointer: string;
@@ -29,17 +30,8 @@ export interface Preview {
   } | null;
 }
 
-const PREVIEW = `query ConsolePreviewPromotions($basket: PricedBasketInput!, $draftRules: [JSON!]!) {
-  previewPromotions(basket: $basket, draftRules: $draftRules) {
-    valid
-    drafts { index promotionId valid replacesStored errors { pointer message } }
-    evaluation {
-      currency subtotal discountTotal total
-      applied { promotionId name priority amount }
-      notApplied { promotionId name reason detail }
-    }
-  }
-}`;
+/** The registered PreviewPromotions (schemas/operations/preview-promotions.graphql). */
+const PREVIEW = operation('PreviewPromotions');
 
 export async function previewPromotions(basket: unknown, draft: unknown): Promise<Preview> {
   const data = await graphql<{ previewPromotions: Preview }>(PREVIEW, { basket, draftRules: [draft] });

@@ -4,16 +4,13 @@
  * page then says that spend policies are not available instead of showing an error.
  */
 import { ApiError, graphqlRaw } from './api.ts';
+import { operation } from './operations.ts';
 import type { SpendPolicy } from './spend-policy.ts';
 
 export { effectivePolicy, type SpendPolicy } from './spend-policy.ts';
 
-const SPEND = `query ConsoleSpendPolicies($first: Int) {
-  spendPolicies(first: $first) {
-    subject currency period budget maxPerOrder expiresAt
-    currentPeriod { start resetsAt spent remaining }
-  }
-}`;
+/** The registered SpendPolicies (schemas/operations/spend-policies.graphql). */
+const SPEND = operation('SpendPolicies');
 
 /** The policies (first 500 by subject), or null when this gateway's schema has no spend policies. */
 export async function loadSpend(): Promise<SpendPolicy[] | null> {

@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { graphql } from '../api.ts';
+import { operation } from '../operations.ts';
 import { type Preview, previewPromotions } from '../preview.ts';
 import { useAction, useAsync } from '../ui/async.ts';
 import { Empty, Loading, ProblemView, Time } from '../ui/parts.tsx';
@@ -22,12 +23,9 @@ interface Promotion {
   rule: unknown;
 }
 
-const PROMOTIONS = `query ConsolePromotions {
-  promotions { promotionId name priority status stacking couponCodes validFrom validUntil updatedAt rule }
-}`;
-const UPSERT = `mutation ConsoleUpsertPromotion($rule: JSON!) {
-  upsertPromotion(rule: $rule) { promotionId revision }
-}`;
+// Registered operations (schemas/operations/promotions.graphql, upsert-promotion.graphql).
+const PROMOTIONS = operation('Promotions');
+const UPSERT = operation('UpsertPromotion');
 
 export const TEMPLATE = {
   version: '2.1',
