@@ -56,17 +56,38 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
       log.warn({ endpointId }, 'webhook endpoint disabled: the receiver answered 410 Gone');
     },
   });
+  // The event types some active endpoint subscribes to, so an order event nobody subscribes to
+  // costs no SQL statement (without this every order paid an INSERT … SELECT on the store: the
+  // embedded order path ran at a sixth of its rate). Read at start, after a registration in
+  // this process, and at every poll interval (a registration through another replica). Not
+  // knowing yet (undefined) means asking the store, as before. A registration is seen at once
+  // by the replica that made it, and every replica receives every event, so that replica
+  // creates the deliveries even while the others have not refreshed.
+  let subscribed: ReadonlySet<string> | undefined;
+  const refreshSubscribed = async () => {
+    try {
+      const endpoints = await store.listEndpoints(config.WEBHOOK_MAX_ENDPOINTS);
+      subscribed = new Set(endpoints.filter((e) => e.status === 'active').flatMap((e) => e.eventTypes));
+    } catch (err) {
+      log.warn({ err }, 'webhook subscriptions not refreshed; the last known stay');
+    }
+  };
+  await refreshSubscribed();
+  const refresher = setInterval(() => void refreshSubscribed(), config.WEBHOOK_POLL_INTERVAL_MS);
+  refresher.unref();
   const admin = createWebhookAdmin({
     store,
     clock,
     allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS,
     maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS,
     onReplay: () => worker.kick(),
+    onRegistered: refreshSubscribed,
   });
   // Every replica receives every event (fan-out) and inserts the same rows: the unique
   // (endpoint, event) makes all but the first insert do nothing.
   const unsubscribe = WEBHOOK_EVENT_TYPES.map((type) =>
     platform.bus.subscribe(type, async (event) => {
+      if (subscribed && !subscribed.has(type)) return;
       if ((await store.enqueue(event, new Date(clock.now()))) > 0) worker.kick();
     }),
   );
@@ -76,6 +97,7 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
   const close = () =>
     (closing ??= (async () => {
       for (const off of unsubscribe) off();
+      clearInterval(refresher);
       await worker.close();
       await sender.close();
     })());

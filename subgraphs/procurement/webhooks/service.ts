@@ -46,6 +46,8 @@ export interface AdminOptions {
   readonly maxEndpoints: number;
   /** A replayed delivery is due now: the local worker should look. */
   readonly onReplay: () => void;
+  /** An endpoint was registered: the process's index of subscribed event types must know it. */
+  readonly onRegistered?: () => Promise<void>;
 }
 
 const ID = /^wh[ed]_[0-9a-f]{32}$/;
@@ -99,6 +101,7 @@ export function createWebhookAdmin(o: AdminOptions): WebhookAdmin {
         secret: signingSecret,
         createdAt: now(),
       });
+      await o.onRegistered?.();
       return { endpoint, signingSecret };
     },
     endpoints: () => o.store.listEndpoints(o.maxEndpoints),
