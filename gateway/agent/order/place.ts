@@ -32,8 +32,11 @@ export function placeOrderHandler(o: PlaceOptions) {
   return async function placeOrder(req: FastifyRequest, reply: FastifyReply) {
     const { identity, order, idempotency, spend } = req.agent;
     if (!identity || !order) throw new Error('agent chain reached the handler without identity and order');
-    // The id the spend step reserved under; else (no spend step) derived from the key as before.
-    const orderId = spend?.orderId ?? (idempotency ? orderIdFor(idempotency.key) : undefined);
+    // The id the spend step reserved under (it is the key's when there is a key), or the key's.
+    // Without either the domain picks the id: an id given to it is looked up first (a retry may
+    // have stored it), an extra read per order that only a key or a reservation needs.
+    const orderId =
+      (spend?.reserved ? spend.orderId : undefined) ?? (idempotency ? orderIdFor(idempotency.key) : undefined);
     let body: string;
     let location: string;
     try {
