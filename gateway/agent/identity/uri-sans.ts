@@ -57,7 +57,7 @@ export function uriSans(cert: X509Certificate): string[] {
     const oid = parts[0];
     if (!oid || !der.subarray(oid.start - 2, oid.end).equals(SAN_OID)) continue;
     const value = parts[parts.length - 1]; // OCTET STRING (after the optional critical flag)
-    if (!value || value.tag !== 0x04) throw new Error('malformed subjectAltName');
+    if (value?.tag !== 0x04) throw new Error('malformed subjectAltName');
     const names = readTlv(der, value.start);
     for (const gn of children(der, names)) {
       // uniformResourceIdentifier [6] IMPLICIT IA5String

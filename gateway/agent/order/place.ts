@@ -36,7 +36,8 @@ export function placeOrderHandler(o: PlaceOptions) {
     // Without either the domain picks the id: an id given to it is looked up first (a retry may
     // have stored it), an extra read per order that only a key or a reservation needs.
     const orderId =
-      (spend?.reserved ? spend.orderId : undefined) ?? (idempotency ? orderIdFor(idempotency.key) : undefined);
+      (spend?.reserved ? spend.orderId : undefined) ??
+      (idempotency ? orderIdFor(idempotency.key) : undefined);
     let body: string;
     let location: string;
     try {
