@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
+import { distinctViolations, type Violation } from '../../lib/json/ajv-violation.ts';
 
 /**
  * schemas/openapi/operator.yaml is the one source of the operator API's request shapes: the
@@ -80,24 +81,8 @@ export function operatorContract(): OperatorContract {
   return compiled;
 }
 
-export interface Violation {
-  readonly pointer: string;
-  readonly message: string;
-}
+export type { Violation };
 
 /** Ajv errors as violations with JSON pointers (for a query string, the pointer names the parameter). */
-export function violations(errors: readonly ErrorObject[] | null | undefined): Violation[] {
-  const out = new Map<string, Violation>();
-  for (const e of errors ?? []) {
-    let v: Violation;
-    if (e.keyword === 'additionalProperties') {
-      const extra = String((e.params as { additionalProperty: string }).additionalProperty);
-      v = { pointer: `${e.instancePath}/${extra}`, message: 'is not allowed' };
-    } else if (e.keyword === 'required') {
-      const missing = String((e.params as { missingProperty: string }).missingProperty);
-      v = { pointer: `${e.instancePath}/${missing}`, message: 'is required' };
-    } else v = { pointer: e.instancePath || '/', message: e.message ?? 'is invalid' };
-    out.set(`${v.pointer} ${v.message}`, v);
-  }
-  return [...out.values()].slice(0, 100);
-}
+export const violations = (errors: readonly ErrorObject[] | null | undefined): Violation[] =>
+  distinctViolations(errors).slice(0, 100);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
+import { distinctViolations, violationOf } from '../../lib/json/ajv-violation.ts';
 import type { Violation } from './domain/errors.ts';
 
 /**
@@ -46,25 +47,9 @@ export function promotionsContract(): PromotionsContract {
 }
 
 /** Ajv errors as violations with JSON pointers; a failed `oneOf` (money) is reported once. */
-export function violations(errors: readonly ErrorObject[] | null | undefined): Violation[] {
-  const out = new Map<string, Violation>();
-  for (const e of errors ?? []) {
-    let v: Violation;
-    if (e.keyword === 'additionalProperties') {
-      const extra = String((e.params as { additionalProperty: string }).additionalProperty);
-      v = { pointer: `${e.instancePath}/${extra}`, message: 'is not allowed' };
-    } else if (e.keyword === 'required') {
-      const missing = String((e.params as { missingProperty: string }).missingProperty);
-      v = { pointer: `${e.instancePath}/${missing}`, message: 'is required' };
-    } else if (e.schemaPath.includes('/Money/')) {
-      v = {
-        pointer: e.instancePath,
-        message: 'must be an amount from 0 to 10,000,000 with at most 2 decimals',
-      };
-    } else {
-      v = { pointer: e.instancePath || '/', message: e.message ?? 'is invalid' };
-    }
-    out.set(`${v.pointer} ${v.message}`, v);
-  }
-  return [...out.values()];
-}
+export const violations = (errors: readonly ErrorObject[] | null | undefined): Violation[] =>
+  distinctViolations(errors, (e) =>
+    e.schemaPath.includes('/Money/') && e.keyword !== 'additionalProperties' && e.keyword !== 'required'
+      ? { pointer: e.instancePath, message: 'must be an amount from 0 to 10,000,000 with at most 2 decimals' }
+      : violationOf(e),
+  );

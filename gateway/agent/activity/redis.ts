@@ -1,6 +1,6 @@
 import type { Logger } from '../../../lib/logger.ts';
 import type { RedisClient } from '../../../lib/redis.ts';
-import { luaScript } from '../lua.ts';
+import { luaScript } from '../../../lib/redis-lua.ts';
 import { callsInWindow, IDLE_TTL_MS, MAX_IDENTITIES, pageOf, second, WINDOW_SECONDS } from './activity.ts';
 import type { ActivityStore } from './store.ts';
 

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../../lib/redis.ts';
-import { luaScript } from '../lua.ts';
+import { luaScript } from '../../../lib/redis-lua.ts';
 import type { BlockPolicy, BlockState } from './policy.ts';
 import type { BlockStore } from './store.ts';
 

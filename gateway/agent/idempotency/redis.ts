@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../../lib/redis.ts';
-import { luaScript } from '../lua.ts';
+import { luaScript } from '../../../lib/redis-lua.ts';
 import { decide, type IdempotencyRecord, type IdempotencyStore, type IdempotencyTimes } from './store.ts';
 
 // Read the record and, when the key is free, claim it: one atomic step, so two replicas that

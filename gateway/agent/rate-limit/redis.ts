@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../../lib/redis.ts';
-import { luaScript } from '../lua.ts';
+import { luaScript } from '../../../lib/redis-lua.ts';
 import { type BucketPolicy, describe, idleTtlMs, refill } from './bucket.ts';
 import type { BucketStore } from './store.ts';
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
+import { type Violation, violationOf } from '../../../lib/json/ajv-violation.ts';
 
 /**
  * The edge's contract, schemas/openapi/edge.yaml, is the one source of the shapes it accepts:
@@ -48,25 +49,11 @@ export function querySchema(doc: Json, path: string, method: string): Json {
   };
 }
 
-export interface Violation {
-  pointer: string;
-  message: string;
-}
+export type { Violation };
 
 /** Ajv errors as the problem body's `errors`: one per violation, each with a JSON pointer. */
-export function violations(errors: readonly ErrorObject[] | null | undefined): Violation[] {
-  return (errors ?? []).map((e) => {
-    if (e.keyword === 'additionalProperties') {
-      const extra = String((e.params as { additionalProperty: string }).additionalProperty);
-      return { pointer: `${e.instancePath}/${extra}`, message: 'is not allowed' };
-    }
-    if (e.keyword === 'required') {
-      const missing = String((e.params as { missingProperty: string }).missingProperty);
-      return { pointer: `${e.instancePath}/${missing}`, message: 'is required' };
-    }
-    return { pointer: e.instancePath || '/', message: e.message ?? 'is invalid' };
-  });
-}
+export const violations = (errors: readonly ErrorObject[] | null | undefined): Violation[] =>
+  (errors ?? []).map(violationOf);
 
 export interface EdgeContract {
   /** GET /cart/quote's query; coerces a lone repeated parameter into an array. */

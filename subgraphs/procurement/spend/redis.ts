@@ -1,5 +1,5 @@
-import { luaScript } from '../../../gateway/agent/lua.ts';
 import type { RedisClient } from '../../../lib/redis.ts';
+import { luaScript } from '../../../lib/redis-lua.ts';
 import {
   MAX_POLICIES,
   RESERVATION_RETENTION_MS,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '../../../../lib/redis.ts';
-import { luaScript } from '../../lua.ts';
+import { luaScript } from '../../../../lib/redis-lua.ts';
 import type { NonceStore } from './nonce-store.ts';
 
 // Check and claim in one atomic step, so the same nonce sent to two replicas at once is

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../lib/redis.ts';
+import type { RedisClient } from './redis.ts';
 
 type Arg = string | number;
 export type LuaScript = (keys: readonly string[], args: readonly Arg[]) => Promise<unknown>;
