@@ -3,35 +3,24 @@
  * as Redis does when it is down: every reply is a 4xx or a 503 problem with Retry-After,
  * never a 500, and nothing reaches the order domain.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryAuditLog } from '../../gateway/agent/audit/memory.ts';
 import { memoryBlockStore } from '../../gateway/agent/block/memory.ts';
 import { SPEC_BLOCK_POLICY } from '../../gateway/agent/block/policy.ts';
 import type { BlockStore } from '../../gateway/agent/block/store.ts';
-import { type AgentGatewayDeps, registerAgentRoutes } from '../../gateway/agent/chain.ts';
+import type { AgentGatewayDeps } from '../../gateway/agent/chain.ts';
 import { memoryIdempotencyStore } from '../../gateway/agent/idempotency/memory.ts';
 import type { IdempotencyStore } from '../../gateway/agent/idempotency/store.ts';
 import type { OrderPort } from '../../gateway/agent/order/order-port.ts';
-import { memoryBucketStore } from '../../gateway/agent/rate-limit/memory.ts';
 import type { BucketStore } from '../../gateway/agent/rate-limit/store.ts';
-import { scopePolicy } from '../../gateway/agent/scope/policy.ts';
-import { ManualClock } from '../../lib/clock.ts';
-import { createLogger } from '../../lib/logger.ts';
-import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
 import { AGENT, ORDERS, validOrder } from './support/agent.ts';
+import { agentChain } from './support/chain.ts';
 
 const down = () => Promise.reject(new Error('ECONNREFUSED 127.0.0.1:6379'));
 let app: FastifyInstance;
 let placed = 0;
 
 async function chainWith(over: Partial<AgentGatewayDeps>): Promise<FastifyInstance> {
-  const a = Fastify();
-  a.decorateRequest('traceId', '');
-  a.addHook('onRequest', async (req) => {
-    req.traceId = 'faults';
-  });
-  const bucketPolicy = { capacity: 100, refillPerSecond: 100 };
   const orders: OrderPort = {
     async place(cmd) {
       placed++;
@@ -46,24 +35,14 @@ async function chainWith(over: Partial<AgentGatewayDeps>): Promise<FastifyInstan
     list: async () => ({ orders: [], nextCursor: null }),
     cancel: async () => ({ kind: 'not-found' }),
   };
-  await registerAgentRoutes(a, {
-    clock: new ManualClock(),
-    log: createLogger({ LOG_LEVEL: 'silent' }),
-    identity: { trustDomains: ['example.org'], trustedProxies: ['127.0.0.1'], tls: false },
-    policy: scopePolicy(undefined, ['example.org']),
-    tokens: { verify: async () => ({ ok: false, reason: 'unused' }) },
-    blocks: memoryBlockStore(SPEC_BLOCK_POLICY),
-    buckets: memoryBucketStore(bucketPolicy),
-    bucketPolicy,
-    idempotency: memoryIdempotencyStore({ ttlMs: 1000, inFlightMs: 1000 }),
-    orders,
-    audit: memoryAuditLog(),
-    bodyLimit: 4096,
-    spend: { ledger: memorySpendLedger(), withoutPolicy: 'allow' },
-    ...over,
-  });
-  await a.ready();
-  return a;
+  return agentChain(
+    {
+      orders,
+      idempotency: memoryIdempotencyStore({ ttlMs: 1000, inFlightMs: 1000 }),
+      ...over,
+    },
+    { traceId: 'faults' },
+  );
 }
 
 const send = (body = JSON.stringify(validOrder()), headers: Record<string, string> = {}) =>

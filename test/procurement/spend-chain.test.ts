@@ -3,21 +3,14 @@
  * deny by default, a ledger that is down, and which order-domain failures give a reservation
  * back. The end-to-end cases over HTTP are in spend.e2e.test.ts.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryAuditLog } from '../../gateway/agent/audit/memory.ts';
-import { memoryBlockStore } from '../../gateway/agent/block/memory.ts';
-import { SPEC_BLOCK_POLICY } from '../../gateway/agent/block/policy.ts';
-import { type AgentGatewayDeps, registerAgentRoutes } from '../../gateway/agent/chain.ts';
-import { memoryIdempotencyStore } from '../../gateway/agent/idempotency/memory.ts';
 import { DomainUnavailable, type OrderPort } from '../../gateway/agent/order/order-port.ts';
-import { memoryBucketStore } from '../../gateway/agent/rate-limit/memory.ts';
-import { scopePolicy } from '../../gateway/agent/scope/policy.ts';
 import { ManualClock } from '../../lib/clock.ts';
-import { createLogger } from '../../lib/logger.ts';
 import type { SpendLedger } from '../../subgraphs/procurement/spend/ledger.ts';
 import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
 import { AGENT, ORDERS, validOrder } from './support/agent.ts';
+import { agentChain } from './support/chain.ts';
 
 const clock = new ManualClock(Date.UTC(2026, 5, 15, 12));
 let app: FastifyInstance;
@@ -44,26 +37,7 @@ async function chain(
   ledger: SpendLedger,
   withoutPolicy: 'allow' | 'deny' = 'allow',
 ): Promise<FastifyInstance> {
-  const a = Fastify();
-  a.decorateRequest('traceId', '');
-  const bucketPolicy = { capacity: 100, refillPerSecond: 100 };
-  await registerAgentRoutes(a, {
-    clock,
-    log: createLogger({ LOG_LEVEL: 'silent' }),
-    identity: { trustDomains: ['example.org'], trustedProxies: ['127.0.0.1'], tls: false },
-    policy: scopePolicy(undefined, ['example.org']),
-    tokens: { verify: async () => ({ ok: false, reason: 'unused' }) },
-    blocks: memoryBlockStore(SPEC_BLOCK_POLICY),
-    buckets: memoryBucketStore(bucketPolicy),
-    bucketPolicy,
-    idempotency: memoryIdempotencyStore({ ttlMs: 60_000, inFlightMs: 60_000 }),
-    orders,
-    audit: memoryAuditLog(),
-    bodyLimit: 4096,
-    spend: { ledger, withoutPolicy },
-  } satisfies AgentGatewayDeps);
-  await a.ready();
-  return a;
+  return agentChain({ clock, orders, spend: { ledger, withoutPolicy } });
 }
 
 const send = (budget = '40.00', headers: Record<string, string> = {}) =>
