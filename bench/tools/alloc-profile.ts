@@ -1,0 +1,102 @@
+/**
+ * Where a request's garbage comes from: builds the embedded system in this process (compiled
+ * dist/, the way npm start runs it), injects one load N times under the inspector's sampling heap
+ * profiler with the objects minor and major collections freed included, and prints bytes
+ * allocated per request by function (self) and by the nearest frame of our own code.
+ *   npm run build && tsx bench/tools/alloc-profile.ts <graphql|rest> [requests=2000]
+ * Written here because --heap-prof leaves out what the collector already freed, which is
+ * exactly a request's garbage.
+ */
+import { mkdtempSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mintDevToken } from '../../lib/auth/jwt.ts';
+import { TOOLS_RULE, UPSERT_PROMOTION } from '../../test/edge/support.ts';
+import { testConfig } from '../../test/support/system.ts';
+import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
+
+interface SampleNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  id: number;
+  children: SampleNode[];
+}
+
+const [which = 'graphql', countArg = '2000'] = process.argv.slice(2);
+const count = Number(countArg);
+const env = {
+  DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-alloc-')),
+  CATALOG_SIZE: '10000',
+  EMBEDDED_DB: 'disk',
+  LOG_LEVEL: 'warn',
+};
+const config = testConfig(env);
+const { buildEmbedded } = (await import(
+  join(process.cwd(), 'dist/gateway/topology.js')
+)) as typeof import('../../gateway/topology.ts');
+const sys = await buildEmbedded(config);
+await sys.app.ready();
+const token = await mintDevToken(config, { subject: 'bench', roles: ['promotions:admin'] });
+const added = await sys.app.inject({
+  method: 'POST',
+  url: '/graphql',
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+  payload: JSON.stringify({ query: UPSERT_PROMOTION, variables: { rule: TOOLS_RULE } }),
+});
+if (added.statusCode !== 200 || added.body.includes('"errors"')) throw new Error(added.body);
+const request = QUOTE_REQUESTS[which as keyof typeof QUOTE_REQUESTS];
+if (!request) throw new Error(`unknown load ${which}`);
+const spec = request();
+const once = () =>
+  sys.app.inject({
+    method: spec.method as 'GET',
+    url: spec.path,
+    ...(spec.headers ? { headers: spec.headers } : {}),
+    ...(spec.body ? { payload: spec.body } : {}),
+  });
+for (let i = 0; i < 500; i++) {
+  const r = await once();
+  if (r.statusCode !== 200) throw new Error(`${r.statusCode} ${r.body}`);
+}
+const session = new Session();
+session.connect();
+await session.post('HeapProfiler.enable');
+await session.post('HeapProfiler.startSampling', {
+  samplingInterval: 512,
+  includeObjectsCollectedByMajorGC: true,
+  includeObjectsCollectedByMinorGC: true,
+} as never);
+for (let i = 0; i < count; i++) await once();
+const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as {
+  profile: { head: SampleNode };
+};
+await sys.close?.();
+
+const self = new Map<string, number>();
+const ours = new Map<string, number>();
+let total = 0;
+const name = (f: SampleNode['callFrame']) =>
+  `${f.functionName || '(anonymous)'}  ${f.url.replace(/^.*\/(node_modules|dist)\//, '').replace(/^file:\/\//, '')}:${f.lineNumber + 1}`;
+const walk = (n: SampleNode, ourFrame: string) => {
+  const f = n.callFrame;
+  const isOurs = f.url.includes('/dist/') && !f.url.includes('node_modules');
+  const here = isOurs ? name(f) : ourFrame;
+  if (n.selfSize) {
+    total += n.selfSize;
+    self.set(name(f), (self.get(name(f)) ?? 0) + n.selfSize);
+    ours.set(here, (ours.get(here) ?? 0) + n.selfSize);
+  }
+  for (const c of n.children) walk(c, here);
+};
+walk(profile.head, '(outside our code)');
+const top = (m: Map<string, number>, k = 25) =>
+  [...m]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, k)
+    .map(([n, b]) => `${(b / count / 1024).toFixed(1).padStart(7)} KB  ${n}`)
+    .join('\n');
+console.log(`${which}: ${(total / count / 1024).toFixed(1)} KB allocated per request\n`);
+console.log(`by function (self)\n${top(self)}\n`);
+console.log(`by nearest frame of our code\n${top(ours)}`);
+process.exit(0);

@@ -1,0 +1,61 @@
+/**
+ * Where the quote's tail goes: starts the compiled embedded system with `--trace-gc`, loads it
+ * like bench/tools/profile.ts, and prints the collections' count and pause time by kind.
+ *   npm run build && tsx bench/tools/gc-trace.ts <graphql|rest> [seconds=10]
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mintDevToken } from '../../lib/auth/jwt.ts';
+import { TOOLS_RULE, UPSERT_PROMOTION } from '../../test/edge/support.ts';
+import { startProcess } from '../../test/support/processes.ts';
+import { gql, testConfig } from '../../test/support/system.ts';
+import { load } from '../loadgen.ts';
+import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
+
+const [which = 'graphql', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const dataDir = mkdtempSync(join(tmpdir(), 'ac-gc-'));
+const env = { DATA_DIR: dataDir, CATALOG_SIZE: '10000', LOG_LEVEL: 'info' };
+const sys = await startProcess('embedded', env, 120_000, {
+  compiled: true,
+  nodeArgs: ['--trace-gc', ...(process.env.PROFILE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])],
+});
+const token = await mintDevToken(testConfig(env), { subject: 'bench', roles: ['promotions:admin'] });
+const added = await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
+if (added.errors) throw new Error(JSON.stringify(added.errors));
+const request = QUOTE_REQUESTS[which as keyof typeof QUOTE_REQUESTS];
+if (!request) throw new Error(`unknown load ${which}`);
+const spec = request();
+const one = await fetch(sys.url + spec.path, { method: spec.method, headers: spec.headers, body: spec.body });
+console.log(`reply: ${one.status}, ${(await one.text()).length} bytes`);
+await load({ url: sys.url, requests: [spec], connections: 10, seconds: 3 });
+const mark = sys.output().length;
+const r = await load({
+  url: sys.url,
+  requests: [spec],
+  connections: Number(process.env.CONNS ?? 10),
+  seconds: Number(secondsArg),
+});
+const lines = sys.output().slice(mark).split('\n');
+await sys.stop();
+const byKind = new Map<string, number[]>();
+for (const line of lines) {
+  const m =
+    /(Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Compact)[^,]*?,\s*([\d.]+)\s*\/\s*([\d.]+)\s*ms/.exec(line);
+  if (!m) continue;
+  const list = byKind.get(m[1] as string) ?? [];
+  list.push(Number(m[2]));
+  byKind.set(m[1] as string, list);
+}
+console.log(
+  `${which}: ${Math.round(r.rps)} req/s, ${r.requests} requests, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`,
+);
+for (const [kind, pauses] of byKind) {
+  pauses.sort((a, b) => a - b);
+  const total = pauses.reduce((s, x) => s + x, 0);
+  console.log(
+    `${kind}: ${pauses.length}, total ${total.toFixed(0)} ms, median ${pauses[pauses.length >> 1]?.toFixed(1)} ms, max ${pauses.at(-1)?.toFixed(1)} ms`,
+  );
+}
+const sample = lines.filter((l) => /Mark-Compact/.test(l)).slice(0, 3);
+console.log(sample.join('\n'));
