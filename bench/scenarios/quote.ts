@@ -183,4 +183,20 @@ export const scenarios: Scenario[] = [
     baseline: NAIVE,
     setup: () => distributed(restQuote()),
   },
+  // The latency floor without queueing: one connection, so a request never waits behind the
+  // other nine and its p99 is its own work plus the collector's pauses (docs/performance.md).
+  {
+    kind: 'http',
+    group: GROUP,
+    name: 'GraphQL quote, embedded, 1 connection',
+    connections: 1,
+    setup: () => embedded(graphqlQuote()),
+  },
+  {
+    kind: 'http',
+    group: GROUP,
+    name: 'REST GET /cart/quote, embedded, 1 connection',
+    connections: 1,
+    setup: () => embedded(restQuote()),
+  },
 ];
