@@ -2,7 +2,8 @@
  * Where a request's garbage comes from: builds the embedded system in this process (compiled
  * dist/, the way npm start runs it), injects one load N times under the inspector's sampling heap
  * profiler with the objects minor and major collections freed included, and prints bytes
- * allocated per request by function (self) and by the nearest frame of our own code.
+ * allocated per request by function (self) and by the nearest frame of our own code; before
+ * that, the CPU and wall time per request of the same requests without the sampler.
  *   npm run build && tsx bench/tools/alloc-profile.ts <graphql|rest> [requests=2000]
  * Written here because --heap-prof leaves out what the collector already freed, which is
  * exactly a request's garbage.
@@ -55,10 +56,19 @@ const once = () =>
     ...(spec.headers ? { headers: spec.headers } : {}),
     ...(spec.body ? { payload: spec.body } : {}),
   });
-for (let i = 0; i < 500; i++) {
+for (let i = 0; i < 3000; i++) {
   const r = await once();
   if (r.statusCode !== 200) throw new Error(`${r.statusCode} ${r.body}`);
 }
+// Time first, without the sampler: CPU and wall time per request, one request at a time.
+const cpu0 = process.cpuUsage();
+const wall0 = performance.now();
+for (let i = 0; i < count; i++) await once();
+const cpu = process.cpuUsage(cpu0);
+const perRequest = (x: number) => (x / count).toFixed(3);
+console.log(
+  `${which}: ${perRequest(performance.now() - wall0)} ms wall, ${perRequest((cpu.user + cpu.system) / 1000)} ms CPU per request (in process, one at a time)`,
+);
 const session = new Session();
 session.connect();
 await session.post('HeapProfiler.enable');
