@@ -5,7 +5,7 @@
  * Starts the compiled subgraph processes (as the quote bench does), then each gateway in turn
  * (ours compiled with its start flags; the naive peer in its own process), warms it up 3 s, and
  * reads /proc/<pid>/stat (user + system) of all four processes around a 10-connection load.
- * --prof runs our gateway with --cpu-prof and prints its self-time summary.
+ * --prof runs each gateway with --cpu-prof and prints its self-time summary over the measured load.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -27,7 +27,11 @@ const cpuSeconds = (pid: number): number => {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
 
-const subgraphs = await startSubgraphProcesses({ CATALOG_SIZE: '10000' });
+const profDir = mkdtempSync(join(tmpdir(), 'ac-prof-dist-'));
+// --prof-subgraphs: the subgraph processes write profiles too (of their whole life, both gateways' loads).
+const subgraphs = await startSubgraphProcesses({ CATALOG_SIZE: '10000' }, (name) =>
+  args.includes('--prof-subgraphs') ? ['--cpu-prof', `--cpu-prof-dir=${join(profDir, name)}`] : [],
+);
 await addRuleDirect(subgraphs);
 const gatewayEnv = {
   ...subgraphs.env,
@@ -35,7 +39,21 @@ const gatewayEnv = {
   PROMOTIONS_URL: subgraphs.urls.promotions,
   PROCUREMENT_URL: subgraphs.urls.procurement,
 };
-const profDir = mkdtempSync(join(tmpdir(), 'ac-prof-dist-'));
+const profArgs = (label: string) => (prof ? ['--cpu-prof', `--cpu-prof-dir=${join(profDir, label)}`] : []);
+
+/** Prints the self-time summary of the profile a stopped gateway wrote, its first `skipMs` left out. */
+function summarise(label: string, skipMs: number): void {
+  const dir = join(profDir, label);
+  const file = prof ? readdirSync(dir).find((f) => f.endsWith('.cpuprofile')) : undefined;
+  if (!file) return;
+  console.log(`\n${label} gateway, self time over the measured load:`);
+  spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'bench/tools/cpuprofile-summary.ts', join(dir, file), '40', String(skipMs)],
+    { stdio: 'inherit' },
+  );
+  console.log(`profile: ${join(dir, file)}`);
+}
 
 /** Returns the milliseconds from `since` to the start of the measured load (a profile skips them). */
 async function measure(label: string, gw: ServiceProcess, since: number): Promise<number> {
@@ -61,14 +79,16 @@ async function measure(label: string, gw: ServiceProcess, since: number): Promis
 
 try {
   if (only !== 'ours') {
+    const spawnedAt = performance.now();
     const naive = await startCommand(
       'naive',
       process.execPath,
-      ['--import', 'tsx', 'bench/peers/naive-gateway-main.ts'],
+      [...profArgs('naive'), '--import', 'tsx', 'bench/peers/naive-gateway-main.ts'],
       gatewayEnv,
     );
-    await measure('naive', naive, performance.now());
+    const skipMs = await measure('naive', naive, spawnedAt);
     await naive.stop();
+    summarise('naive', skipMs);
   }
   if (only !== 'naive') {
     const spawnedAt = performance.now();
@@ -76,20 +96,13 @@ try {
       'gateway',
       { ...gatewayEnv, TOPOLOGY: 'distributed', LOG_LEVEL: 'info' },
       120_000,
-      { compiled: true, nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [] },
+      { compiled: true, nodeArgs: profArgs('ours') },
     );
     const skipMs = await measure('ours', ours, spawnedAt);
     await ours.stop();
-    const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
-    if (prof && file) {
-      spawnSync(
-        process.execPath,
-        ['--import', 'tsx', 'bench/tools/cpuprofile-summary.ts', join(profDir, file), '40', String(skipMs)],
-        { stdio: 'inherit' },
-      );
-      console.log(`profile: ${join(profDir, file)}`);
-    }
+    summarise('ours', skipMs);
   }
 } finally {
   await subgraphs.close();
+  if (args.includes('--prof-subgraphs')) console.log(`subgraph profiles under ${profDir}/<name>/`);
 }
