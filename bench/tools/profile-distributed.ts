@@ -2,6 +2,7 @@
  * CPU per GraphQL cart quote of each process of the distributed topology, for our gateway and
  * for the naive peer over the same three subgraph processes:
  *   npm run build && tsx bench/tools/profile-distributed.ts [seconds=10] [--only=ours|naive] [--prof]
+ *     [--prof-subgraphs] [--connections=10]
  * Starts the compiled subgraph processes (as the quote bench does), then each gateway in turn
  * (ours compiled with its start flags; the naive peer in its own process), warms it up 3 s, and
  * reads /proc/<pid>/stat (user + system) of all four processes around a 10-connection load.
@@ -20,6 +21,7 @@ const args = process.argv.slice(2);
 const seconds = Number(args.find((a) => !a.startsWith('--')) ?? 10);
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const prof = args.includes('--prof');
+const connections = Number(args.find((a) => a.startsWith('--connections='))?.slice('--connections='.length) ?? 10);
 
 /** CPU seconds (user + system) a process has used: /proc/<pid>/stat fields 14 and 15. */
 const cpuSeconds = (pid: number): number => {
@@ -58,12 +60,12 @@ function summarise(label: string, skipMs: number): void {
 /** Returns the milliseconds from `since` to the start of the measured load (a profile skips them). */
 async function measure(label: string, gw: ServiceProcess, since: number): Promise<number> {
   const request = QUOTE_REQUESTS.graphql();
-  await load({ url: gw.url, requests: [request], connections: 10, seconds: 3 });
+  await load({ url: gw.url, requests: [request], connections, seconds: 3 });
   const skipMs = Math.round(performance.now() - since);
   const procs = { gateway: gw, ...subgraphs.processes };
   const pids = Object.entries(procs).map(([name, p]) => [name, p.child.pid as number] as const);
   const before = pids.map(([, pid]) => cpuSeconds(pid));
-  const r = await load({ url: gw.url, requests: [request], connections: 10, seconds });
+  const r = await load({ url: gw.url, requests: [request], connections, seconds });
   const per = pids.map(
     ([name, pid], i) => [name, ((cpuSeconds(pid) - (before[i] ?? 0)) * 1000) / r.requests] as const,
   );
