@@ -21,7 +21,9 @@ const args = process.argv.slice(2);
 const seconds = Number(args.find((a) => !a.startsWith('--')) ?? 10);
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const prof = args.includes('--prof');
-const connections = Number(args.find((a) => a.startsWith('--connections='))?.slice('--connections='.length) ?? 10);
+const connections = Number(
+  args.find((a) => a.startsWith('--connections='))?.slice('--connections='.length) ?? 10,
+);
 
 /** CPU seconds (user + system) a process has used: /proc/<pid>/stat fields 14 and 15. */
 const cpuSeconds = (pid: number): number => {
