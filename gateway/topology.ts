@@ -90,20 +90,24 @@ export async function buildDistributedGateway(
   const app = createHttpApp(platform);
   await registerEdgeRoutes(app, { platform, local: {} });
   await registerConsole(app, { config, embedded: false });
+  const remotes: RemoteSubgraphDataSource[] = [];
   await mountGateway(app, {
     verifier: await callerVerifierFor(config),
     metrics: platform.metrics,
     config,
-    dataSource: (name) =>
-      withQuoteFallback(
-        platform,
-        name,
-        new RemoteSubgraphDataSource(
-          `${urls[name]}/graphql`,
-          config.GATEWAY_SHARED_SECRET,
-          config.SUBGRAPH_TIMEOUT_MS,
-        ),
-      ),
+    dataSource: (name) => {
+      const remote = new RemoteSubgraphDataSource(
+        `${urls[name]}/graphql`,
+        config.GATEWAY_SHARED_SECRET,
+        config.SUBGRAPH_TIMEOUT_MS,
+      );
+      remotes.push(remote);
+      return withQuoteFallback(platform, name, remote);
+    },
+  });
+  // After the gateway's own onClose (Apollo stops): no fetch is in flight any more.
+  app.addHook('onClose', async () => {
+    await Promise.all(remotes.map((r) => r.close()));
   });
   return running(app, platform, {});
 }

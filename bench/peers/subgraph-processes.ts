@@ -15,7 +15,11 @@ export interface SubgraphProcesses {
   close(): Promise<void>;
 }
 
-export async function startSubgraphProcesses(extra: Record<string, string> = {}): Promise<SubgraphProcesses> {
+export async function startSubgraphProcesses(
+  extra: Record<string, string> = {},
+  /** Extra node flags for each subgraph process by name, e.g. `--cpu-prof`. */
+  nodeArgs: (name: 'pricing' | 'promotions' | 'procurement') => string[] = () => [],
+): Promise<SubgraphProcesses> {
   const pg = await freshPostgres('bench');
   const env = {
     DATABASE_URL: pg.url,
@@ -28,11 +32,14 @@ export async function startSubgraphProcesses(extra: Record<string, string> = {})
   };
   // Pricing first: it creates and seeds the catalog that the others may read.
   // Compiled, as `npm run start:<name>` runs them.
-  const compiled = { compiled: true };
-  const pricing = await startProcess('pricing', { ...env, LOG_LEVEL: 'info' }, 120_000, compiled);
+  const opts = (name: 'pricing' | 'promotions' | 'procurement') => ({
+    compiled: true,
+    nodeArgs: nodeArgs(name),
+  });
+  const pricing = await startProcess('pricing', { ...env, LOG_LEVEL: 'info' }, 120_000, opts('pricing'));
   const [promotions, procurement] = await Promise.all([
-    startProcess('promotions', { ...env, LOG_LEVEL: 'info' }, 120_000, compiled),
-    startProcess('procurement', { ...env, LOG_LEVEL: 'info' }, 120_000, compiled),
+    startProcess('promotions', { ...env, LOG_LEVEL: 'info' }, 120_000, opts('promotions')),
+    startProcess('procurement', { ...env, LOG_LEVEL: 'info' }, 120_000, opts('procurement')),
   ]);
   const procs: ServiceProcess[] = [pricing, promotions, procurement];
   return {

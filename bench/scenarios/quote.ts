@@ -44,7 +44,7 @@ async function addRule(url: string, config: Config): Promise<void> {
 }
 
 /** Adds the bench rule on the promotions process itself (the naive peer forwards no token). */
-async function addRuleDirect(subgraphs: SubgraphProcesses): Promise<void> {
+export async function addRuleDirect(subgraphs: SubgraphProcesses): Promise<void> {
   const config = testConfig(subgraphs.env);
   const token = await mintDevToken(config, { subject: 'bench', roles: ['promotions:admin'] });
   const res = await fetch(`${subgraphs.urls.promotions}/graphql`, {

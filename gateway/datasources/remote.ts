@@ -1,75 +1,183 @@
-import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
-import { RemoteGraphQLDataSource } from '@apollo/gateway';
+import { STATUS_CODES } from 'node:http';
+import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
+import { GraphQLError } from 'graphql';
+import { Pool } from 'undici';
 import type { RequestContext } from '../../lib/auth/context.ts';
 
 export const GATEWAY_SECRET_HEADER = 'x-gateway-secret';
 
-const isRead = (body: unknown): boolean => {
-  try {
-    const q = String((JSON.parse(String(body)) as { query?: string }).query ?? '').trimStart();
-    return q.startsWith('{') || q.startsWith('query');
-  } catch {
-    return false;
-  }
+/** A query-plan fetch that only reads: `{ … }` or `query …` (the planner writes no other form). */
+const isRead = (query: string): boolean => {
+  const q = query.trimStart();
+  return q.startsWith('{') || q.startsWith('query');
 };
 
 /**
- * A subgraph answers 4xx with a GraphQL result when a resolver's error sets
- * `extensions.http.status` (BAD_USER_INPUT 422, NOT_FOUND 404, …: Apollo Server's rule). The
- * gateway's RemoteGraphQLDataSource turns any non-2xx reply into INTERNAL_SERVER_ERROR
- * "422: Unprocessable Entity", losing the code and the reasons it carries. A non-2xx reply whose
- * body is a GraphQL result (an `errors` array) is handed on as the result it is, so the error
- * reaches the client as it does embedded; any other non-2xx reply stays an error.
+ * Connection-level failures that may be retried for a read: the request may not have reached
+ * the subgraph (a keep-alive connection it had just closed, a refused connect). A timeout is
+ * not one of them: the subgraph is slow, and a second call would double the wait.
  */
-async function asGraphQLResult(res: Response): Promise<Response> {
-  if (res.ok || !(res.headers.get('content-type') ?? '').includes('json')) return res;
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const isResult =
-    typeof body === 'object' && body !== null && Array.isArray((body as { errors?: unknown }).errors);
-  return new Response(text, {
-    status: isResult ? 200 : res.status,
-    statusText: isResult ? 'OK' : res.statusText,
-    headers: res.headers,
-  });
+const NETWORK_ERRORS = new Set([
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const isNetworkError = (err: unknown): boolean =>
+  typeof err === 'object' && err !== null && NETWORK_ERRORS.has(String((err as { code?: unknown }).code));
+
+/** The call took longer than the data source's timeout (the reason its signal is aborted with). */
+export class SubgraphTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+interface Reply {
+  status: number;
+  contentType: string;
+  cacheControl: string | undefined;
+  text: string;
 }
 
 /**
- * Distributed topology: HTTP to a subgraph with keep-alive (Node's fetch pools connections),
- * a per-call timeout, one retry of idempotent reads after a network error (never of a
- * mutation), the gateway secret that subgraphs require, and the caller's token forwarded so
- * each subgraph re-applies the role rules.
+ * The gateway's call to a subgraph in the distributed topology: one POST of the fetch's query
+ * and variables over a keep-alive pool (undici's, not Node's fetch: the WHATWG Request, Headers
+ * and streams around each call cost the gateway more CPU than the rest of the hop), with
+ *
+ * - a per-call timeout covering the wait for a connection, the headers and the body;
+ * - one retry of a read after a connection-level failure, never of a mutation;
+ * - the gateway secret that subgraphs require, the caller's X-Trace-Id and bearer token (each
+ *   subgraph re-applies the role rules); OpenTelemetry's undici instrumentation adds
+ *   `traceparent` when tracing is on;
+ * - a subgraph's non-2xx GraphQL result handed on as the result it is. A subgraph answers 4xx
+ *   with a GraphQL result when a resolver's error sets `extensions.http.status`
+ *   (BAD_USER_INPUT 422, NOT_FOUND 404, …: Apollo Server's rule); the error then reaches the
+ *   client with its code and reasons, as it does embedded. Any other non-2xx reply is an
+ *   error, as @apollo/gateway's RemoteGraphQLDataSource makes it (`422: Unprocessable Entity`,
+ *   UNAUTHENTICATED for 401, FORBIDDEN for 403).
  */
-export class RemoteSubgraphDataSource extends RemoteGraphQLDataSource<RequestContext> {
+export class RemoteSubgraphDataSource implements GraphQLDataSource<RequestContext> {
+  private readonly pool: Pool;
+  private readonly path: string;
+
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly secret: string,
-    timeoutMs: number,
+    private readonly timeoutMs: number,
   ) {
-    super({
-      url,
-      fetcher: (async (input: string, init: RequestInit) => {
-        const attempt = () => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-        try {
-          return asGraphQLResult(await attempt());
-        } catch (err) {
-          if (err instanceof TypeError && isRead(init.body)) return asGraphQLResult(await attempt());
-          throw err;
-        }
-      }) as never,
-    });
+    const u = new URL(url);
+    this.path = `${u.pathname}${u.search}`;
+    // A reply's headers and body are bounded by the call's own timeout (the signal below).
+    this.pool = new Pool(u.origin, { keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
   }
 
-  override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<RequestContext>): void {
-    const headers = request.http?.headers;
-    if (!headers) return;
-    headers.set(GATEWAY_SECRET_HEADER, this.secret);
-    if (context?.traceId) headers.set('x-trace-id', context.traceId);
-    if (context?.bearer) headers.set('authorization', `Bearer ${context.bearer}`);
+  async process(options: GraphQLDataSourceProcessOptions<RequestContext>): Promise<GatewayGraphQLResponse> {
+    const { request } = options;
+    const { query, variables, operationName, extensions } = request;
+    if (!query) throw new Error('Missing query');
+    const body = JSON.stringify({ query, variables, operationName, extensions });
+    const headers = this.headersFor(options);
+    let reply: Reply;
+    try {
+      reply = await this.send(headers, body);
+    } catch (err) {
+      if (!isNetworkError(err) || !isRead(query)) throw err;
+      reply = await this.send(headers, body);
+    }
+    if ('incomingRequestContext' in options) {
+      restrictCachePolicy(options.incomingRequestContext.overallCachePolicy, reply.cacheControl);
+    }
+    return this.resultOf(reply);
   }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private headersFor(options: GraphQLDataSourceProcessOptions<RequestContext>): Record<string, string> {
+    const headers: Record<string, string> = {};
+    // Headers the gateway asks for (e.g. apollo-federation-include-trace with usage reporting).
+    const asked = options.request.http?.headers;
+    if (asked) for (const [name, value] of asked) headers[name] = value;
+    headers['content-type'] = 'application/json';
+    headers[GATEWAY_SECRET_HEADER] = this.secret;
+    const context = options.context as RequestContext | undefined;
+    if (context?.traceId) headers['x-trace-id'] = context.traceId;
+    if (context?.bearer) headers.authorization = `Bearer ${context.bearer}`;
+    return headers;
+  }
+
+  private async send(headers: Record<string, string>, body: string): Promise<Reply> {
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new SubgraphTimeoutError(`${this.url} did not answer in ${this.timeoutMs} ms`)),
+      this.timeoutMs,
+    );
+    try {
+      const res = await this.pool.request({
+        method: 'POST',
+        path: this.path,
+        headers,
+        body,
+        signal: deadline.signal,
+      });
+      const text = await res.body.text();
+      const cacheControl = res.headers['cache-control'];
+      return {
+        status: res.statusCode,
+        contentType: String(res.headers['content-type'] ?? ''),
+        cacheControl: Array.isArray(cacheControl) ? cacheControl.join(', ') : cacheControl,
+        text,
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private resultOf(reply: Reply): GatewayGraphQLResponse {
+    const json =
+      reply.contentType.startsWith('application/json') ||
+      reply.contentType.startsWith('application/graphql-response+json');
+    const body: unknown = json ? parseOrText(reply.text) : reply.text;
+    const ok = reply.status >= 200 && reply.status < 300;
+    const isResult = typeof body === 'object' && body !== null && !Array.isArray(body);
+    if (ok && isResult) return body as GatewayGraphQLResponse;
+    if (!ok && isResult && Array.isArray((body as { errors?: unknown }).errors)) {
+      return body as GatewayGraphQLResponse;
+    }
+    if (ok) throw new Error(`Expected JSON response body, but received: ${reply.text}`);
+    const statusText = STATUS_CODES[reply.status] ?? '';
+    throw new GraphQLError(`${reply.status}: ${statusText}`, {
+      extensions: {
+        ...(reply.status === 401 ? { code: 'UNAUTHENTICATED' } : {}),
+        ...(reply.status === 403 ? { code: 'FORBIDDEN' } : {}),
+        response: { url: this.url, status: reply.status, statusText, body },
+      },
+    });
+  }
+}
+
+const parseOrText = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
+/** The subgraph's Cache-Control narrows the operation's cache policy, as RemoteGraphQLDataSource does. */
+function restrictCachePolicy(policy: unknown, header: string | undefined): void {
+  if (typeof policy !== 'object' || policy === null || !('restrict' in policy)) return;
+  const hint: { maxAge: number; scope?: 'PUBLIC' | 'PRIVATE' } = { maxAge: 0 };
+  for (const directive of (header ?? '').split(',')) {
+    const [name = '', value] = directive.trim().split('=');
+    const key = name.toLowerCase();
+    if (key === 'max-age' && value && /^[0-9]+$/.test(value)) hint.maxAge = Number(value);
+    else if (key === 'private') hint.scope = 'PRIVATE';
+    else if (key === 'public') hint.scope = 'PUBLIC';
+  }
+  (policy as { restrict(hint: object): void }).restrict(hint as object);
 }
