@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, startCommand } from '../support/processes.ts';
+import { type ServiceProcess, startCommand, startEnv } from '../support/processes.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
 import { parseDockerfile, stages } from './dockerfile.ts';
 
@@ -134,6 +134,13 @@ describe('the Dockerfile', () => {
     const arg = dockerfile.find((i) => i.op === 'ARG' && i.args.startsWith('NODE_IMAGE='))?.args ?? '';
     expect(arg).toMatch(/^NODE_IMAGE=node:\d+\.\d+\.\d+-/);
     for (const f of froms) expect(f.args).not.toMatch(/:latest\b/);
+  });
+
+  it('limits glibc malloc arenas as every start script does', () => {
+    for (const role of ['embedded', 'gateway', 'pricing', 'promotions', 'procurement'] as const) {
+      expect(startEnv(role).MALLOC_ARENA_MAX, `npm run start… (${role})`).toBe('2');
+    }
+    expect(imageEnv.MALLOC_ARENA_MAX).toBe('2');
   });
 
   it('starts the compiled role entry point directly (exec form: node is PID 1 and gets SIGTERM)', () => {
