@@ -143,6 +143,18 @@ describe('the Dockerfile', () => {
     expect(imageEnv.MALLOC_ARENA_MAX).toBe('2');
   });
 
+  it('has every start script hand its shell over to node, so the SIGTERM npm forwards reaches node', () => {
+    // sh runs `VAR=x node …` as a child (it execs only a last command without assignments):
+    // stopping npm then ended sh and left node running, without its graceful shutdown.
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const starts = Object.entries(pkg.scripts).filter(([name]) => /^start(:|$)/.test(name));
+    expect(starts.length).toBe(5);
+    for (const [name, script] of starts)
+      expect(script, name).toMatch(/&& (?:[A-Z_]+=\S+ )*exec node [^&;|]+$/);
+  });
+
   it('starts the compiled role entry point directly (exec form: node is PID 1 and gets SIGTERM)', () => {
     expect(entrypoint.slice(0, 1)).toEqual(['node']);
     expect(entrypoint.at(-1)).toBe('dist/gateway/role.js');
