@@ -5,6 +5,7 @@
  */
 import '../lib/source-maps.ts';
 import '../lib/telemetry/preload.ts';
+import './defer-apollo-telemetry.ts';
 import { ConfigError, loadConfig } from '../lib/config.ts';
 import { closeOnSignals } from '../lib/http/app.ts';
 import { buildDistributedGateway, buildEmbedded } from './topology.ts';

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, startCommand } from '../support/processes.ts';
+import { type ServiceProcess, startCommand, startEnv } from '../support/processes.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
 import { parseDockerfile, stages } from './dockerfile.ts';
 
@@ -134,6 +134,25 @@ describe('the Dockerfile', () => {
     const arg = dockerfile.find((i) => i.op === 'ARG' && i.args.startsWith('NODE_IMAGE='))?.args ?? '';
     expect(arg).toMatch(/^NODE_IMAGE=node:\d+\.\d+\.\d+-/);
     for (const f of froms) expect(f.args).not.toMatch(/:latest\b/);
+  });
+
+  it('limits glibc malloc arenas as every start script does', () => {
+    for (const role of ['embedded', 'gateway', 'pricing', 'promotions', 'procurement'] as const) {
+      expect(startEnv(role).MALLOC_ARENA_MAX, `npm run start… (${role})`).toBe('2');
+    }
+    expect(imageEnv.MALLOC_ARENA_MAX).toBe('2');
+  });
+
+  it('has every start script hand its shell over to node, so the SIGTERM npm forwards reaches node', () => {
+    // sh runs `VAR=x node …` as a child (it execs only a last command without assignments):
+    // stopping npm then ended sh and left node running, without its graceful shutdown.
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const starts = Object.entries(pkg.scripts).filter(([name]) => /^start(:|$)/.test(name));
+    expect(starts.length).toBe(5);
+    for (const [name, script] of starts)
+      expect(script, name).toMatch(/&& (?:[A-Z_]+=\S+ )*exec node [^&;|]+$/);
   });
 
   it('starts the compiled role entry point directly (exec form: node is PID 1 and gets SIGTERM)', () => {

@@ -37,14 +37,24 @@ const START_SCRIPT = {
   procurement: 'start:procurement',
 } as const;
 
-/** The node flags its `npm run start…` script gives a process (the heap limit), so benchmarks run what users run. */
-export function startFlags(entry: keyof typeof ENTRY): string[] {
+function startScript(entry: keyof typeof ENTRY): string {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
-  const script = pkg.scripts[START_SCRIPT[entry]] ?? '';
-  const flags = script.match(/--max-[a-z-]+-size=[^ ]+/g) ?? [];
+  return pkg.scripts[START_SCRIPT[entry]] ?? '';
+}
+
+/** The node flags its `npm run start…` script gives a process (the heap limit), so benchmarks run what users run. */
+export function startFlags(entry: keyof typeof ENTRY): string[] {
+  const flags = startScript(entry).match(/--max-[a-z-]+-size=[^ ]+/g) ?? [];
   return flags.map((f) => f.replace(/\$\{HEAP_LIMIT_MB:-(\d+)\}/, '$1'));
+}
+
+/** The allocator settings its `npm run start…` script gives a process (`MALLOC_ARENA_MAX=2 node …`). */
+export function startEnv(entry: keyof typeof ENTRY): Record<string, string> {
+  return Object.fromEntries(
+    [...startScript(entry).matchAll(/\b(MALLOC_[A-Z_]+)=(\S+) /g)].map((m) => [m[1], m[2]]),
+  );
 }
 
 export interface StartProcessOptions {
@@ -65,7 +75,10 @@ export async function startProcess(
   const script = opts.compiled
     ? [...startFlags(entry), `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`]
     : ['--import', 'tsx', ENTRY[entry]];
-  return startCommand(entry, process.execPath, [...(opts.nodeArgs ?? []), ...script], env, { timeoutMs });
+  const withStartEnv = opts.compiled ? { ...startEnv(entry), ...env } : env;
+  return startCommand(entry, process.execPath, [...(opts.nodeArgs ?? []), ...script], withStartEnv, {
+    timeoutMs,
+  });
 }
 
 /** Any command that serves like a service process (e.g. the image's entry point, compiled). */
