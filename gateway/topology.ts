@@ -97,6 +97,7 @@ export async function buildDistributedGateway(
     config,
     dataSource: (name) => {
       const remote = new RemoteSubgraphDataSource(
+        name,
         `${urls[name]}/graphql`,
         config.GATEWAY_SHARED_SECRET,
         config.SUBGRAPH_TIMEOUT_MS,
@@ -105,7 +106,8 @@ export async function buildDistributedGateway(
       return withQuoteFallback(platform, name, remote);
     },
   });
-  // After the gateway's own onClose (Apollo stops): no fetch is in flight any more.
+  // Fastify runs onClose hooks last-registered first, so this runs before Apollo stops, but after
+  // the server has stopped taking requests; `close()` lets the fetches in flight finish.
   app.addHook('onClose', async () => {
     await Promise.all(remotes.map((r) => r.close()));
   });

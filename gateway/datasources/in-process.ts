@@ -30,6 +30,8 @@ type Prepared = CompiledQuery | { interpreted: DocumentNode } | ExecutionResult;
  * leaves the field out (a `quantity: Int! = 1` left out is refused as "not provided"), where
  * graphql-js applies it. A fetch whose variables can hold such a field runs through graphql-js;
  * no operation of ours has one today (test/foundation/in-process-datasource.test.ts).
+ * graphql-jit also words a refused variable differently ("…; Expected type Int; …"); only the
+ * gateway calls this data source, with variables it has already coerced, so no client sees it.
  */
 function variablesHaveInputFieldDefaults(schema: GraphQLSchema, document: DocumentNode): boolean {
   const seen = new Set<string>();

@@ -20,7 +20,6 @@ const isRead = (query: string): boolean => {
  */
 const NETWORK_ERRORS = new Set([
   'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
   'ECONNRESET',
   'ECONNREFUSED',
   'EPIPE',
@@ -35,6 +34,15 @@ export class SubgraphTimeoutError extends Error {
   override readonly name = 'TimeoutError';
 }
 
+/**
+ * The subgraph could not be reached. @apollo/gateway puts a fetch's error message into the
+ * client's response as it is, so the message names the subgraph only; the address and the
+ * connection error (which carries an IP and port) stay in `cause`, out of the reply.
+ */
+export class SubgraphUnreachableError extends Error {
+  override readonly name = 'SubgraphUnreachableError';
+}
+
 interface Reply {
   status: number;
   contentType: string;
@@ -47,8 +55,10 @@ interface Reply {
  * and variables over a keep-alive pool (undici's, not Node's fetch: the WHATWG Request, Headers
  * and streams around each call cost the gateway more CPU than the rest of the hop), with
  *
- * - a per-call timeout covering the wait for a connection, the headers and the body;
+ * - a per-call timeout covering the wait for a connection, the headers and the body (a retried
+ *   read gets its own, so a read can take up to twice `SUBGRAPH_TIMEOUT_MS`);
  * - one retry of a read after a connection-level failure, never of a mutation;
+ * - errors that name the subgraph, never its address (clients see them);
  * - the gateway secret that subgraphs require, the caller's X-Trace-Id and bearer token (each
  *   subgraph re-applies the role rules); OpenTelemetry's undici instrumentation adds
  *   `traceparent` when tracing is on;
@@ -64,7 +74,8 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<RequestContex
   private readonly path: string;
 
   constructor(
-    private readonly url: string,
+    private readonly name: string,
+    url: string,
     private readonly secret: string,
     private readonly timeoutMs: number,
   ) {
@@ -84,8 +95,12 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<RequestContex
     try {
       reply = await this.send(headers, body);
     } catch (err) {
-      if (!isNetworkError(err) || !isRead(query)) throw err;
-      reply = await this.send(headers, body);
+      if (!isNetworkError(err) || !isRead(query)) throw this.failure(err);
+      try {
+        reply = await this.send(headers, body);
+      } catch (again) {
+        throw this.failure(again);
+      }
     }
     if ('incomingRequestContext' in options) {
       restrictCachePolicy(options.incomingRequestContext.overallCachePolicy, reply.cacheControl);
@@ -95,6 +110,12 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<RequestContex
 
   close(): Promise<void> {
     return this.pool.close();
+  }
+
+  /** What a failed call becomes: a timeout as it is, anything else without the address. */
+  private failure(err: unknown): Error {
+    if (err instanceof SubgraphTimeoutError) return err;
+    return new SubgraphUnreachableError(`subgraph "${this.name}" could not be reached`, { cause: err });
   }
 
   private headersFor(options: GraphQLDataSourceProcessOptions<RequestContext>): Record<string, string> {
@@ -113,7 +134,10 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<RequestContex
   private async send(headers: Record<string, string>, body: string): Promise<Reply> {
     const deadline = new AbortController();
     const timer = setTimeout(
-      () => deadline.abort(new SubgraphTimeoutError(`${this.url} did not answer in ${this.timeoutMs} ms`)),
+      () =>
+        deadline.abort(
+          new SubgraphTimeoutError(`subgraph "${this.name}" did not answer in ${this.timeoutMs} ms`),
+        ),
       this.timeoutMs,
     );
     try {
@@ -154,7 +178,7 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<RequestContex
       extensions: {
         ...(reply.status === 401 ? { code: 'UNAUTHENTICATED' } : {}),
         ...(reply.status === 403 ? { code: 'FORBIDDEN' } : {}),
-        response: { url: this.url, status: reply.status, statusText, body },
+        response: { subgraph: this.name, status: reply.status, statusText, body },
       },
     });
   }

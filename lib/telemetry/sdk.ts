@@ -118,7 +118,7 @@ function instrumentations() {
   return [
     // The server span of every request: it reads the caller's traceparent.
     new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => isOperationsPath(req.url) }),
-    // Node's fetch (gateway → subgraphs) and undici pools (edge and agent routes → subgraphs):
+    // undici (the gateway's and the edge's calls to subgraphs, webhook deliveries):
     // client spans, and the traceparent the next hop continues.
     new UndiciInstrumentation(),
     // Fastify's request and route handler under the server span. The client's X-Trace-Id goes

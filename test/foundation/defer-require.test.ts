@@ -80,6 +80,29 @@ describe("the gateway's entry point", () => {
     expect(await apolloMetricsPackagesLoaded(true)).toBe(0);
   }, 60_000);
 
+  it("still gives Apollo's usage-metrics export working packages when it does run (telemetry on)", async () => {
+    // Every other test runs with APOLLO_TELEMETRY_DISABLED; this is the path it switches off.
+    const script = `
+      import { createRequire } from 'node:module';
+      await import('./gateway/defer-apollo-telemetry.ts');
+      const require = createRequire(import.meta.url);
+      const otel = require('@apollo/gateway/dist/utilities/opentelemetry.js');
+      const count = () => Object.keys(require.cache).filter((f) =>
+        /node_modules\\/@opentelemetry\\/(sdk-metrics|exporter-metrics-otlp-http)/.test(f)).length;
+      const before = count();
+      const provider = otel.createDataCollectionExporter();
+      provider.getMeter('test').createCounter('calls').add(1);
+      console.log(JSON.stringify({ before, after: count(), provider: provider.constructor.name }));
+      process.exit(0);`;
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+    });
+    const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+    expect(result).toEqual({ before: 0, after: expect.any(Number), provider: 'MeterProvider' });
+    expect(result.after).toBeGreaterThan(0);
+  }, 60_000);
+
   it('imports the deferral before anything that imports @apollo/gateway', async () => {
     const { readFile } = await import('node:fs/promises');
     const main = await readFile(join(root, 'gateway/main.ts'), 'utf8');

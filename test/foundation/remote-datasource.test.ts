@@ -6,7 +6,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RemoteSubgraphDataSource, SubgraphTimeoutError } from '../../gateway/datasources/remote.ts';
+import {
+  RemoteSubgraphDataSource,
+  SubgraphTimeoutError,
+  SubgraphUnreachableError,
+} from '../../gateway/datasources/remote.ts';
 import { requestContext } from '../../lib/auth/context.ts';
 
 const SECRET = 'remote-datasource-secret';
@@ -45,7 +49,12 @@ async function subgraph(handler: Handler, timeoutMs = 2000) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const source = new RemoteSubgraphDataSource(`http://127.0.0.1:${port}/graphql`, SECRET, timeoutMs);
+  const source = new RemoteSubgraphDataSource(
+    'pricing',
+    `http://127.0.0.1:${port}/graphql`,
+    SECRET,
+    timeoutMs,
+  );
   open.push({ server, source });
   return { source, seen };
 }
@@ -108,8 +117,10 @@ describe('the gateway’s HTTP call to a subgraph', () => {
     const err = await call(source, READ).catch((e: unknown) => e);
     expect(err).toMatchObject({
       message: '502: Bad Gateway',
-      extensions: { response: { status: 502, body: 'upstream down' } },
+      extensions: { response: { subgraph: 'pricing', status: 502, body: 'upstream down' } },
     });
+    // Clients see this error: it names the subgraph, never its address.
+    expect(JSON.stringify(err)).not.toContain('127.0.0.1');
   });
 
   it('marks a 401 that is not a GraphQL result UNAUTHENTICATED', async () => {
@@ -131,6 +142,7 @@ describe('the gateway’s HTTP call to a subgraph', () => {
     const err = await call(source, READ).catch((e: unknown) => e);
     const took = performance.now() - started;
     expect(err).toBeInstanceOf(SubgraphTimeoutError);
+    expect((err as Error).message).toBe('subgraph "pricing" did not answer in 200 ms');
     expect(took).toBeGreaterThanOrEqual(190);
     expect(took).toBeLessThan(1500);
     expect(seen).toHaveLength(1);
@@ -155,7 +167,8 @@ describe('the gateway’s HTTP call to a subgraph', () => {
 
   it('retries a read only once', async () => {
     const { source, seen } = await subgraph((req) => req.socket.destroy());
-    await expect(call(source, READ)).rejects.toBeTruthy();
+    const err = await call(source, READ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SubgraphUnreachableError);
     expect(seen).toHaveLength(2);
   });
 
@@ -164,8 +177,34 @@ describe('the gateway’s HTTP call to a subgraph', () => {
       if (n === 1) req.socket.destroy();
       else json(res, 200, { data: { setBasePrice: { sku: 'SKU-1' } } });
     });
-    await expect(call(source, WRITE)).rejects.toBeTruthy();
+    await expect(call(source, WRITE)).rejects.toBeInstanceOf(SubgraphUnreachableError);
     expect(seen).toHaveLength(1);
+  });
+
+  it('names the subgraph, not its address, when it cannot be reached (the cause keeps the address)', async () => {
+    const { source, server } = await subgraph(() => {}).then((s) => ({ ...s, server: open.at(-1)?.server }));
+    await new Promise((resolve) => server?.close(resolve));
+    server?.closeAllConnections();
+    const err = (await call(source, READ).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(SubgraphUnreachableError);
+    expect(err.message).toBe('subgraph "pricing" could not be reached');
+    expect(String((err.cause as Error).message ?? err.cause)).toMatch(/ECONNREFUSED|127\.0\.0\.1/);
+  });
+
+  it('passes on the headers the gateway asks for, and treats a missing Cache-Control as uncacheable', async () => {
+    const { source, seen } = await subgraph((_req, res) => json(res, 200, { data: {} }));
+    const hints: object[] = [];
+    await source.process({
+      kind: 'incoming operation',
+      request: {
+        query: READ,
+        http: { method: 'POST', url: '', headers: new Map([['apollo-federation-include-trace', 'ftv1']]) },
+      },
+      context: requestContext({}),
+      incomingRequestContext: { overallCachePolicy: { restrict: (hint: object) => hints.push(hint) } },
+    } as never);
+    expect(seen[0]?.headers['apollo-federation-include-trace']).toBe('ftv1');
+    expect(hints).toEqual([{ maxAge: 0 }]);
   });
 
   it('narrows the operation’s cache policy by the subgraph’s Cache-Control', async () => {
