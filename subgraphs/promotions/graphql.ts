@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../lib/auth/context.ts';
+import { mappingErrors } from '../../lib/graphql/error-mapping.ts';
 import type { PricedBasket, RedemptionRequest, ReleaseRequest } from './api.ts';
 import { BasketInvalid, PromotionNotFound, RedemptionInvalid, RuleInvalid } from './domain/errors.ts';
 import type { RuleStatus } from './domain/rule.ts';
@@ -18,15 +19,7 @@ function graphqlError(err: unknown): unknown {
   return err;
 }
 
-const mapped =
-  <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-  async (...args: A): Promise<R> => {
-    try {
-      return await fn(...args);
-    } catch (err) {
-      throw graphqlError(err);
-    }
-  };
+const mapped = mappingErrors(graphqlError);
 
 const toGraphql = (p: Promotion) => ({
   promotionId: p.promotionId,

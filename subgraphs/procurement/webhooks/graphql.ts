@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { mappingErrors } from '../../../lib/graphql/error-mapping.ts';
 import { WebhookConflict, WebhookInputInvalid, WebhookNotFound } from './errors.ts';
 import type { WebhookAdmin } from './service.ts';
 import type { DeliveryStatus } from './types.ts';
@@ -20,15 +21,7 @@ function graphqlError(err: unknown): unknown {
   return err;
 }
 
-const mapped =
-  <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-  async (...args: A): Promise<R> => {
-    try {
-      return await fn(...args);
-    } catch (err) {
-      throw graphqlError(err);
-    }
-  };
+const mapped = mappingErrors(graphqlError);
 
 /** GraphQL enums are upper case; the store's statuses are lower case. */
 const upper = <T extends { status: string }>(x: T) => ({ ...x, status: x.status.toUpperCase() });
