@@ -32,6 +32,28 @@ export interface Seen {
 
 export const second = (ms: number): number => Math.floor(ms / 1000);
 
+/** One identity's calls: first and last seen, and counts per epoch second. */
+export interface Tally {
+  first: number;
+  last: number;
+  /** Calls per epoch second, the last WINDOW_SECONDS only. */
+  perSecond: Map<number, number>;
+}
+
+/**
+ * Counts one call at `at`. Seconds that have left the window are dropped, so a tally never
+ * grows past the window, however long it is kept (an identity that keeps calling, a Redis
+ * outage holding a pending tally).
+ */
+export function countCall(t: Tally, at: number): void {
+  t.first = Math.min(t.first, at);
+  t.last = Math.max(t.last, at);
+  const s = second(at);
+  t.perSecond.set(s, (t.perSecond.get(s) ?? 0) + 1);
+  if (t.perSecond.size > WINDOW_SECONDS + 5)
+    for (const old of t.perSecond.keys()) if (old <= second(t.last) - WINDOW_SECONDS) t.perSecond.delete(old);
+}
+
 export const newestFirst = (a: Seen, b: Seen): number =>
   b.lastSeen - a.lastSeen || (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0);
 

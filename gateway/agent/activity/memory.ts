@@ -1,13 +1,6 @@
 import { BoundedMap } from '../../../lib/bounded-map.ts';
-import { callsInWindow, IDLE_TTL_MS, MAX_IDENTITIES, pageOf, second, WINDOW_SECONDS } from './activity.ts';
+import { callsInWindow, countCall, IDLE_TTL_MS, MAX_IDENTITIES, pageOf, type Tally } from './activity.ts';
 import type { ActivityStore } from './store.ts';
-
-interface Tally {
-  first: number;
-  last: number;
-  /** Calls per epoch second, the last WINDOW_SECONDS only. */
-  perSecond: Map<number, number>;
-}
 
 export function memoryActivityStore(maxIdentities = MAX_IDENTITIES): ActivityStore {
   const tallies = new BoundedMap<string, Tally>(maxIdentities);
@@ -17,13 +10,7 @@ export function memoryActivityStore(maxIdentities = MAX_IDENTITIES): ActivitySto
       // Re-inserted so the bounded map forgets the least recently seen identity, not the oldest.
       tallies.delete(identity);
       tallies.set(identity, t);
-      t.first = Math.min(t.first, at);
-      t.last = Math.max(t.last, at);
-      const s = second(at);
-      t.perSecond.set(s, (t.perSecond.get(s) ?? 0) + 1);
-      if (t.perSecond.size > WINDOW_SECONDS + 5)
-        for (const old of t.perSecond.keys())
-          if (old <= second(t.last) - WINDOW_SECONDS) t.perSecond.delete(old);
+      countCall(t, at);
     },
     async flush() {},
     async page(now, limit, after) {

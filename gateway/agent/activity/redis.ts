@@ -1,7 +1,15 @@
 import type { Logger } from '../../../lib/logger.ts';
 import type { RedisClient } from '../../../lib/redis.ts';
 import { luaScript } from '../../../lib/redis-lua.ts';
-import { callsInWindow, IDLE_TTL_MS, MAX_IDENTITIES, pageOf, second, WINDOW_SECONDS } from './activity.ts';
+import {
+  callsInWindow,
+  countCall,
+  IDLE_TTL_MS,
+  MAX_IDENTITIES,
+  pageOf,
+  type Tally,
+  WINDOW_SECONDS,
+} from './activity.ts';
 import type { ActivityStore } from './store.ts';
 
 /** How long calls are gathered before one pipeline writes them (the agent path never waits). */
@@ -28,12 +36,6 @@ redis.call('PEXPIRE', k, ARGV[3])
 return 1
 `;
 
-interface Pending {
-  first: number;
-  last: number;
-  perSecond: Map<number, number>;
-}
-
 /**
  * Calls are gathered in memory for FLUSH_EVERY_MS (at most MAX_IDENTITIES identities; beyond,
  * calls are dropped and logged) and written in one pipeline: a script per identity hash and the
@@ -48,13 +50,13 @@ export function redisActivityStore(
   const script = luaScript(redis, 'acAgentActivityRecord', 1, RECORD);
   const key = (identity: string) => `${prefix}agent:activity:{${identity}}`;
   const indexKey = `${prefix}agent:activity:index`;
-  let pending = new Map<string, Pending>();
+  let pending = new Map<string, Tally>();
   let timer: NodeJS.Timeout | undefined;
   /** At most one write at a time: while Redis is slow or down, calls gather in `pending`. */
   let writing: Promise<void> | undefined;
   let dropped = 0;
 
-  const write = async (batch: Map<string, Pending>) => {
+  const write = async (batch: Map<string, Tally>) => {
     const writes: Promise<unknown>[] = [];
     for (const [identity, p] of batch) {
       const args: (string | number)[] = [p.first, p.last, IDLE_TTL_MS, WINDOW_SECONDS];
@@ -96,14 +98,7 @@ export function redisActivityStore(
         p = { first: at, last: at, perSecond: new Map() };
         pending.set(identity, p);
       }
-      p.first = Math.min(p.first, at);
-      p.last = Math.max(p.last, at);
-      const s = second(at);
-      p.perSecond.set(s, (p.perSecond.get(s) ?? 0) + 1);
-      // Seconds that have left the window count for nothing: a long Redis outage must not grow them.
-      if (p.perSecond.size > WINDOW_SECONDS + 5)
-        for (const old of p.perSecond.keys())
-          if (old <= second(p.last) - WINDOW_SECONDS) p.perSecond.delete(old);
+      countCall(p, at);
       if (!timer) {
         timer = setTimeout(() => void flushNow(), FLUSH_EVERY_MS);
         timer.unref();
