@@ -3,29 +3,12 @@
  * like bench/tools/profile.ts, and prints the collections' count and pause time by kind.
  *   npm run build && tsx bench/tools/gc-trace.ts <graphql|rest> [seconds=10]
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { mintDevToken } from '../../lib/auth/jwt.ts';
-import { TOOLS_RULE, UPSERT_PROMOTION } from '../../test/edge/support.ts';
-import { startProcess } from '../../test/support/processes.ts';
-import { gql, testConfig } from '../../test/support/system.ts';
 import { load } from '../loadgen.ts';
-import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
+import { extraNodeFlags, quoteRequest, startQuoteSystem } from './support.ts';
 
 const [which = 'graphql', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const dataDir = mkdtempSync(join(tmpdir(), 'ac-gc-'));
-const env = { DATA_DIR: dataDir, CATALOG_SIZE: '10000', LOG_LEVEL: 'info' };
-const sys = await startProcess('embedded', env, 120_000, {
-  compiled: true,
-  nodeArgs: ['--trace-gc', ...(process.env.PROFILE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])],
-});
-const token = await mintDevToken(testConfig(env), { subject: 'bench', roles: ['promotions:admin'] });
-const added = await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
-if (added.errors) throw new Error(JSON.stringify(added.errors));
-const request = QUOTE_REQUESTS[which as keyof typeof QUOTE_REQUESTS];
-if (!request) throw new Error(`unknown load ${which}`);
-const spec = request();
+const sys = await startQuoteSystem(['--trace-gc', ...extraNodeFlags()], 'ac-gc-');
+const spec = quoteRequest(which);
 const one = await fetch(sys.url + spec.path, { method: spec.method, headers: spec.headers, body: spec.body });
 console.log(`reply: ${one.status}, ${(await one.text()).length} bytes`);
 await load({ url: sys.url, requests: [spec], connections: 10, seconds: 3 });

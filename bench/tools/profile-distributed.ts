@@ -9,13 +9,14 @@
  * --prof runs each gateway with --cpu-prof and prints its self-time summary over the measured load.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ServiceProcess, startCommand, startProcess } from '../../test/support/processes.ts';
 import { load } from '../loadgen.ts';
 import { startSubgraphProcesses } from '../peers/subgraph-processes.ts';
 import { addRuleDirect, QUOTE_REQUESTS } from '../scenarios/quote.ts';
+import { cpuSeconds } from './support.ts';
 
 const args = process.argv.slice(2);
 const seconds = Number(args.find((a) => !a.startsWith('--')) ?? 10);
@@ -24,12 +25,6 @@ const prof = args.includes('--prof');
 const connections = Number(
   args.find((a) => a.startsWith('--connections='))?.slice('--connections='.length) ?? 10,
 );
-
-/** CPU seconds (user + system) a process has used: /proc/<pid>/stat fields 14 and 15. */
-const cpuSeconds = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
 
 const profDir = mkdtempSync(join(tmpdir(), 'ac-prof-dist-'));
 // --prof-subgraphs: the subgraph processes write profiles too (of their whole life, both gateways' loads).
