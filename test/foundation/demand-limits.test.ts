@@ -5,8 +5,9 @@
 import fc from 'fast-check';
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOT_JSON } from '../../gateway/graphql/body-limit.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { type Answer, codeOf, post, tokenCount } from './demand-support.ts';
 
 const SKU = generateCatalog(500)[0]?.sku ?? 'SKU-AAA-000001';
@@ -186,6 +187,26 @@ describe('operation limits (default settings)', () => {
     const res = await post(sys.url, { query: `{ products(skus: []) { ${'sku '.repeat(262_144)}} }` });
     expect(res.status).toBe(413);
     expect(codeOf(res)).toBe('REQUEST_TOO_LARGE');
+    expect(await sys.subgraphRequests()).toBe(before);
+  });
+
+  it.each([
+    ['a body cut short', '{"query": "{ products(skus: []) { sku } }"'],
+    ['an empty body', ''],
+    [
+      'a __proto__ key in the variables',
+      '{"query": "{ products(skus: []) { sku } }", "variables": {"__proto__": {"x": 1}}}',
+    ],
+    [
+      'a constructor.prototype key',
+      '{"query": "{ products(skus: []) { sku } }", "extensions": {"constructor": {"prototype": {}}}}',
+    ],
+  ])('answers %s with a GraphQL-shaped 400 BAD_REQUEST, no subgraph called', async (_name, body) => {
+    const before = await sys.subgraphRequests();
+    const res = await post(sys.url, body);
+    expect(res.status).toBe(400);
+    expect(codeOf(res)).toBe('BAD_REQUEST');
+    expect(res.errors?.[0]?.message).toBe(NOT_JSON);
     expect(await sys.subgraphRequests()).toBe(before);
   });
 
