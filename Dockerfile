@@ -4,13 +4,16 @@
 #   docker run -p 8080:8080 agent-commerce:2.1.0              # embedded: the whole system
 #   docker run -e ROLE=pricing agent-commerce:2.1.0            # or: docker run agent-commerce:2.1.0 pricing
 # Roles: embedded (default), gateway, pricing, promotions, procurement (gateway/role.ts).
-# Pin the base by digest in your registry mirror (node:20.20.2-bookworm-slim@sha256:…).
-ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+# Node 24 LTS (tested: test/runtime, and .ci/run's smoke set on Node 24). Pin the base by digest in
+# your registry mirror (node:24.21.0-bookworm-slim@sha256:…).
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 # Build stage: all dependencies, TypeScript compiled to dist/ (schemas copied beside it).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# patches/: graphql-shield's fix for Node 23+, applied by the postinstall script (patch-package).
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
@@ -25,6 +28,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # Runtime: compiled JavaScript and production dependencies, owned by root and read-only to the
@@ -55,6 +59,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
 # MALLOC_ARENA_MAX=2 (above), as every `npm run start*` script sets it: glibc's malloc keeps at
 # most two arenas instead of one per thread that ever allocated (V8's compiler and GC threads,
 # libuv's pool), ~9 MB less RSS per process, measured (docs/performance.md).
-# V8's memory flags per role, as `npm run start:*` sets them: pass NODE_OPTIONS="--max-semi-space-size=4
-# --max-old-space-size=<128 gateway and embedded, 96 subgraphs>" (compose.yaml and deploy/ do).
+# V8's memory flags per role, as `npm run start:*` sets them: pass NODE_OPTIONS="--max-semi-space-size=16
+# --max-old-space-size=<256 gateway and embedded, 128 subgraphs>" (compose.yaml and deploy/ do). 16 MB
+# semi-spaces: a quarter of the scavenges of 4 MB ones under quote load (docs/performance.md).
 ENTRYPOINT ["node", "dist/gateway/role.js"]

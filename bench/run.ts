@@ -8,6 +8,9 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { type Row, runFn, runHttp, type Scenario } from './harness.ts';
 import { type MemoryRow, measureMemory, memoryTable } from './memory.ts';
+import { type OpenLoopRun, openLoopTable, runOpenLoop } from './open-loop/run.ts';
+import { compareRuntimes, type RuntimeComparison, runtimeTable } from './open-loop/runtime.ts';
+import { latencySvg } from './open-loop/svg.ts';
 
 process.env.APOLLO_TELEMETRY_DISABLED = '1';
 process.env.LOG_LEVEL ??= 'silent';
@@ -31,6 +34,13 @@ for (const file of readdirSync(dir)
 }
 
 const rows: Row[] = [];
+const log = (s: string) => process.stderr.write(s);
+let openLoop: OpenLoopRun | undefined;
+if (!only || only === 'open-loop') openLoop = await runOpenLoop(quick, log);
+let runtimes: RuntimeComparison | undefined;
+const compareNode = process.env.BENCH_COMPARE_NODE;
+if (compareNode && (!only || only === 'open-loop')) runtimes = await compareRuntimes(compareNode, quick, log);
+
 for (const s of scenarios) {
   process.stderr.write(`${s.group} / ${s.name} … `);
   const row = s.kind === 'http' ? await runHttp(s, quick) : await runFn(s, quick);
@@ -62,6 +72,32 @@ const table = lines.join('\n');
 console.log(table);
 const memTable = memoryTable(memory);
 console.log(`\n${memTable}`);
+
+const stamp = `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`;
+const openTable = openLoop ? openLoopTable(openLoop) : undefined;
+if (openTable) console.log(`\n${openTable}`);
+const runtimeText = runtimes ? runtimeTable(runtimes) : undefined;
+if (runtimeText) console.log(`\n${runtimeText}`);
+
+// The open-loop group alone also writes its own sections (it takes minutes, the rest longer).
+if (!quick && (!only || only === 'open-loop') && openLoop) {
+  const file = new URL('../docs/benchmarks.md', import.meta.url);
+  let doc = readFileSync(file, 'utf8').replace(
+    /<!-- open-loop:start -->[\s\S]*<!-- open-loop:end -->/,
+    `<!-- open-loop:start -->\nMeasured ${stamp}, the system under test on Node ${openLoop.node} (the load generator on ${process.version}); open loop from a worker thread (bench/open-loop/generator.ts), each latency from its request's due time.\n\n${openTable}\n<!-- open-loop:end -->`,
+  );
+  if (runtimeText)
+    doc = doc.replace(
+      /<!-- runtimes:start -->[\s\S]*<!-- runtimes:end -->/,
+      `<!-- runtimes:start -->\nMeasured ${stamp}: closed-loop maxima (10 connections), the two systems started in turn, twice.\n\n${runtimeText}\n<!-- runtimes:end -->`,
+    );
+  writeFileSync(file, doc);
+  writeFileSync(
+    new URL('../docs/bench-latency.svg', import.meta.url),
+    latencySvg(openLoop, `${stamp}, Node ${openLoop.node}`),
+  );
+  console.error('updated docs/benchmarks.md (open loop) and docs/bench-latency.svg');
+}
 
 if (!quick && !only) {
   const file = new URL('../docs/benchmarks.md', import.meta.url);

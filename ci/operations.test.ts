@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import type { GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildManifest } from '../gateway/graphql/manifest.ts';
-import { gatewaySchema, manifestJson, manifestProblems, operationSources } from './operations.ts';
+import {
+  gatewaySchema,
+  manifestJson,
+  manifestProblems,
+  operationSources,
+  repositoryManifest,
+  retiredOperationSources,
+} from './operations.ts';
 
 describe('persisted-operation manifest (npm run operations:check)', () => {
   let schema: GraphQLSchema;
@@ -12,18 +19,41 @@ describe('persisted-operation manifest (npm run operations:check)', () => {
 
   it('is committed as the operations of schemas/operations/ build it', () => {
     const committed = readFileSync(new URL('../schemas/operations/manifest.json', import.meta.url), 'utf8');
-    expect(committed).toBe(manifestJson(buildManifest(operationSources())));
+    expect(committed).toBe(manifestJson(repositoryManifest()));
   });
 
   it("holds the repository's own operations: the cart quote, catalog and order reads, the operators' mutations", () => {
-    const names = buildManifest(operationSources()).operations.map((o) => o.name);
+    const names = repositoryManifest().operations.map((o) => o.name);
     expect(names).toEqual(
       expect.arrayContaining(['CartQuote', 'Products', 'PurchaseOrders', 'SetBasePrice', 'UpsertPromotion']),
     );
   });
 
   it('passes: every operation validates against the supergraph within the default limits', () => {
-    expect(manifestProblems(buildManifest(operationSources()), schema)).toEqual([]);
+    expect(manifestProblems(repositoryManifest(), schema)).toEqual([]);
+  });
+
+  it('keeps the texts shipped before the Decimal fields, after the current ones, so old clients still run', () => {
+    const manifest = repositoryManifest();
+    const retired = buildManifest([], retiredOperationSources()).operations;
+    expect(retired.length).toBeGreaterThanOrEqual(10);
+    const current = new Map(buildManifest(operationSources()).operations.map((o) => [o.name, o]));
+    for (const old of retired) {
+      expect(manifest.operations.map((o) => o.id)).toContain(old.id);
+      // The current text of the same operation asks for the Decimal twins instead of the Floats.
+      expect(current.get(old.name)?.body, old.name).toMatch(/Decimal\b/);
+      expect(old.body, old.name).not.toMatch(/\w+Decimal\b/);
+      // A lookup by name (what the console does) finds the current text.
+      expect(manifest.operations.find((o) => o.name === old.name)?.id).toBe(current.get(old.name)?.id);
+    }
+  });
+
+  it('lists a retired text once when it is also current, and refuses two current texts of one name', () => {
+    const q = { file: 'q.graphql', source: 'query Q { products(skus: []) { sku } }' };
+    expect(buildManifest([q], [q]).operations).toHaveLength(1);
+    const q2 = { file: 'q2.graphql', source: 'query Q { products(skus: []) { name } }' };
+    expect(buildManifest([q], [q2]).operations.map((o) => o.name)).toEqual(['Q', 'Q']);
+    expect(() => buildManifest([q, q2])).toThrow(/names used more than once: Q/);
   });
 
   it.each([

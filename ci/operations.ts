@@ -20,9 +20,19 @@ export const operationSources = (from: URL = dir) =>
     .filter((f) => f.endsWith('.graphql'))
     .sort()
     .map((file) => ({
-      file: `schemas/operations/${file}`,
+      file: `${from.pathname.slice(from.pathname.indexOf('schemas/'))}${file}`,
       source: readFileSync(new URL(file, from), 'utf8'),
     }));
+
+/**
+ * Earlier texts of the repository's operations (schemas/operations/retired/): still in the
+ * safelist, so clients built against them keep working; still validated against the supergraph,
+ * so a deprecated field they use cannot be removed while they are listed.
+ */
+export const retiredOperationSources = () => operationSources(new URL('retired/', dir));
+
+/** The manifest of the repository's operations, current and retired. */
+export const repositoryManifest = () => buildManifest(operationSources(), retiredOperationSources());
 
 /** The API schema the gateway serves, from the same supergraph and the same library. */
 export async function gatewaySchema(
@@ -65,7 +75,7 @@ export const manifestJson = (manifest: OperationManifest) => `${JSON.stringify(m
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
-    const manifest = buildManifest(operationSources());
+    const manifest = repositoryManifest();
     const problems = manifestProblems(manifest, await gatewaySchema());
     if (problems.length) {
       console.error(`schemas/operations: the gateway would refuse:\n  ${problems.join('\n  ')}`);

@@ -132,6 +132,10 @@ const fields = z.object({
   ORDER_DOMAIN_TIMEOUT_MS: positiveInt.default(2000),
   /** How long after processed_at an agent may cancel its order (docs/procurement.md, "Order lifecycle"); 0: never. */
   ORDER_CANCEL_WINDOW_SECONDS: z.coerce.number().int().min(0).default(3600),
+  /** How long an order PENDING_APPROVAL waits for an operator's decision before it EXPIRES (issue 22). */
+  ORDER_APPROVAL_TTL_SECONDS: positiveInt.default(86_400),
+  /** The expiry sweep's mean interval (each pass waits 50–150 % of it, so replicas do not sweep in step). */
+  ORDER_APPROVAL_SWEEP_MS: positiveInt.default(30_000),
   /** Outbox rows the relay publishes per transaction. */
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   /** The outbox relay's slow poll (it is also woken after each commit). */

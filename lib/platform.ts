@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { type Db, openDb } from './db/index.ts';
+import { collectEventLoopDelay } from './event-loop-metrics.ts';
 import type { EventBus } from './events/bus.ts';
 import { createMemoryBus } from './events/memory.ts';
 import { createRedisStreamsBus } from './events/redis-streams.ts';
@@ -39,7 +40,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions): Pro
   const log = createLogger(config, opts.service);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
-  const closers: (() => Promise<void> | void)[] = [];
+  const closers: (() => Promise<void> | void)[] = [collectEventLoopDelay(metrics)];
   const readiness = new Map<string, () => Promise<void>>();
 
   const db = opts.db ?? (await openDb(config));

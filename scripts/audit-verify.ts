@@ -1,8 +1,9 @@
 /**
  * `npm run audit:verify`: checks the agent gateway's audit log and reports the first problem:
  * a broken link (an entry altered, removed, reordered, or the chain rewritten without the link
- * key), a checkpoint file that does not verify, an entry that differs from what a checkpoint
- * sealed, or a missing tail (entries cut off after a checkpoint). Exit 0 intact, 1 broken,
+ * key), a head or checkpoint file that does not verify, a rolled-back head, an entry that
+ * differs from what the head or a checkpoint sealed, or `truncated` (entries cut off the end,
+ * with the first missing seq). Exit 0 intact, 1 broken,
  * 2 error. Reads the store the configuration names: DATABASE_URL (Postgres), else the
  * embedded store under DATA_DIR, which must not be open in a running server at the same time
  * (PGlite is a single-process database); the link keys from AUDIT_KEYS_FILE and the checkpoints
@@ -44,11 +45,13 @@ try {
     const r = await verifyAuditLog(db, { keyOf: (kid) => keys?.keyOf(kid), checkpoints });
     if (r.ok) {
       console.log(
-        `audit log intact: ${r.entries} entries; sealed by checkpoints up to entry ${r.anchoredUpTo}` +
-          `, ${r.unanchored} after the last checkpoint (${checkpoints.valid.length} checkpoints in ${checkpointDir(config)})`,
+        `audit log intact: ${r.entries} entries; the signed head seals entry ${r.anchoredUpTo}, ${r.unanchored} after it` +
+          ` (${checkpoints.head ? 'head.jws and ' : ''}${checkpoints.valid.length} checkpoints in ${checkpointDir(config)})`,
       );
-      if (r.entries > 0 && checkpoints.valid.length === 0)
-        console.error('warning: no checkpoint found: entries removed from the end could not be detected');
+      if (r.entries > 0 && !checkpoints.head)
+        console.error(
+          'warning: no signed head (head.jws) found: entries removed from the end could not be detected',
+        );
     } else console.error(`audit log BROKEN at entry ${r.seq} (${r.kind}): ${r.problem}`);
     process.exitCode = r.ok ? 0 : 1;
   }

@@ -2,7 +2,7 @@
  * The naive peer (naive-gateway.ts) as a process of its own, so a profile can read its CPU
  * apart from the load generator's: `node --import tsx bench/peers/naive-gateway-main.ts` with
  * PRICING_URL, PROMOTIONS_URL, PROCUREMENT_URL and GATEWAY_SHARED_SECRET set. Logs the line
- * test/support/processes.ts waits for.
+ * harness/processes.ts waits for.
  */
 import { startNaiveGateway } from './naive-gateway.ts';
 

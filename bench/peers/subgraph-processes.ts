@@ -5,8 +5,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ServiceProcess, startProcess } from '../../test/support/processes.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../test/support/services.ts';
+import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 
 export interface SubgraphProcesses {
   env: Record<string, string>;

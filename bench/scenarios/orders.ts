@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { buildEmbedded } from '../../gateway/topology.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { loadConfig } from '../../lib/config.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../test/support/services.ts';
 import type { HttpRequestSpec, HttpTarget, Scenario } from '../harness.ts';
 import { bareFastify } from './foundation.ts';
 

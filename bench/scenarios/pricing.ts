@@ -12,17 +12,12 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { buildEmbedded } from '../../gateway/topology.ts';
+import { freshPostgres, TEST_DATABASE_URL, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { type Config, loadConfig } from '../../lib/config.ts';
 import { createHttpApp } from '../../lib/http/app.ts';
 import { createPlatform } from '../../lib/platform.ts';
 import { createRedis } from '../../lib/redis.ts';
 import { createPricingSubgraph } from '../../subgraphs/pricing/index.ts';
-import {
-  freshPostgres,
-  TEST_DATABASE_URL,
-  TEST_REDIS_URL,
-  uniquePrefix,
-} from '../../test/support/services.ts';
 import type { HttpRequestSpec, HttpTarget, Scenario } from '../harness.ts';
 import { bareFastify } from './foundation.ts';
 

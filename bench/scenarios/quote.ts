@@ -11,12 +11,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startProcess } from '../../harness/processes.ts';
+import { gql, testConfig } from '../../harness/system.ts';
+import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import type { Config } from '../../lib/config.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
-import { TOOLS_RULE, UPSERT_PROMOTION } from '../../test/edge/support.ts';
-import { startProcess } from '../../test/support/processes.ts';
-import { gql, testConfig } from '../../test/support/system.ts';
 import type { HttpRequestSpec, Scenario } from '../harness.ts';
 import { startNaiveGateway } from '../peers/naive-gateway.ts';
 import { type SubgraphProcesses, startSubgraphProcesses } from '../peers/subgraph-processes.ts';
@@ -68,9 +68,9 @@ function graphqlQuote(): HttpRequestSpec {
     body: JSON.stringify({
       query: `query Quote($input: CartQuoteInput!) {
         cartQuote(input: $input) {
-          id subtotal
-          lines { sku name quantity basePrice unitPrice lineTotal appliedModifiers source }
-          promotions { discountTotal total applied { promotionId name amount allocations { sku amount } } }
+          id subtotalDecimal
+          lines { sku name quantity basePriceDecimal unitPriceDecimal lineTotalDecimal appliedModifiers source }
+          promotions { discountTotalDecimal totalDecimal applied { promotionId name amountDecimal allocations { sku amountDecimal } } }
           quoteToken
         }
       }`,

@@ -12,9 +12,9 @@ import { mkdtempSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testConfig } from '../../harness/system.ts';
+import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
-import { TOOLS_RULE, UPSERT_PROMOTION } from '../../test/edge/support.ts';
-import { testConfig } from '../../test/support/system.ts';
 import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
 
 interface SampleNode {

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ServiceProcess, startCommand, startProcess } from '../../test/support/processes.ts';
+import { type ServiceProcess, startCommand, startProcess } from '../../harness/processes.ts';
 import { load } from '../loadgen.ts';
 import { startSubgraphProcesses } from '../peers/subgraph-processes.ts';
 import { addRuleDirect, QUOTE_REQUESTS } from '../scenarios/quote.ts';

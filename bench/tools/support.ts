@@ -6,10 +6,10 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
+import { gql, testConfig } from '../../harness/system.ts';
+import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
-import { TOOLS_RULE, UPSERT_PROMOTION } from '../../test/edge/support.ts';
-import { type ServiceProcess, startProcess } from '../../test/support/processes.ts';
-import { gql, testConfig } from '../../test/support/system.ts';
 import type { HttpRequestSpec } from '../harness.ts';
 import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
 

@@ -5,25 +5,16 @@
  * `npm run contract:agent` writes schemas/openapi/agent.yaml; `contract:check` fails when the
  * committed one is stale.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import YAML from 'yaml';
+import { AGENT_CONTRACT_FILE, fullDocumentFiles, OPENAPI_DIR } from '../../lib/openapi-files.ts';
 import { AGENT_MARKER, METHODS } from './agent-marker.ts';
+
+export { AGENT_CONTRACT_FILE, fullDocumentFiles, OPENAPI_DIR };
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-export const AGENT_CONTRACT_FILE = 'agent.yaml';
-export const OPENAPI_DIR = new URL('../../schemas/openapi/', import.meta.url).pathname;
-
-/** The full documents: every `*.yaml` in the folder except the generated agent contract. */
-export function fullDocumentFiles(dir: string = OPENAPI_DIR): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => (f.endsWith('.yaml') || f.endsWith('.yml')) && f !== AGENT_CONTRACT_FILE)
-    .sort()
-    .map((f) => join(dir, f));
-}
 
 const unescapePointer = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
 

@@ -11,7 +11,8 @@ export interface Order {
   spiffeId: string;
   sku: string;
   quantity: number;
-  allocatedBudget: string | number;
+  /** Exact decimal text (the Decimal twin of the deprecated Float allocatedBudget). */
+  allocatedBudgetDecimal: string;
   /** Unix seconds (the spec's processed_at). */
   processedAt: number | string;
   /** Where the next page starts (the `after` argument). */

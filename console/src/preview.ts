@@ -22,10 +22,11 @@ export interface Preview {
   }[];
   evaluation: {
     currency: string;
-    subtotal: string | number;
-    discountTotal: string | number;
-    total: string | number;
-    applied: { promotionId: string; name: string; priority: number; amount: string | number }[];
+    /** Money is exact decimal text (the Decimal twins of the deprecated Float fields). */
+    subtotalDecimal: string;
+    discountTotalDecimal: string;
+    totalDecimal: string;
+    applied: { promotionId: string; name: string; priority: number; amountDecimal: string }[];
     notApplied: { promotionId: string; name: string; reason: string; detail: string | null }[];
   } | null;
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { Problem, sendProblem } from '../../lib/problem.ts';
 import type { SpendLedger } from '../../subgraphs/procurement/spend/ledger.ts';
+import { approvalStep } from './approval/approval.ts';
 import { auditStep } from './audit/audit.ts';
 import type { AuditLog } from './audit/log.ts';
 import { blockBookkeeping, blockStep } from './block/block.ts';
@@ -73,7 +74,9 @@ export interface AgentGatewayDeps {
  *   parser        5 size, UTF-8, strict JSON (413)
  *   preValidation 5 parse verdict (400) → 6 contract (422)
  *   preHandler    7 idempotency key (replay, 409, 422) → 7½ spend policy (403, reserves the amount)
- *   handler       8 order domain → 201 (503; the reservation is given back when nothing was stored)
+ *                 → 7¾ approval (the policy asks a human above approvalAbove: the order will wait)
+ *   handler       8 order domain → 201, or 202 PENDING_APPROVAL (503; the reservation is given
+ *                   back when nothing was stored)
  *   onSend        3' block bookkeeping (count contract errors, reset on a valid body)
  *   onResponse    9 audit entry
  *
@@ -96,7 +99,11 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     ],
     preParsing: [mediaTypeStep(d.bodyLimit)],
     preValidation: [requireJson, contract],
-    preHandler: [idempotencyStep({ store: d.idempotency, clock: d.clock }), spendStep(spendOptions)],
+    preHandler: [
+      idempotencyStep({ store: d.idempotency, clock: d.clock }),
+      spendStep(spendOptions),
+      approvalStep(),
+    ],
     onSend: [blockBookkeeping(blockOptions)],
     onResponse: [audit],
     handler: placeOrderHandler({

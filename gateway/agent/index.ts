@@ -122,20 +122,29 @@ export async function mountAgentGateway(
     // Link keys and checkpoint keys live in files, never in the database the log is in.
     const keys = FileAuditKeys.open(auditKeysFile(config), clock);
     const checkpointKeys = await openCheckpointKeys(config, clock);
+    const tail = await readTail(platform.db);
+    // The signed head never moves back: a log that ends before it was cut while this process
+    // was down (or by someone since); say so at once, verify reports the missing entries.
+    const signedSeq = (await readCheckpoints(checkpointDir(config), checkpointKeys)).head?.seq ?? 0;
+    if (tail.seq < signedSeq)
+      log.error(
+        { logEndsAt: tail.seq, signedHead: signedSeq },
+        `audit log truncated: it ends at entry ${tail.seq} but the signed head is entry ${signedSeq}`,
+      );
     const checkpoints = createCheckpointer({
       dir: checkpointDir(config),
       keys: checkpointKeys,
       clock,
       everyMs: config.AUDIT_CHECKPOINT_EVERY_MS,
       log,
+      signedSeq,
     });
     // Entries written before links were keyed are sealed as they are, once.
-    const tail = await readTail(platform.db);
     if (!tail.keyed) checkpoints.sealLegacy(tail);
     const sql = sqlAuditLog(platform.db, log, { keys, onWritten: (head) => checkpoints.observe(head) });
     platform.onClose(async () => {
       await sql.close();
-      checkpoints.close();
+      await checkpoints.close();
     });
     audit = sql;
     verifyAudit = async () =>

@@ -232,7 +232,9 @@ export const orderNotCancellable = (status: string) =>
     409,
     'order-not-cancellable',
     'Order not cancellable',
-    'The cancellation window of this order has closed; it stays as it is.',
+    status === 'APPROVED'
+      ? 'The cancellation window of this order has closed; it stays as it is.'
+      : `The order is ${status} (decided without it); there is nothing to cancel.`,
     { order_status: status },
   );
 

@@ -1,5 +1,6 @@
 import type { SpiffeId } from '../../lib/auth/spiffe.ts';
 import type { PurchaseOrderRequest } from '../../subgraphs/procurement/contract/types.ts';
+import type { SpendStatus } from '../../subgraphs/procurement/spend/ledger.ts';
 import type { ExpectedDigest } from './identity/signature/digest.ts';
 
 /** How step 1 proved the identity: a mesh source, a signature, or a mesh source and a signature that agree. */
@@ -30,7 +31,9 @@ export interface AgentRequestState {
    * Step 7½: the order id chosen before the spend policy reserved the amount under it (from the
    * Idempotency-Key, else fresh); `reserved` when the ledger charged this request.
    */
-  spend: { orderId: string; reserved: boolean } | undefined;
+  spend: { orderId: string; reserved: boolean; status?: SpendStatus } | undefined;
+  /** Step 7¾: the spend policy asks this many distinct operators to approve the order (issue 22). */
+  approval: { required: 1 | 2 } | undefined;
 }
 
 declare module 'fastify' {
@@ -49,4 +52,5 @@ export const freshState = (): AgentRequestState => ({
   order: undefined,
   idempotency: undefined,
   spend: undefined,
+  approval: undefined,
 });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import YAML from 'yaml';
-import { AGENT_CONTRACT_FILE, fullDocumentFiles, OPENAPI_DIR } from '../../ci/openapi/agent-contract.ts';
+import { AGENT_CONTRACT_FILE, fullDocumentFiles, OPENAPI_DIR } from '../../lib/openapi-files.ts';
 
 export interface ServedDocument {
   readonly name: string;

@@ -68,13 +68,27 @@ export function manifestOperation(source: string, file: string): ManifestOperati
   return { id: operationId(body), name: op.name.value, type: op.operation, body };
 }
 
-/** The manifest of these sources, sorted by operation name; names must be unique. */
-export function buildManifest(sources: readonly { file: string; source: string }[]): OperationManifest {
+/**
+ * The manifest of these sources, sorted by operation name; names must be unique. `retired`
+ * sources are earlier texts of operations that clients may still send (an operation's id is the
+ * hash of its text, so a changed operation is a new id): they follow the current ones, may share
+ * a current name, and a text that is also current is listed once. A lookup by name therefore
+ * finds the current text first.
+ */
+export function buildManifest(
+  sources: readonly { file: string; source: string }[],
+  retired: readonly { file: string; source: string }[] = [],
+): OperationManifest {
   const operations = sources.map(({ file, source }) => manifestOperation(source, file));
   const seen = new Map<string, number>();
   for (const op of operations) seen.set(op.name, (seen.get(op.name) ?? 0) + 1);
   const twice = [...seen].filter(([, n]) => n > 1).map(([name]) => name);
   if (twice.length) throw new ManifestError(`operation names used more than once: ${twice.join(', ')}`);
   operations.sort((a, b) => a.name.localeCompare(b.name));
-  return { format: 'apollo-persisted-query-manifest', version: 1, operations };
+  const ids = new Set(operations.map((op) => op.id));
+  const earlier = retired
+    .map(({ file, source }) => manifestOperation(source, file))
+    .filter((op) => !ids.has(op.id) && ids.add(op.id))
+    .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+  return { format: 'apollo-persisted-query-manifest', version: 1, operations: [...operations, ...earlier] };
 }

@@ -28,6 +28,14 @@ export const EventTypes = {
   OrderPlaced: 'com.agent-commerce.procurement.OrderPlaced',
   /** An order was cancelled by its owner. */
   OrderCancelled: 'com.agent-commerce.procurement.OrderCancelled',
+  /** An order was stored PENDING_APPROVAL: its spend policy asks a human to approve it (issue 22). */
+  OrderApprovalRequested: 'com.agent-commerce.procurement.OrderApprovalRequested',
+  /** A pending order received its last needed approval (it is APPROVED now). */
+  OrderApproved: 'com.agent-commerce.procurement.OrderApproved',
+  /** An operator rejected a pending order. */
+  OrderRejected: 'com.agent-commerce.procurement.OrderRejected',
+  /** A pending order got no decision in time. */
+  OrderExpired: 'com.agent-commerce.procurement.OrderExpired',
   /** An operator set or deleted a spend policy (data: its subject); processes refresh their policy index. */
   SpendPoliciesChanged: 'com.agent-commerce.procurement.SpendPoliciesChanged',
 } as const;

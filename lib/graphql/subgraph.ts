@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
 import type { FastifyPluginAsync } from 'fastify';
-import { type GraphQLSchema, parse } from 'graphql';
+import { type DocumentNode, type GraphQLSchema, parse } from 'graphql';
 import type { RequestContext } from '../auth/context.ts';
 import { applyShield, roleRequirements } from '../auth/permissions.ts';
 import type { Platform } from '../platform.ts';
+import { DecimalScalar, decimalTwinResolvers } from './decimal.ts';
 
 export type SubgraphName = 'pricing' | 'promotions' | 'procurement';
 
@@ -33,7 +34,24 @@ export function buildShieldedSubgraphSchema(
 ): GraphQLSchema {
   const typeDefs = parse(readSubgraphSdl(name));
   return applyShield(
-    buildSubgraphSchema({ typeDefs, resolvers: resolvers as GraphQLResolverMap<unknown> }),
+    buildSubgraphSchema({
+      typeDefs,
+      resolvers: withDecimals(typeDefs, resolvers) as GraphQLResolverMap<unknown>,
+    }),
     roleRequirements(typeDefs),
   );
+}
+
+/** The Decimal scalar and the twin of every deprecated Float money field (lib/graphql/decimal.ts). */
+function withDecimals(
+  typeDefs: DocumentNode,
+  resolvers: GraphQLResolverMap<RequestContext>,
+): GraphQLResolverMap<RequestContext> {
+  const twins = decimalTwinResolvers(typeDefs);
+  if (Object.keys(twins).length === 0) return resolvers;
+  const merged: Record<string, unknown> = { ...resolvers, Decimal: DecimalScalar };
+  for (const [type, fields] of Object.entries(twins)) {
+    merged[type] = { ...fields, ...(resolvers[type] as object | undefined) };
+  }
+  return merged as GraphQLResolverMap<RequestContext>;
 }

@@ -1,8 +1,9 @@
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../lib/auth/context.ts';
+import { exactAmount } from '../../lib/graphql/decimal.ts';
 import { buildShieldedSubgraphSchema } from '../../lib/graphql/subgraph.ts';
-import { amountOf, centsOf, toNumber2 } from '../../lib/money.ts';
+import { amountOf, centsOf, type Money, toNumber2 } from '../../lib/money.ts';
 import { cartHash, cartViolations } from '../../lib/quote-token/canonical-cart.ts';
 import type { CatalogPrice, Product } from './catalog/catalog.ts';
 import { InvalidBasePrice, NoBasePrice, UnknownSku } from './domain/errors.ts';
@@ -52,6 +53,13 @@ const rethrow = (err: unknown): never => {
 const priceOf = (r: PriceResult): PriceResponse => r.response;
 
 const catalogPrice = (p: CatalogPrice) => ({ sku: p.sku, currency: p.currency, amount: toNumber2(p.amount) });
+
+interface SetBasePriceInput {
+  sku: string;
+  currency: string;
+  amount?: number | null;
+  amountDecimal?: Money | null;
+}
 
 interface CartLine {
   sku: string;
@@ -147,11 +155,18 @@ export function pricingSchema(service: PricingService) {
         cartQuote(loadersOf(ctx, service), input),
     },
     Mutation: {
-      setBasePrice: (
-        _: unknown,
-        { input }: { input: { sku: string; currency: string; amount: number } },
-        ctx: RequestContext,
-      ) => service.setBasePrice(input, ctx.caller.subject).then(catalogPrice, rethrow),
+      setBasePrice: async (_: unknown, { input }: { input: SetBasePriceInput }, ctx: RequestContext) => {
+        const amount = exactAmount(
+          { float: input.amount, decimal: input.amountDecimal },
+          input.currency,
+          'amount',
+          {
+            at: '/input/',
+          },
+        );
+        const change = { sku: input.sku, currency: input.currency, amount: amount as string };
+        return service.setBasePrice(change, ctx.caller.subject).then(catalogPrice, rethrow);
+      },
     },
     Product: {
       __resolveReference: (ref: { sku: string }, ctx: RequestContext) =>

@@ -67,7 +67,8 @@ export interface PricingService {
   lastKnownMany(keys: readonly PriceKey[]): Promise<(StoredPrice | undefined)[]>;
   /** Role-restricted mutation: changes a base price, drops cached prices, emits BasePriceChanged. */
   setBasePrice(
-    input: { sku: string; currency: string; amount: number },
+    /** The amount as a number (REST JSON, read from its shortest text) or exact decimal text. */
+    input: { sku: string; currency: string; amount: number | string },
     changedBy?: string,
   ): Promise<CatalogPrice>;
   /** Drops the cached prices of SKUs (what a BasePriceChanged event triggers in every instance). */
@@ -112,17 +113,35 @@ export function createPricingService(deps: PricingDeps): PricingService {
     return storedPrice(response);
   };
 
-  /** Stores what was computed (unless its SKU was invalidated meanwhile) and emits the events. */
+  /**
+   * Stores what was computed, unless its SKU was invalidated meanwhile: in this process (its
+   * generation moved) or, with a shared cache, in any (its version moved; the cache checks that
+   * when it stores). Emits the events.
+   */
   const finish = async (
-    done: { ctx: PriceContext; price: StoredPrice; generation: number; store: boolean }[],
+    done: { ctx: PriceContext; price: StoredPrice; generation: number; version?: number; store: boolean }[],
   ) => {
     const toStore = done.filter((d) => d.store && (generations.get(d.ctx.sku) ?? 0) === d.generation);
     counters.misses += done.length;
     if (toStore.length > 0) counters.cacheRoundTrips++;
     await Promise.all([
-      toStore.length > 0 && cache.setMany(toStore.map((d) => ({ key: priceKeyOf(d.ctx), price: d.price }))),
+      toStore.length > 0 &&
+        cache.setMany(
+          toStore.map((d) => ({
+            key: priceKeyOf(d.ctx),
+            price: d.price,
+            ...(d.version === undefined ? {} : { version: d.version }),
+          })),
+        ),
       ...done.map((d) => publishPriceCalculated(bus, priceCalculated(d.ctx, d.price.response))),
     ]);
+  };
+
+  /** With a shared cache, the SKUs' versions, read before the catalog (PriceCache.versions). */
+  const versionsOf = async (skus: readonly string[]): Promise<readonly (number | undefined)[]> => {
+    if (!cache.versions) return [];
+    counters.cacheRoundTrips++;
+    return cache.versions(skus);
   };
 
   const fly = (key: string, sku: string, promise: Promise<StoredPrice>) => {
@@ -141,9 +160,12 @@ export function createPricingService(deps: PricingDeps): PricingService {
       ctx.sku,
       (async () => {
         const generation = generations.get(ctx.sku) ?? 0;
+        const [version] = await versionsOf([ctx.sku]);
         const base = await baseLoader.load({ sku: ctx.sku, currency: ctx.currency });
         const price = respond(ctx, base);
-        await finish([{ ctx, price, generation, store: true }]);
+        await finish([
+          { ctx, price, generation, ...(version === undefined ? {} : { version }), store: true },
+        ]);
         return price;
       })(),
     );
@@ -208,6 +230,7 @@ export function createPricingService(deps: PricingDeps): PricingService {
       if (compute.length > 0) {
         const generation = compute.map(({ i }) => generations.get((ctxs[i] as PriceContext).sku) ?? 0);
         const batch = (async () => {
+          const versions = await versionsOf(compute.map(({ i }) => (ctxs[i] as PriceContext).sku));
           const bases = await catalog.basePrices(compute.map(({ i }) => ctxs[i] as PriceContext));
           const done: Parameters<typeof finish>[0] = [];
           compute.forEach(({ i, store }, n) => {
@@ -219,7 +242,14 @@ export function createPricingService(deps: PricingDeps): PricingService {
             }
             const price = respond(ctx, base);
             results[i] = { ...price, cache: 'MISS' };
-            done.push({ ctx, price, generation: generation[n] ?? 0, store });
+            const version = versions[n];
+            done.push({
+              ctx,
+              price,
+              generation: generation[n] ?? 0,
+              ...(version === undefined ? {} : { version }),
+              store,
+            });
           });
           await finish(done);
         })();
@@ -266,7 +296,9 @@ export function createPricingService(deps: PricingDeps): PricingService {
           `currency must be three capital letters (ISO 4217), got ${input.currency}`,
         );
       }
-      if (!Number.isFinite(input.amount)) throw new InvalidBasePrice('amount must be a finite number');
+      if (typeof input.amount === 'number' && !Number.isFinite(input.amount)) {
+        throw new InvalidBasePrice('amount must be a finite number');
+      }
       const amount = money(input.amount);
       if (amount.lte(0) || amount.gt(MAX_AMOUNT) || amount.decimalPlaces() > 2) {
         throw new InvalidBasePrice(

@@ -3,6 +3,8 @@ import type { RequestContext } from '../../lib/auth/context.ts';
 import { migrate } from '../../lib/db/index.ts';
 import { buildShieldedSubgraphSchema, type SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
+import { approvalResolvers } from './approval/graphql.ts';
+import { type ExpirySweep, startExpirySweep } from './approval/sweep.ts';
 import { createOrderDomain, type OrderDomain } from './domain/order-domain.ts';
 import { procurementResolvers } from './graphql.ts';
 import { internalOrderRoutes } from './internal-http.ts';
@@ -24,6 +26,8 @@ export interface ProcurementModule extends SubgraphModule {
   readonly spend: SpendLedger;
   /** The outbox relay of this process (tests wait on `idle()`). */
   readonly relay: OutboxRelay;
+  /** The expiry of pending approvals in this process (tests run a pass with `runOnce()`). */
+  readonly approvalSweep: ExpirySweep;
 }
 
 export interface ProcurementOptions {
@@ -60,15 +64,25 @@ export async function createProcurementSubgraph(
     pollMs: config.OUTBOX_POLL_MS,
   });
   platform.onClose(() => relay.stop());
+  const spend = spendLedgerFor(platform);
   const domain = createOrderDomain(store, platform.clock, {
     cancelWindowMs: config.ORDER_CANCEL_WINDOW_SECONDS * 1000,
     committed: relay.wake,
+    approvalTtlMs: config.ORDER_APPROVAL_TTL_SECONDS * 1000,
+    // A rejected or expired order's amount goes back to its spend period (issue 22).
+    release: (orderId, now) => spend.release(orderId, now),
   });
+  const approvalSweep = startExpirySweep({
+    domain,
+    meanMs: config.ORDER_APPROVAL_SWEEP_MS,
+    log: platform.log,
+  });
+  platform.onClose(() => approvalSweep.stop());
   const webhooks = await createWebhooks(platform);
-  const spend = spendLedgerFor(platform);
   const orders = procurementResolvers(domain, webhooks.admin);
   const policies = spendResolvers(spend, platform.clock, config.SPIFFE_TRUST_DOMAINS);
-  const schema = buildShieldedSubgraphSchema('procurement', mergeResolvers(orders, policies));
+  const approvals = approvalResolvers(domain, spend, platform.clock);
+  const schema = buildShieldedSubgraphSchema('procurement', mergeResolvers(orders, policies, approvals));
   return {
     name: 'procurement',
     schema,
@@ -77,6 +91,7 @@ export async function createProcurementSubgraph(
     close: () => webhooks.close(),
     spend,
     relay,
+    approvalSweep,
     ...(opts.internalHttp ? { routes: internalOrderRoutes(domain, config) } : {}),
   };
 }

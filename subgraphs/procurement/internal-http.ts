@@ -6,9 +6,12 @@ import { parseStrictJson } from '../../lib/json/strict-json.ts';
 import { validatePurchaseOrderRequest } from './contract/validate.ts';
 import { decodeCursor } from './domain/cursor.ts';
 import type { OrderDomain } from './domain/order-domain.ts';
+import { OrderIdConflict } from './domain/purchase-order.ts';
 
 /** Where the distributed gateway reaches the order domain (not a public path). */
 export const INTERNAL_ORDERS_PATH = '/internal/procurement/orders';
+/** The `code` of the 409 the place route answers for an order id taken by another request. */
+export const ORDER_ID_CONFLICT = 'order-id-conflict';
 export const GATEWAY_SECRET_HEADER = 'x-gateway-secret';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -21,6 +24,7 @@ interface PlaceBody {
   spiffeId: unknown;
   traceId: unknown;
   orderId?: unknown;
+  approvalsRequired?: unknown;
 }
 
 const ORDER_ID = /^ord_[0-9a-f]{32}$/;
@@ -62,13 +66,24 @@ export function internalOrderRoutes(
           return reply.code(403).send({ error: 'not a procurement agent identity' });
         if (body.orderId !== undefined && (typeof body.orderId !== 'string' || !ORDER_ID.test(body.orderId)))
           return reply.code(422).send({ error: 'orderId is not an order id' });
-        const created = await domain.place({
-          request: contract.value,
-          spiffeId: body.spiffeId as string,
-          traceId: body.traceId,
-          ...(typeof body.orderId === 'string' ? { orderId: body.orderId } : {}),
-        });
-        return reply.code(201).send(created);
+        const approvals = body.approvalsRequired;
+        if (approvals !== undefined && approvals !== 1 && approvals !== 2)
+          return reply.code(422).send({ error: 'approvalsRequired is 1 or 2' });
+        try {
+          const created = await domain.place({
+            request: contract.value,
+            spiffeId: body.spiffeId as string,
+            traceId: body.traceId,
+            ...(typeof body.orderId === 'string' ? { orderId: body.orderId } : {}),
+            ...(approvals === 1 || approvals === 2 ? { approvalsRequired: approvals } : {}),
+          });
+          return reply.code(201).send(created);
+        } catch (err) {
+          // Nothing was stored: the id belongs to an order of another request (a reused key).
+          if (err instanceof OrderIdConflict)
+            return reply.code(409).send({ error: err.message, code: ORDER_ID_CONFLICT });
+          throw err;
+        }
       },
     );
     app.get<{ Params: { id: string } }>(`${INTERNAL_ORDERS_PATH}/:id`, async (req, reply) => {

@@ -1,7 +1,9 @@
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../lib/auth/context.ts';
+import { exactAmount } from '../../lib/graphql/decimal.ts';
 import { mappingErrors } from '../../lib/graphql/error-mapping.ts';
-import type { PricedBasket, RedemptionRequest, ReleaseRequest } from './api.ts';
+import type { Money } from '../../lib/money.ts';
+import type { PricedBasket, PricedLine, RedemptionRequest, ReleaseRequest } from './api.ts';
 import { BasketInvalid, PromotionNotFound, RedemptionInvalid, RuleInvalid } from './domain/errors.ts';
 import type { RuleStatus } from './domain/rule.ts';
 import type { Promotion, PromotionEngine } from './service.ts';
@@ -74,6 +76,43 @@ export const basketOfQuote = (q: CartQuoteRepresentation): PricedBasket =>
     })),
   }) as PricedBasket;
 
+/** A basket as GraphQL's PricedBasketInput carries it: each amount as a Float or its Decimal twin. */
+interface PricedBasketGraphqlInput extends Omit<PricedBasket, 'lines'> {
+  lines: (Omit<PricedLine, 'unitPrice' | 'lineTotal'> & {
+    unitPrice?: number | null;
+    unitPriceDecimal?: Money | null;
+    lineTotal?: number | null;
+    lineTotalDecimal?: Money | null;
+  })[];
+}
+
+/** The basket with one exact amount per field (lib/graphql/decimal.ts), as the engine takes it. */
+function basketOfInput(input: PricedBasketGraphqlInput, at: string): PricedBasket {
+  // The amounts first: withoutNulls must not walk into a Decimal object.
+  const lines = input.lines.map(
+    ({ unitPrice, unitPriceDecimal, lineTotal, lineTotalDecimal, ...line }, i) => {
+      const where = { at: `${at}lines/${i}/` };
+      const unit = exactAmount(
+        { float: unitPrice, decimal: unitPriceDecimal },
+        input.currency,
+        'unitPrice',
+        where,
+      );
+      const total = exactAmount(
+        { float: lineTotal, decimal: lineTotalDecimal },
+        input.currency,
+        'lineTotal',
+        {
+          ...where,
+          required: false,
+        },
+      );
+      return { ...line, unitPrice: unit, lineTotal: total };
+    },
+  );
+  return withoutNulls({ ...input, lines }) as PricedBasket;
+}
+
 export function promotionsResolvers(engine: PromotionEngine) {
   return {
     Query: {
@@ -83,12 +122,12 @@ export function promotionsResolvers(engine: PromotionEngine) {
         const p = engine.get(promotionId);
         return p ? toGraphql(p) : null;
       },
-      evaluatePromotions: mapped((_: unknown, { basket }: { basket: PricedBasket }) =>
-        engine.evaluate(withoutNulls(basket)),
+      evaluatePromotions: mapped((_: unknown, { basket }: { basket: PricedBasketGraphqlInput }) =>
+        engine.evaluate(basketOfInput(basket, '/')),
       ),
       previewPromotions: mapped(
-        (_: unknown, { basket, draftRules }: { basket: PricedBasket; draftRules: unknown[] }) =>
-          engine.preview(withoutNulls(basket), draftRules),
+        (_: unknown, { basket, draftRules }: { basket: PricedBasketGraphqlInput; draftRules: unknown[] }) =>
+          engine.preview(basketOfInput(basket, '/'), draftRules),
       ),
     },
     Mutation: {

@@ -13,18 +13,18 @@ import { redisBlockStore } from '../../gateway/agent/block/redis.ts';
 import { redisIdempotencyStore } from '../../gateway/agent/idempotency/redis.ts';
 import { redisNonceStore } from '../../gateway/agent/identity/signature/nonce-redis.ts';
 import { redisBucketStore } from '../../gateway/agent/rate-limit/redis.ts';
+import { uniquePrefix } from '../../harness/services.ts';
 import { createRedis } from '../../lib/redis.ts';
 import { createRedisPriceCache } from '../../subgraphs/pricing/cache/redis.ts';
 import { redisSpendLedger } from '../../subgraphs/procurement/spend/redis.ts';
 import { createRedisRedemptionStore } from '../../subgraphs/promotions/store/redemptions-redis.ts';
 import { eventBusContract, streamsTopology } from '../foundation/event-bus.contract.ts';
-import { priceCacheContract } from '../pricing/price-cache.contract.ts';
+import { priceCacheContract, versionedPriceCacheContract } from '../pricing/price-cache.contract.ts';
 import { agentStateContract, policy, times } from '../procurement/agent-state.contract.ts';
 import { nonceStoreContract } from '../procurement/nonce-store.contract.ts';
 import { spendLedgerContract } from '../procurement/spend-ledger.contract.ts';
 import { redemptionStoreContract } from '../promotions/redemption-store.contract.ts';
 import { type RedisClusterHandle, startRedisCluster } from '../support/redis-cluster.ts';
-import { uniquePrefix } from '../support/services.ts';
 
 let cluster: RedisClusterHandle;
 let redis: Cluster;
@@ -52,6 +52,9 @@ nonceStoreContract('Redis Cluster adapter', () => redisNonceStore(redis, uniqueP
 spendLedgerContract('Redis Cluster adapter', () => redisSpendLedger(redis, uniquePrefix('spend')));
 
 priceCacheContract('Redis Cluster', (clock) => createRedisPriceCache(redis, uniquePrefix('price'), clock));
+versionedPriceCacheContract('Redis Cluster', (clock) =>
+  createRedisPriceCache(redis, uniquePrefix('price'), clock),
+);
 
 redemptionStoreContract('Redis Cluster (atomic script, one slot per customer)', async () => ({
   store: createRedisRedemptionStore(redis, uniquePrefix('promo')),

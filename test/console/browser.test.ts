@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { consoleCopy, launchChromium } from '../support/console.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const order = (over: Record<string, unknown> = {}) =>

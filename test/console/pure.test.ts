@@ -11,8 +11,8 @@ import {
 } from '../../console/src/orders-search.ts';
 import { effectivePolicy, type SpendPolicy } from '../../console/src/spend-policy.ts';
 import { toDate } from '../../console/src/time.ts';
+import { testConfig } from '../../harness/system.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
-import { testConfig } from '../support/system.ts';
 
 const jwt = (payload: unknown) =>
   `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.c2ln`;

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import manifest from '../../schemas/operations/manifest.json' with { type: 'json' };
 import { consoleCopy, launchChromium } from '../support/console.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const registered = (name: string): string => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_OPERATOR_ROLES } from '../../gateway/console/dev-token.ts';
 import { CONSOLE_CSP } from '../../gateway/console/index.ts';
 import { buildDistributedGateway, type RunningSystem } from '../../gateway/topology.ts';
-import { startEmbedded, type TestSystem, testConfig } from '../support/system.ts';
+import { startEmbedded, type TestSystem, testConfig } from '../../harness/system.ts';
 
 function fakeBuild(): string {
   const dir = mkdtempSync(join(tmpdir(), 'ac-console-'));

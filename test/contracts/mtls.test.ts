@@ -5,8 +5,8 @@
  */
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { AGENT_ID, type Certificates, makeCertificates, type Pem } from '../procurement/support/certs.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 let certs: Certificates;
 let sys: TestSystem;

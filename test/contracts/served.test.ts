@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { fullDocumentFiles } from '../../ci/openapi/agent-contract.ts';
 import { AGENT_MARKER, METHODS } from '../../ci/openapi/agent-rules.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { fullDocumentFiles } from '../../lib/openapi-files.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const INTROSPECTION = '{ __schema { types { name } } }';

@@ -13,16 +13,15 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
+  renameSync,
   rmSync,
-  symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, startCommand, startEnv } from '../support/processes.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
+import { type ServiceProcess, startCommand, startEnv } from '../../harness/processes.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { parseDockerfile, stages } from './dockerfile.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -50,14 +49,47 @@ beforeAll(async () => {
   mkdirSync(app);
   cpSync(join(root, 'dist'), join(app, 'dist'), { recursive: true });
   cpSync(join(root, 'package.json'), join(app, 'package.json'));
-  symlinkSync(realpathSync(join(root, 'node_modules')), join(app, 'node_modules'));
+  renameSync(installProductionDependencies(), join(app, 'node_modules'));
   pg = await freshPostgres('image');
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await pg?.drop();
   if (stage) rmSync(stage, { recursive: true, force: true });
 });
+
+/**
+ * The image's deps stage, here: the files its COPY instructions take from the build context, then
+ * `npm ci --omit=dev` from the npm cache (the checkout's own `npm ci` filled it; nothing is
+ * downloaded). The result is owned by this user and readable by everyone, as the image's layer
+ * is, so the unprivileged user can load it wherever the checkout lives (a symlink into a checkout
+ * under a 0700 directory could not be followed). It also proves the image needs no
+ * devDependency at run time, and that what the install runs (scripts, patches) works without one.
+ */
+function installProductionDependencies(): string {
+  const deps = stages(dockerfile).find((s) =>
+    s.some((i) => i.op === 'RUN' && /npm ci --omit=dev/.test(i.args)),
+  );
+  expect(deps, 'a stage that runs npm ci --omit=dev').toBeDefined();
+  const dir = join(stage, 'deps');
+  mkdirSync(dir);
+  for (const copy of (deps ?? []).filter((i) => i.op === 'COPY' && !i.args.startsWith('--'))) {
+    const [dest = '', ...sources] = copy.args.split(/\s+/).reverse();
+    for (const source of sources) {
+      const target = dest.endsWith('/') ? join(dir, dest, source) : join(dir, dest);
+      cpSync(join(root, source), target, { recursive: true });
+    }
+  }
+  const npm = spawnSync('npm', ['ci', '--omit=dev', '--offline', '--no-audit', '--no-fund'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_ENV: 'production' },
+    timeout: 240_000,
+  });
+  expect(npm.status, `npm ci --omit=dev --offline\n${npm.stdout}\n${npm.stderr}`).toBe(0);
+  chmodSync(dir, 0o755);
+  return join(dir, 'node_modules');
+}
 
 /** A DATA_DIR only the unprivileged user may write. */
 function dataDir(): string {

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
+import { freshPostgres } from '../../harness/services.ts';
 import { freshAgent, post } from '../procurement/support/agent.ts';
-import { type ServiceProcess, startProcess } from '../support/processes.ts';
-import { freshPostgres } from '../support/services.ts';
 
 const DELAY_MS = 800;
 const WORKERS = 12;

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { CONFIG_VARIABLES } from '../../lib/config.ts';
 import { TRACING_VARIABLES } from '../../lib/telemetry/config.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { allExamples, assignedNames, type Example, inlineQueryTemplates, requestLine } from './examples.ts';
 
 type Parameter = { name: string; in: string } | { $ref: string };

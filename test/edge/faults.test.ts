@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { gql } from '../../harness/system.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { loadConfig } from '../../lib/config.ts';
-import { type ServiceProcess, startProcess } from '../support/processes.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-import { gql } from '../support/system.ts';
 import { type Cart, getQuote, PATIENT, tenLines, verify } from './support.ts';
 
 const run = promisify(execFile);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestSystem } from '../../harness/system.ts';
 import { ManualClock } from '../../lib/clock.ts';
-import type { TestSystem } from '../support/system.ts';
 import { type Cart, cents, getQuote, startQuoteSystem, tenLines, verify } from './support.ts';
 
 const QUOTE = `query Quote($input: CartQuoteInput!) {

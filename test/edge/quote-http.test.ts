@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { base64url, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { edgeContract } from '../../gateway/edge/quote/contract.ts';
+import type { TestSystem } from '../../harness/system.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import {
@@ -10,7 +11,6 @@ import {
   remoteJwksKeys,
   verifyQuoteToken,
 } from '../../lib/quote-token/index.ts';
-import type { TestSystem } from '../support/system.ts';
 import { type Cart, cents, getQuote, quoteQuery, startQuoteSystem, tenLines, verify } from './support.ts';
 
 const contract = edgeContract();

@@ -1,9 +1,11 @@
 /** Shared helpers of the edge tests: a 10-line cart from the generated catalog, a promotion, HTTP calls. */
+
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
-/** What test/support/system.ts seeds (CATALOG_SIZE 500): the same SKUs in every process. */
+/** What harness/system.ts seeds (CATALOG_SIZE 500): the same SKUs in every process. */
 export const CATALOG = generateCatalog(500);
 
 /** Ten products priced in USD, at least four `tools` (the promotion's category). */
@@ -81,25 +83,7 @@ export interface QuoteReply {
   status?: number;
 }
 
-/** The spec's sample rule: 3 or more items with a `tools` item → the cheapest `tools` item free. */
-export const TOOLS_RULE = {
-  version: '2.1',
-  promotion_id: 'PROMO-TOOLS-3',
-  name: 'Cheapest tool free with 3 items',
-  priority: 10,
-  status: 'ACTIVE',
-  conditions: {
-    all: [
-      { fact: 'cart.items', operator: 'contains_category', value: 'tools' },
-      { fact: 'cart.total_quantity', operator: 'greater_than_inclusive', value: 3 },
-    ],
-  },
-  actions: [{ type: 'PERCENTAGE_DISCOUNT_CHEAPEST_ITEM', value: 100.0, target_category: 'tools' }],
-  max_redemptions_per_user: 1,
-};
-
-export const UPSERT_PROMOTION =
-  'mutation ($rule: JSON!) { upsertPromotion(rule: $rule) { promotionId status } }';
+export { TOOLS_RULE, UPSERT_PROMOTION };
 
 export const cents = (n: number): number => Math.round(n * 100);
 

@@ -24,7 +24,7 @@ import {
   parse,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 
 /** Type, field and argument names of the composed supergraph. */
 function schemaNames() {

@@ -9,9 +9,9 @@
  * closed connection.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../../harness/processes.ts';
+import { freshPostgres } from '../../harness/services.ts';
 import { budgetOracle } from '../procurement/support/decimal-oracle.ts';
-import type { ServiceProcess } from '../support/processes.ts';
-import { freshPostgres } from '../support/services.ts';
 import { figures, orderStream } from './support/order-stream.ts';
 import { gatewayEnv, start, stopAll, storedOrders, topologyEnv } from './support/topology.ts';
 

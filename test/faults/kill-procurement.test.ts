@@ -8,9 +8,9 @@
  * same address is used without restarting the gateway.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../../harness/processes.ts';
+import { freshPostgres } from '../../harness/services.ts';
 import { budgetOracle } from '../procurement/support/decimal-oracle.ts';
-import type { ServiceProcess } from '../support/processes.ts';
-import { freshPostgres } from '../support/services.ts';
 import { figures, orderStream } from './support/order-stream.ts';
 import { gatewayEnv, portOf, start, stopAll, storedOrders, topologyEnv } from './support/topology.ts';
 

@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 
 /** Above every route's limit (the largest is Fastify's default, 1 MiB). */
 const SIZE = 2 * 1024 * 1024 + 1;

@@ -7,8 +7,8 @@
  * is stored that no client was told about.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../../harness/processes.ts';
 import { budgetOracle } from '../procurement/support/decimal-oracle.ts';
-import type { ServiceProcess } from '../support/processes.ts';
 import { figures, orderStream } from './support/order-stream.ts';
 import { type PostgresCluster, throwawayPostgres } from './support/postgres-cluster.ts';
 import { gatewayEnv, start, stopAll, storedOrders, topologyEnv } from './support/topology.ts';

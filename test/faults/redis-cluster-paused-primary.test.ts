@@ -15,11 +15,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
+import { freshPostgres, uniquePrefix } from '../../harness/services.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
 import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
-import { type ServiceProcess, startProcess } from '../support/processes.ts';
 import { type RedisClusterHandle, startRedisCluster } from '../support/redis-cluster.ts';
-import { freshPostgres, uniquePrefix } from '../support/services.ts';
 
 const CATALOG_SIZE = 200;
 const PAUSE_MS = 3000;
@@ -153,6 +153,12 @@ describe('a Redis Cluster primary paused under load', () => {
       expect((await post(gateway.url, { spiffe: blocked, body: bad })).status).toBe(422);
     expect((await order(blocked)).status).toBe(429);
     expect((await quote(sku)).source).toBe('live');
+    // Ready: the gateway knows which identities have a spend policy (none here), so an agent
+    // without one needs no {spend} slot. Before that, every order asks the slot (docs/spend.md,
+    // "Availability"); the test started right after "listening" raced that first read.
+    await expect
+      .poll(async () => (await fetch(`${gateway.url}/readyz`)).status, { timeout: 10_000 })
+      .toBe(200);
 
     const admin = cluster.connect(port);
     await admin.call('client', 'pause', String(PAUSE_MS), 'ALL');

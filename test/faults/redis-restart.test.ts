@@ -9,9 +9,9 @@
  * - nothing crashes, and both recover when Redis is back, without a restart of ours.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../../harness/processes.ts';
+import { freshPostgres } from '../../harness/services.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
-import type { ServiceProcess } from '../support/processes.ts';
-import { freshPostgres } from '../support/services.ts';
 import { figures, orderStream } from './support/order-stream.ts';
 import { type RedisServer, throwawayRedis } from './support/redis-server.ts';
 import { gatewayEnv, start, stopAll, storedOrders, topologyEnv } from './support/topology.ts';

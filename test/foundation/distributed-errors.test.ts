@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subgraphFactories } from '../../gateway/subgraphs.ts';
 import { buildDistributedGateway } from '../../gateway/topology.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { testConfig } from '../../harness/system.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { buildSubgraphServer } from '../../lib/graphql/serve-subgraph.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-import { testConfig } from '../support/system.ts';
 
 interface GqlBody {
   data?: Record<string, unknown> | null;

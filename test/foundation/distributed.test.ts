@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { gql } from '../../harness/system.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
-import { type ServiceProcess, startProcess } from '../support/processes.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-import { gql } from '../support/system.ts';
 
 const SECRET = 'distributed-test-secret-0123456789';
 const CATALOG_SIZE = 300;

@@ -1,7 +1,8 @@
 /** The event bus contract (event-bus.contract.ts) in process and on the machine's Redis. */
+
+import { TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { createMemoryBus } from '../../lib/events/memory.ts';
 import { createRedis } from '../../lib/redis.ts';
-import { TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
 import { eventBusContract, streamsTopology } from './event-bus.contract.ts';
 
 eventBusContract('in process', async () => {

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MANIFEST_URL, type OperationManifest } from '../../gateway/graphql/manifest.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { type Answer, apq, codeOf, get, post, sha256 } from './demand-support.ts';
 
 const SKU = generateCatalog(500)[0]?.sku ?? 'SKU-AAA-000001';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 
 const restricted = '{ purchaseOrders { orderId } }';
 const mutation = `mutation { setBasePrice(input: { sku: "SKU-AAA-000001", currency: "USD", amount: 12.5 }) { amount } }`;

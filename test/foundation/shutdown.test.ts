@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startProcess } from '../support/processes.ts';
+import { startProcess } from '../../harness/processes.ts';
 
 describe('npm start as a process', () => {
   it('serves, then on SIGTERM stops accepting, finishes and exits 0', async () => {

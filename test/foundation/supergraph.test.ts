@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 describe('embedded supergraph', () => {
   let sys: TestSystem;
@@ -76,6 +76,7 @@ describe('embedded supergraph', () => {
     const metrics = await (await fetch(`${sys.url}/metrics`)).text();
     expect(metrics).toContain('gateway_subgraph_requests_total');
     expect(metrics).toContain('http_request_duration_seconds');
+    expect(metrics).toMatch(/^nodejs_eventloop_delay_seconds_bucket\{le="0.001"\} \d+$/m);
   });
 
   it('echoes X-Trace-Id and reads a W3C traceparent when it is absent', async () => {

@@ -13,10 +13,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { agentTools } from '../../gateway/agent/mcp/tools.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { componentSchema } from '../../subgraphs/procurement/contract/openapi.ts';
 import type { ProcurementModule } from '../../subgraphs/procurement/index.ts';
 import { AGENT, accessToken, freshAgent, ORDERS, post, validOrder } from '../procurement/support/agent.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const READER = `${AGENT}/reader`;
 const NOBODY = `${AGENT}/nobody`;
@@ -492,6 +492,43 @@ describe('the order lifecycle tools give what REST gives', () => {
     });
     expect(rest.status).toBe(422);
     expect(r.structuredContent).toEqual(await rest.json());
+  });
+});
+
+describe('an order that waits for a human approval (issue 22)', () => {
+  it('says so in the tool description, the result and get_order, and the agent can cancel it', async () => {
+    const id = freshAgent('mcp-approval');
+    const admin = await sys.token(['spend:admin']);
+    const set = await sys.gql(
+      'mutation($i: SpendPolicyInput!) { setSpendPolicy(input: $i) { approvalAbove } }',
+      {
+        token: admin,
+        variables: {
+          i: { subject: id, currency: 'USD', period: 'DAY', budget: '1000', approvalAbove: '100' },
+        },
+      },
+    );
+    expect(set.errors).toBeUndefined();
+    const c = await connect(id);
+    const tool = (await c.listTools()).tools.find((t) => t.name === 'place_purchase_order');
+    expect(tool?.description).toMatch(/202 PENDING_APPROVAL/);
+    const r = await call(c, 'place_purchase_order', validOrder({ max_budget_usd: 150 }));
+    expect(r.isError).toBeFalsy();
+    expect(httpMeta(r)).toMatchObject({ status: 202, pending_approval: true });
+    const order = r.structuredContent as Record<string, unknown>;
+    expect(order).toMatchObject({ status: 'PENDING_APPROVAL', allocated_budget: 150 });
+    expect(typeof order.expires_at).toBe('string');
+    const words = r.content.map((x) => (x.type === 'text' ? x.text : '')).join('\n');
+    expect(words).toContain(
+      `Order ${order.order_id} waits for a human approval (PENDING_APPROVAL) until ${order.expires_at}`,
+    );
+    expect((await call(c, 'get_order', { order_id: order.order_id })).structuredContent).toEqual(order);
+    const cancelled = await call(c, 'cancel_order', { order_id: order.order_id });
+    expect(cancelled.structuredContent).toMatchObject({ status: 'CANCELLED' });
+    // A placed order's result carries no such words.
+    const small = await call(c, 'place_purchase_order', validOrder({ max_budget_usd: 50 }));
+    expect(httpMeta(small).status).toBe(201);
+    expect(small.content).toHaveLength(1);
   });
 });
 

@@ -7,8 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 let sys: TestSystem;
 beforeAll(async () => {

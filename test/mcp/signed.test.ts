@@ -7,9 +7,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { AGENT, validOrder } from '../procurement/support/agent.ts';
 import { ed25519, signedPost, writeKeysFile } from '../procurement/support/signed.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const SIGNED = `${AGENT}/mcp-signed`;
 const key = ed25519();

@@ -4,10 +4,10 @@
  * back, without a restart of ours.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniquePrefix } from '../../harness/services.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { type RedisServer, throwawayRedis } from '../faults/support/redis-server.ts';
 import { freshAgent, post } from '../procurement/support/agent.ts';
-import { uniquePrefix } from '../support/services.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { eventually, expectProblem, expectReply, op } from './support.ts';
 
 describe('operator API while Redis is down', () => {

@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BLOCK_REASON } from '../../gateway/operator/agents.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { freshAgent, ORDERS, post, validOrder } from '../procurement/support/agent.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { blockAgent, eventually, expectProblem, expectReply, op } from './support.ts';
 
 const AGENTS = '/api/v2/operator/agents';

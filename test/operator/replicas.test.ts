@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDistributedGateway, type RunningSystem } from '../../gateway/topology.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { testConfig } from '../../harness/system.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import type { Config } from '../../lib/config.ts';
 import { freshAgent, post } from '../procurement/support/agent.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-import { testConfig } from '../support/system.ts';
 import { blockAgent, eventually, expectReply, op } from './support.ts';
 
 const AGENTS = '/api/v2/operator/agents?limit=200';

@@ -4,6 +4,7 @@
  * runs the contract against a Redis Cluster.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { createRedis, type RedisClient } from '../../lib/redis.ts';
 import { createMemoryPriceCache } from '../../subgraphs/pricing/cache/memory.ts';
@@ -11,8 +12,7 @@ import { createNearPriceCache } from '../../subgraphs/pricing/cache/near.ts';
 import { PRICE_TTL_MS, type PriceCache } from '../../subgraphs/pricing/cache/price-cache.ts';
 import { createRedisPriceCache } from '../../subgraphs/pricing/cache/redis.ts';
 import { storedPrice } from '../../subgraphs/pricing/domain/types.ts';
-import { TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-import { key, priceCacheContract, response } from './price-cache.contract.ts';
+import { key, priceCacheContract, response, versionedPriceCacheContract } from './price-cache.contract.ts';
 
 let redis: RedisClient | undefined;
 const prefixes: string[] = [];
@@ -35,6 +35,10 @@ function redisCache(clock: ManualClock): PriceCache {
 priceCacheContract('memory', (clock) => createMemoryPriceCache(clock));
 priceCacheContract('Redis', redisCache);
 priceCacheContract('near cache over Redis', (clock) => createNearPriceCache(redisCache(clock), clock, 100));
+versionedPriceCacheContract('Redis', redisCache);
+versionedPriceCacheContract('near cache over Redis', (clock) =>
+  createNearPriceCache(redisCache(clock), clock, 100),
+);
 
 /** Counts the shared cache's reads, to see which reads the near cache answers. */
 function counted(inner: PriceCache) {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { type CloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
 import { createRedis } from '../../lib/redis.ts';
 import type { PricingModule } from '../../subgraphs/pricing/index.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { eventSchema, eventually } from './support.ts';
 
 /**

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgres } from '../../harness/services.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
@@ -17,7 +18,6 @@ import {
 import { catalogMigrations } from '../../subgraphs/pricing/catalog/migrations.ts';
 import { createMirroredCatalog } from '../../subgraphs/pricing/catalog/mirror.ts';
 import { NoBasePrice, UnknownSku } from '../../subgraphs/pricing/domain/errors.ts';
-import { freshPostgres } from '../support/services.ts';
 
 const SKU = /^SKU-[A-Z]{3}-\d{6}$/;
 

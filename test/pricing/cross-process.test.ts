@@ -2,11 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { createRedis } from '../../lib/redis.ts';
-import { type ServiceProcess, startProcess } from '../support/processes.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
 import { eventually } from './support.ts';
 
 /**

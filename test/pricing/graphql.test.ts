@@ -1,8 +1,8 @@
 import { execute, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { requestContext } from '../../lib/auth/context.ts';
 import type { PricingModule } from '../../subgraphs/pricing/index.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const skus = [
   'SKU-ABC-000001',

@@ -130,3 +130,58 @@ export function priceCacheContract(label: string, make: (clock: ManualClock) => 
     });
   });
 }
+
+/**
+ * What a cache shared by several processes adds (PriceCache.versions): a miss stores only while
+ * its SKU's version is the one it read before the catalog, so a price computed from a base price
+ * another replica changed meanwhile is refused. Redis, the near cache over Redis and Redis
+ * Cluster (whose script keys must share a slot) run it.
+ */
+export function versionedPriceCacheContract(label: string, make: (clock: ManualClock) => PriceCache): void {
+  describe(`PriceCache versions: ${label}`, () => {
+    let cache: PriceCache;
+    const versions = (skus: string[]) => (cache.versions as NonNullable<PriceCache['versions']>)(skus);
+    beforeEach(() => {
+      cache = make(new ManualClock());
+    });
+
+    it('moves a SKU’s version on with each invalidation, and only that SKU’s', async () => {
+      const [a0, b0] = await versions(['SKU-VER-000001', 'SKU-VER-000002']);
+      await cache.invalidateSkus(['SKU-VER-000001']);
+      await cache.invalidateSkus(['SKU-VER-000001']);
+      const [a2, b2] = await versions(['SKU-VER-000001', 'SKU-VER-000002']);
+      expect([a2, b2]).toEqual([(a0 ?? 0) + 2, b0]);
+    });
+
+    it('stores a price read at the current version and refuses one read before an invalidation', async () => {
+      const [stale, fresh] = ['SKU-VER-000003', 'SKU-VER-000004'];
+      const [vs, vf] = await versions([stale, fresh]);
+      // Another replica changes the first SKU's base price after this one read its version.
+      await cache.invalidateSkus([stale]);
+      const stored = await cache.setMany([
+        { key: key(stale), price: storedPrice(response(stale, 1)), version: vs as number },
+        { key: key(fresh), price: storedPrice(response(fresh, 2)), version: vf as number },
+      ]);
+      expect(stored).toEqual([false, true]);
+      expect((await cache.getMany([key(stale), key(fresh)])).map((p) => p?.response.dynamicPrice)).toEqual([
+        undefined,
+        2,
+      ]);
+      expect((await cache.lastKnownMany([key(stale)]))[0]).toBeUndefined();
+      // Read again after the change: stored.
+      const [again] = await versions([stale]);
+      const retry = await cache.setMany([
+        { key: key(stale), price: storedPrice(response(stale, 3)), version: again as number },
+      ]);
+      expect(retry).toEqual([true]);
+      expect((await cache.getMany([key(stale)]))[0]?.response.dynamicPrice).toBe(3);
+    });
+
+    it('stores an entry without a version whatever the SKU’s version is', async () => {
+      await cache.invalidateSkus(['SKU-VER-000005']);
+      expect(
+        await cache.setMany([{ key: key('SKU-VER-000005'), price: storedPrice(response('x', 4)) }]),
+      ).toEqual([true]);
+    });
+  });
+}

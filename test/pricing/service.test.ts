@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
@@ -14,8 +15,12 @@ import { type Catalog, createSqlCatalog, seedCatalog } from '../../subgraphs/pri
 import { catalogMigrations } from '../../subgraphs/pricing/catalog/migrations.ts';
 import { NoBasePrice, UnknownSku } from '../../subgraphs/pricing/domain/errors.ts';
 import type { PriceContext } from '../../subgraphs/pricing/domain/types.ts';
-import { createPricingService, newCounters, type PricingService } from '../../subgraphs/pricing/service.ts';
-import { TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
+import {
+  createPricingService,
+  newCounters,
+  type PriceResult,
+  type PricingService,
+} from '../../subgraphs/pricing/service.ts';
 import { deferred, eventSchema, eventually } from './support.ts';
 
 const ctx = (over: Partial<PriceContext> = {}): PriceContext => ({
@@ -183,8 +188,10 @@ describe.each([
     const before = { lookups: gate.state.lookups, trips: service.counters.cacheRoundTrips };
     const results = await service.calculateMany(batch);
     expect(gate.state.lookups - before.lookups).toBe(1);
-    // One read for the batch, one write of what it computed.
-    expect(service.counters.cacheRoundTrips - before.trips).toBe(2);
+    // One read for the batch, one write of what it computed; a shared cache also reads the
+    // SKUs' versions before the catalog (one round trip for the batch).
+    const shared = top.cache(clock).versions !== undefined;
+    expect(service.counters.cacheRoundTrips - before.trips).toBe(shared ? 3 : 2);
     expect(results.slice(0, 4).map((r) => (r instanceof Error ? r : r.cache))).toEqual([
       'MISS',
       'MISS',
@@ -272,5 +279,75 @@ describe.each([
     [{ sku: 'SKU-NOP-000001', currency: 'USD', amount: 1 }, 'unknown sku'],
   ])('refuses to set %j (%s)', async (input, message) => {
     await expect(service.setBasePrice(input)).rejects.toThrow(message);
+  });
+});
+
+describe('two pricing replicas sharing one Redis', () => {
+  /** The SQL catalog of replica A: when `hold` is set, a read returns only once it is released. */
+  function heldAfterRead(inner: Catalog) {
+    const state = { hold: undefined as Promise<void> | undefined, read: deferred() };
+    const catalog: Catalog = {
+      ...inner,
+      async basePrices(requests) {
+        const prices = await inner.basePrices(requests);
+        if (state.hold) {
+          state.read.resolve();
+          await state.hold;
+        }
+        return prices;
+      },
+    };
+    return { catalog, state };
+  }
+
+  it('never stores a price computed from a base price the other replica changed meanwhile, even before its event arrives', async () => {
+    const top = redisTopology();
+    const clock = new ManualClock();
+    const held = heldAfterRead(createSqlCatalog(db));
+    // Each replica has its own process state and its own bus: replica A never hears of B's
+    // change, the worst case (an event delayed or lost), so only the shared version can stop it.
+    const replica = (catalog: Catalog) =>
+      createPricingService({
+        catalog,
+        cache: top.cache(clock),
+        bus: createMemoryBus('/test/pricing', () => {}),
+        clock,
+        log: silent,
+        counters: newCounters(),
+      });
+    const a = replica(held.catalog);
+    const b = replica(createSqlCatalog(db));
+    const sku = 'SKU-TOY-000001';
+    const [old] = await createSqlCatalog(db).basePrices([{ sku, currency: 'USD' }]);
+    const oldAmount = Number((old as { toFixed(n: number): string }).toFixed(2));
+    try {
+      for (const [n, single] of [
+        [1, true],
+        [2, false],
+      ] as const) {
+        // A misses and reads the old base price from the catalog; B changes it before A stores.
+        const c = ctx({ sku, region: `replicas-${n}`, customerSegment: 'STANDARD', inventoryLevel: 50 });
+        const release = deferred();
+        held.state.hold = release.promise;
+        held.state.read = deferred();
+        const computing = single ? a.calculate(c) : a.calculateMany([c]).then((r) => r[0] as PriceResult);
+        await held.state.read.promise;
+        await b.setBasePrice({ sku, currency: 'USD', amount: oldAmount + n }, 'replica-b');
+        held.state.hold = undefined;
+        release.resolve();
+        const stale = await computing;
+        expect(stale.cache).toBe('MISS');
+        expect(stale.response.basePrice).toBe(oldAmount + n - 1);
+        // Both replicas price from the new base price: the stale price was not stored.
+        for (const r of [a, b]) {
+          const now = await r.calculate(c);
+          expect(now.response.basePrice, single ? 'calculate' : 'calculateMany').toBe(oldAmount + n);
+        }
+      }
+    } finally {
+      await b.setBasePrice({ sku, currency: 'USD', amount: oldAmount });
+      a.close();
+      b.close();
+    }
   });
 });

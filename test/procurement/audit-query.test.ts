@@ -17,11 +17,11 @@ import { type AuditLog, type AuditQuery, matches } from '../../gateway/agent/aud
 import { memoryAuditLog } from '../../gateway/agent/audit/memory.ts';
 import { auditMigrations } from '../../gateway/agent/audit/migrations.ts';
 import { sqlAuditLog } from '../../gateway/agent/audit/sql.ts';
+import { freshPostgres } from '../../harness/services.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import { createLogger } from '../../lib/logger.ts';
-import { freshPostgres } from '../support/services.ts';
 
 const log = createLogger({ LOG_LEVEL: 'silent' });
 const T0 = Date.UTC(2026, 10, 23, 12);

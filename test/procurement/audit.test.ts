@@ -16,7 +16,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CHECKPOINT_ISSUER,
+  CHECKPOINT_TYP,
   createCheckpointer,
+  HEAD_FILE,
   openCheckpointKeys,
   readCheckpoints,
   writeCheckpoint,
@@ -35,13 +37,14 @@ import { auditKeysFile, FileAuditKeys } from '../../gateway/agent/audit/keys.ts'
 import { auditMigrations } from '../../gateway/agent/audit/migrations.ts';
 import { readAudit, sqlAuditLog } from '../../gateway/agent/audit/sql.ts';
 import { type AuditReport, verifyAuditLog } from '../../gateway/agent/audit/verify.ts';
+import { freshPostgres } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import { createLogger } from '../../lib/logger.ts';
-import { freshPostgres } from '../support/services.ts';
+import { signJws } from '../../lib/quote-token/index.ts';
 
 const log = createLogger({ LOG_LEVEL: 'silent' });
 const entry = (i: number, over: Partial<AuditEntry> = {}): AuditEntry => ({
@@ -171,9 +174,14 @@ const tamperings: [string, string[], Partial<AuditReport>][] = [
     { seq: 10, kind: 'relinked' },
   ],
   [
-    'truncate: the end cut off after the last checkpoint',
+    'truncate: the end cut off, checkpoints included',
     ['DELETE FROM agent_audit_log WHERE seq > 40'],
-    { seq: 41, kind: 'tail-missing' },
+    { seq: 41, kind: 'truncated' },
+  ],
+  [
+    'truncate: the last entries cut off, after the last checkpoint but sealed by the signed head',
+    ['DELETE FROM agent_audit_log WHERE seq > 65'],
+    { seq: 66, kind: 'truncated' },
   ],
 ];
 
@@ -199,9 +207,11 @@ describe.each([
     const a = sqlAuditLog(db, log, { keys: setup.keys, onWritten: (h) => setup.checkpointer.observe(h) });
     for (let i = 0; i < 60; i++) a.append(entry(i));
     await a.flush();
+    await setup.checkpointer.headSealed();
     expect(setup.checkpointer.seal()).toMatch(/checkpoint-0+60\.jws$/);
     for (let i = 60; i < 70; i++) a.append(entry(i));
     await a.close();
+    await setup.checkpointer.headSealed();
     pristine = await readAudit(db, 1, 1000);
   });
   afterAll(async () => {
@@ -233,10 +243,10 @@ describe.each([
       );
   }
 
-  it('verifies as written: 70 keyed entries, sealed up to 60, 10 after the last checkpoint', async () => {
+  it('verifies as written: 70 keyed entries, a checkpoint at 60 and the signed head at 70', async () => {
     await restore();
     expect(pristine.every((e) => e.keyId === setup.keys.current().kid)).toBe(true);
-    expect(await setup.report(db)).toEqual({ ok: true, entries: 70, anchoredUpTo: 60, unanchored: 10 });
+    expect(await setup.report(db)).toEqual({ ok: true, entries: 70, anchoredUpTo: 70, unanchored: 0 });
   });
 
   it.each(tamperings)('detects %s', async (_what, statements, expected) => {
@@ -315,18 +325,22 @@ describe('checkpoints and keys', () => {
     const s = await auditSetup();
     expect(s.checkpointer.seal()).toBeUndefined();
     s.checkpointer.observe({ seq: 3, hash: 'a'.repeat(64) });
+    // A checkpoint seals what head.jws holds: nothing before the head is written.
+    await s.checkpointer.headSealed();
     expect(s.checkpointer.seal()).toBeDefined();
     expect(s.checkpointer.seal()).toBeUndefined();
     const before = s.signing.signingKey().kid;
     await s.signing.rotate();
     s.clock.advance(365 * 24 * 3600 * 1000);
     s.checkpointer.observe({ seq: 5, hash: 'b'.repeat(64) });
+    await s.checkpointer.headSealed();
     s.checkpointer.seal();
     const read = await readCheckpoints(s.dir, s.signing);
     expect(read.invalid).toEqual([]);
     expect(read.valid.map((c) => c.seq)).toEqual([3, 5]);
+    expect(read.head).toMatchObject({ seq: 5, hash: 'b'.repeat(64) });
     expect(s.signing.signingKey().kid).not.toBe(before);
-    s.checkpointer.close();
+    await s.checkpointer.close();
   });
 
   it('refuses a checkpoint signed by a key that is not in the checkpoint key ring', async () => {
@@ -400,6 +414,94 @@ describe('checkpoints and keys', () => {
   });
 });
 
+describe('the signed head (head.jws)', () => {
+  /** 30 entries written and sealed: a checkpoint at 20, the head at 30. */
+  async function sealed() {
+    const s = await auditSetup();
+    const db = await openPglite(undefined);
+    await migrate(db, auditMigrations);
+    const a = sqlAuditLog(db, log, { keys: s.keys, onWritten: (h) => s.checkpointer.observe(h) });
+    for (let i = 0; i < 20; i++) a.append(entry(i));
+    await a.flush();
+    await s.checkpointer.headSealed();
+    expect(s.checkpointer.seal()).toMatch(/checkpoint-0+20\.jws$/);
+    for (let i = 20; i < 30; i++) a.append(entry(i));
+    await a.close();
+    await s.checkpointer.headSealed();
+    const headFile = join(s.dir, HEAD_FILE);
+    return { s, db, headFile, head: readFileSync(headFile, 'utf8') };
+  }
+
+  it('follows every committed batch, so entries cut off after the last checkpoint are reported', async () => {
+    const { s, db } = await sealed();
+    try {
+      expect((await readCheckpoints(s.dir, s.signing)).head).toMatchObject({ seq: 30 });
+      expect(await s.report(db)).toEqual({ ok: true, entries: 30, anchoredUpTo: 30, unanchored: 0 });
+      await db.query('DELETE FROM agent_audit_log WHERE seq > 27');
+      expect(await s.report(db)).toMatchObject({ ok: false, seq: 28, kind: 'truncated' });
+    } finally {
+      await s.checkpointer.close();
+      await db.close();
+    }
+  });
+
+  it('refuses a forged head (signed with another key) and a head rolled back to an older one', async () => {
+    const { s, db, headFile } = await sealed();
+    try {
+      const other = await openCheckpointKeys(
+        loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-other-')) }),
+        s.clock,
+      );
+      const claims = (seq: number, hash: string) => ({
+        iss: CHECKPOINT_ISSUER,
+        seq,
+        hash,
+        at: s.clock.now(),
+      });
+      const rows = await readAudit(db, 1, 100);
+      // Forged: the real head's claims, signed by a key that is not the checkpoint key.
+      writeFileSync(headFile, `${signJws(other, CHECKPOINT_TYP, claims(30, rows[29]?.hash as string))}\n`);
+      expect(await s.report(db)).toMatchObject({ ok: false, kind: 'checkpoint-invalid' });
+      // Rolled back: a genuine older head (entry 15) put back, with the entries after it cut.
+      writeFileSync(
+        headFile,
+        `${signJws(s.signing, CHECKPOINT_TYP, claims(15, rows[14]?.hash as string))}\n`,
+      );
+      await db.query('DELETE FROM agent_audit_log WHERE seq > 15');
+      expect(await s.report(db)).toMatchObject({ ok: false, seq: 16, kind: 'head-rolled-back' });
+    } finally {
+      await s.checkpointer.close();
+      await db.close();
+    }
+  });
+
+  it('never moves back: a process started on a cut log keeps the head it found', async () => {
+    const { s, db, headFile, head } = await sealed();
+    try {
+      await db.query('DELETE FROM agent_audit_log WHERE seq > 25');
+      // A new process: the head it found (30) is where it starts; new entries 26… do not reseal below it.
+      const restarted = createCheckpointer({
+        dir: s.dir,
+        keys: s.signing,
+        clock: s.clock,
+        everyMs: 3_600_000,
+        log,
+        signedSeq: 30,
+      });
+      const a = sqlAuditLog(db, log, { keys: s.keys, onWritten: (h) => restarted.observe(h) });
+      for (let i = 0; i < 3; i++) a.append(entry(100 + i));
+      await a.close();
+      await restarted.close();
+      expect(readFileSync(headFile, 'utf8')).toBe(head);
+      // Entries 26–28 were written again with other content: the head's seal of 30 still stands.
+      expect(await s.report(db)).toMatchObject({ ok: false, seq: 29, kind: 'truncated' });
+    } finally {
+      await s.checkpointer.close();
+      await db.close();
+    }
+  });
+});
+
 describe('two gateway processes writing one chain (Postgres)', () => {
   it('keeps a single intact chain', async () => {
     const pg = await freshPostgres('audit2');
@@ -445,15 +547,15 @@ describe('npm run audit:verify', () => {
       const a = sqlAuditLog(db, log, { keys: s.keys, onWritten: (h) => s.checkpointer.observe(h) });
       for (let i = 0; i < 25; i++) a.append(entry(i));
       await a.close();
-      s.checkpointer.close();
+      await s.checkpointer.close();
       const ok = await cli(pg.url, s.dataDir);
       expect(ok.code, ok.out).toBe(0);
-      expect(ok.out).toContain('intact: 25 entries; sealed by checkpoints up to entry 25');
+      expect(ok.out).toContain('intact: 25 entries; the signed head seals entry 25, 0 after it');
 
       await db.query('DELETE FROM agent_audit_log WHERE seq > 20');
       const cut = await cli(pg.url, s.dataDir);
       expect(cut.code, cut.out).toBe(1);
-      expect(cut.out).toContain('BROKEN at entry 21 (tail-missing)');
+      expect(cut.out).toContain('BROKEN at entry 21 (truncated)');
 
       await db.query('DELETE FROM agent_audit_log WHERE seq = 12');
       const broken = await cli(pg.url, s.dataDir);

@@ -6,13 +6,13 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { parseStrictJson } from '../../lib/json/strict-json.ts';
 import { money, toNumber2 } from '../../lib/money.ts';
 import { purchaseOrderResponseJson } from '../../subgraphs/procurement/contract/json.ts';
 import type { UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import { validatePurchaseOrderRequest } from '../../subgraphs/procurement/contract/validate.ts';
 import { toAmount } from '../../subgraphs/promotions/domain/cents.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { freshAgent, post } from './support/agent.ts';
 import { budgetOracle, centsText } from './support/decimal-oracle.ts';
 

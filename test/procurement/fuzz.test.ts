@@ -9,8 +9,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import type { ProcurementModule } from '../../subgraphs/procurement/index.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { AGENT, ORDERS } from './support/agent.ts';
 import { budgetOracle } from './support/decimal-oracle.ts';
 

@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { type CloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
 import { encodeCursor } from '../../subgraphs/procurement/domain/cursor.ts';
 import type { ProcurementModule } from '../../subgraphs/procurement/index.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { AGENT, freshAgent, ORDERS, post, type Reply, validOrder } from './support/agent.ts';
 
 const CREATE_ONLY = `${AGENT}/create-only`;

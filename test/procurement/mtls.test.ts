@@ -5,7 +5,7 @@
  */
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { AGENT_ID, type Certificates, makeCertificates, type Pem } from './support/certs.ts';
 
 const body = JSON.stringify({

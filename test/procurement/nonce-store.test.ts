@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryNonceStore } from '../../gateway/agent/identity/signature/nonce-memory.ts';
 import { redisNonceStore } from '../../gateway/agent/identity/signature/nonce-redis.ts';
 import { NonceStoreFull } from '../../gateway/agent/identity/signature/nonce-store.ts';
-import { TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
+import { TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { nonceStoreContract } from './nonce-store.contract.ts';
 
 let redis: Redis;

@@ -14,6 +14,7 @@ import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import type { UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import { createOrderDomain, type OrderDomain } from '../../subgraphs/procurement/domain/order-domain.ts';
+import { OrderIdConflict } from '../../subgraphs/procurement/domain/purchase-order.ts';
 import {
   GATEWAY_SECRET_HEADER,
   INTERNAL_ORDERS_PATH,
@@ -137,6 +138,43 @@ describe('the internal routes re-check their caller and parameters', () => {
       kind: 'not-found',
     });
   });
+
+  it.each([
+    ['another amount', { max_budget_usd: '250.51' }],
+    ['another quantity', { quantity: 2 }],
+    ['another sku', { sku: 'SKU-ABC-654321' }],
+    ['another agent_id', { agent_id: 'agent-0000002' }],
+  ])(
+    'refuses a retry under a stored order id with %s, over HTTP as in process; the same request finds the order',
+    async (_, change) => {
+      // The attempt whose reply was lost (a 503 after the commit released the key) stored this order.
+      const orderId = `ord_${Buffer.from(JSON.stringify(change)).toString('hex').slice(0, 32).padEnd(32, '0')}`;
+      const request = {
+        agent_id: 'agent-0000001',
+        sku: 'SKU-ABC-123456',
+        quantity: 1,
+        max_budget_usd: '250.5' as UsdAmount,
+      };
+      const first = await domain.place({ request, spiffeId: AGENT, traceId: 'lost', orderId });
+      const other = {
+        request: { ...request, ...change } as typeof request,
+        spiffeId: AGENT,
+        traceId: 'retry',
+        orderId,
+      };
+      for (const port of [remote, local]) {
+        await expect(port.place(other)).rejects.toBeInstanceOf(OrderIdConflict);
+        expect(await port.place({ ...other, request })).toEqual(first);
+      }
+      // Another identity with the same id is another request too.
+      await expect(
+        remote.place({ request, spiffeId: `${AGENT}/b`, traceId: 'x', orderId }),
+      ).rejects.toBeInstanceOf(OrderIdConflict);
+      expect(
+        (await domain.list({ spiffeId: AGENT, limit: 100 })).orders.filter((o) => o.orderId === orderId),
+      ).toHaveLength(1);
+    },
+  );
 
   it('reports an unreachable domain as DomainUnavailable (the gateway answers 503)', async () => {
     const down = httpOrders('http://127.0.0.1:9', SECRET, 500);

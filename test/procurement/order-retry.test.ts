@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordKey } from '../../gateway/agent/idempotency/key.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
 import type { UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import { type OrderDomain, orderIdFor } from '../../subgraphs/procurement/domain/order-domain.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const sku = generateCatalog(50)[0]?.sku ?? '';
@@ -42,6 +42,31 @@ describe('a retry after an ambiguous failure places one order, not two', () => {
     expect(await retry.json()).toEqual({ ...committed, allocated_budget: 99.5 });
     const stored = await domain.list({ agentId: request.agent_id, limit: 10 });
     expect(stored.orders.map((o) => o.orderId)).toEqual([committed.order_id]);
+  });
+
+  it('answers 422 to a retry that reuses the key with another body, though the key was released', async () => {
+    const key = 'retry-after-timeout-2';
+    const committed = await domain.place({
+      request: validated,
+      spiffeId: AGENT,
+      traceId: 'lost-reply',
+      orderId: orderIdFor(recordKey(AGENT, key)),
+    });
+    const other = await fetch(`${sys.url}/v2/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-spiffe-id': AGENT, 'idempotency-key': key },
+      body: JSON.stringify({ ...request, quantity: 3 }),
+    });
+    expect(other.status).toBe(422);
+    expect(other.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(((await other.json()) as { type: string }).type).toMatch(/idempotency-key-reused$/);
+    // The key still belongs to the first request: it gets its order, and only one exists.
+    const retry = await post(key);
+    expect(retry.status).toBe(201);
+    expect(((await retry.json()) as { order_id: string }).order_id).toBe(committed.order_id);
+    const stored = await domain.list({ agentId: request.agent_id, limit: 10 });
+    expect(stored.orders.filter((o) => o.orderId === committed.order_id)).toHaveLength(1);
+    expect(stored.orders.filter((o) => o.quantity === 3)).toHaveLength(0);
   });
 
   it('gives another identity or another key its own order', () => {

@@ -4,6 +4,7 @@
  * and is exercised end to end by orders.e2e.test.ts. Also the domain's pure approval.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgres } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
@@ -15,7 +16,6 @@ import { memoryOrderStore } from '../../subgraphs/procurement/store/memory.ts';
 import { orderMigrations } from '../../subgraphs/procurement/store/migrations.ts';
 import { sqlOrderStore } from '../../subgraphs/procurement/store/sql.ts';
 import type { OrderStore } from '../../subgraphs/procurement/store/store.ts';
-import { freshPostgres } from '../support/services.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 /** Amounts are exact decimal text inside the system (what the contract makes of a JSON number). */

@@ -5,9 +5,9 @@
  * bucket, own block count) unless it tests those. Time is a ManualClock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import type { ProcurementModule } from '../../subgraphs/procurement/index.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import {
   AGENT,
   accessToken,

@@ -5,6 +5,7 @@
  * load, each row exactly once; a relay restarted after a crash; a failing bus.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgres } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { type Db, migrate, type Queryable } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
@@ -20,7 +21,6 @@ import { orderMigrations } from '../../subgraphs/procurement/store/migrations.ts
 import { sqlOrderStore, sqlOutbox } from '../../subgraphs/procurement/store/sql.ts';
 import type { OrderStore, OutboxStore } from '../../subgraphs/procurement/store/store.ts';
 import { eventSchema, eventually } from '../pricing/support.ts';
-import { freshPostgres } from '../support/services.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const WINDOW_MS = 3_600_000;

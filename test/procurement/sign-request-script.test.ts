@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { AGENT, ORDERS, post, validOrder } from './support/agent.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

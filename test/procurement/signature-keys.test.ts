@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { calculateJwkThumbprint } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { loadAgentKeys, SignatureKeysError } from '../../gateway/agent/identity/signature/keys.ts';
+import { startEmbedded } from '../../harness/system.ts';
 import { ConfigError } from '../../lib/config.ts';
-import { startEmbedded } from '../support/system.ts';
 import { AGENT } from './support/agent.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ac-sig-keys-'));

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAgentRequest } from '../../gateway/agent/identity/signature/sign.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { ORDERS, validOrder } from './support/agent.ts';
 import { AGENT_ID, type Certificates, makeCertificates, type Pem } from './support/certs.ts';
 import { ed25519, writeKeysFile } from './support/signed.ts';

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAgentRequest } from '../../gateway/agent/identity/signature/sign.ts';
-import { TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
+import { TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { AGENT, ORDERS, post, validOrder } from './support/agent.ts';
 import { ed25519, writeKeysFile } from './support/signed.ts';
 

@@ -12,8 +12,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDigest } from '../../gateway/agent/identity/signature/digest.ts';
 import { signAgentRequest } from '../../gateway/agent/identity/signature/sign.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import type { ProcurementModule } from '../../subgraphs/procurement/index.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { AGENT, EDGE_ORDERS, ORDERS, post, type Reply, validOrder } from './support/agent.ts';
 import { ed25519, p256, type SignedPost, signedPost, writeKeysFile } from './support/signed.ts';
 

@@ -4,9 +4,9 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
+import { TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
 import { redisSpendLedger } from '../../subgraphs/procurement/spend/redis.ts';
-import { TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
 import { spendLedgerContract } from './spend-ledger.contract.ts';
 
 let redis: Redis;

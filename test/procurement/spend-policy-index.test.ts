@@ -6,6 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { parseSpiffeId } from '../../lib/auth/spiffe.ts';
 import { createMemoryBus } from '../../lib/events/memory.ts';
 import { createLogger } from '../../lib/logger.ts';
@@ -13,7 +14,6 @@ import { candidateSubjects } from '../../subgraphs/procurement/spend/policy.ts';
 import { withPolicyIndex } from '../../subgraphs/procurement/spend/policy-index.ts';
 import { redisSpendLedger } from '../../subgraphs/procurement/spend/redis.ts';
 import { throwawayRedis } from '../faults/support/redis-server.ts';
-import { TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
 import { AGENT, policyOf, spendLedgerContract, T0 } from './spend-ledger.contract.ts';
 
 const log = createLogger({ LOG_LEVEL: 'silent' });
@@ -66,6 +66,46 @@ describe('the spend policy index', () => {
     expect((await gateway.reserve(order(`${team}/a`, 50_00))).kind).toBe('no-policy');
     operator.close();
     gateway.close();
+  });
+
+  it('is not ready while the index is unknown (Redis down at start), and is once a read succeeds', async () => {
+    const server = await throwawayRedis();
+    await server.crash();
+    const client = new Redis(server.url, {
+      maxRetriesPerRequest: 0,
+      commandTimeout: 500,
+      enableOfflineQueue: false,
+      retryStrategy: () => 100,
+    });
+    client.on('error', () => {}); // refused connections while the server is down, by design
+    try {
+      const ledger = withPolicyIndex(
+        redisSpendLedger(client, 'idx-ready:'),
+        createMemoryBus('test', () => {}),
+        log,
+      );
+      await expect(ledger.ready()).rejects.toThrow(/not read yet/);
+      // Unknown: an identity without a policy still needs Redis (and fails closed).
+      await expect(ledger.reserve(order(`${AGENT}/free`, 1_00))).rejects.toThrow();
+      await server.start();
+      await expect
+        .poll(
+          () =>
+            ledger.ready().then(
+              () => 'ready',
+              (e: Error) => e.message,
+            ),
+          { timeout: 10_000 },
+        )
+        .toBe('ready');
+      await server.crash();
+      expect((await ledger.reserve(order(`${AGENT}/free`, 1_00))).kind).toBe('no-policy');
+      await expect(ledger.ready()).resolves.toBeUndefined();
+      ledger.close();
+    } finally {
+      client.disconnect();
+      await server.remove();
+    }
   });
 
   it('decides an identity without a policy while Redis is gone; one with a policy fails closed', async () => {

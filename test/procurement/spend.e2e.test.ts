@@ -7,10 +7,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { procurementOpenApi } from '../../subgraphs/procurement/contract/openapi.ts';
 import type { ProcurementModule } from '../../subgraphs/procurement/index.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { AGENT, freshAgent, post, type Reply, validOrder } from './support/agent.ts';
 import { type FaultyDb, faultyDb } from './support/faulty-db.ts';
 
@@ -330,6 +330,8 @@ describe('GET /api/v2/procurement/spend', () => {
         period: 'day',
         budget: '100.00',
         max_per_order: '50.00',
+        approval_above: null,
+        second_approval_above: null,
         expires_at: null,
         allowed_sku_prefixes: [],
       },

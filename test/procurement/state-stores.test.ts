@@ -15,7 +15,7 @@ import { memoryIdempotencyStore } from '../../gateway/agent/idempotency/memory.t
 import { redisIdempotencyStore } from '../../gateway/agent/idempotency/redis.ts';
 import { memoryBucketStore } from '../../gateway/agent/rate-limit/memory.ts';
 import { redisBucketStore } from '../../gateway/agent/rate-limit/redis.ts';
-import { TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
+import { TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { agentStateContract, policy, times } from './agent-state.contract.ts';
 
 const silent = pino({ level: 'silent' });

@@ -10,14 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
+import { freshPostgres, uniquePrefix } from '../../harness/services.ts';
+import { gql } from '../../harness/system.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { type CloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
 import { createRedis } from '../../lib/redis.ts';
 import { textOfCents } from '../../subgraphs/procurement/spend/policy.ts';
-import { type ServiceProcess, startProcess } from '../support/processes.ts';
-import { freshPostgres, uniquePrefix } from '../support/services.ts';
-import { gql } from '../support/system.ts';
 import { freshAgent, ORDERS, post, validOrder } from './support/agent.ts';
 
 export function twoGatewaySuite(label: string, redisEnv: () => Record<string, string>): void {

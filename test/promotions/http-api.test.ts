@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import { promotionsContract } from '../../subgraphs/promotions/contract.ts';
 import { SPEC_SAMPLE_RULE } from '../../subgraphs/promotions/store/seed.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { rule } from './support.ts';
 
 // The system as `npm start` runs it (embedded topology, in-memory store), over HTTP.

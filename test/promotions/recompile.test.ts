@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { testConfig } from '../../harness/system.ts';
 import type { CloudEvent } from '../../lib/events/cloudevent.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import { createPlatform, type Platform } from '../../lib/platform.ts';
 import { createPromotionService, type PromotionEngine } from '../../subgraphs/promotions/service.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-import { testConfig } from '../support/system.ts';
 import { basket, line, rule } from './support.ts';
 
 const ajv = new Ajv2020({ strict: false });

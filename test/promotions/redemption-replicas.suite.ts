@@ -8,10 +8,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
+import { freshPostgres, uniquePrefix } from '../../harness/services.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { loadConfig } from '../../lib/config.ts';
-import { type ServiceProcess, startProcess } from '../support/processes.ts';
-import { freshPostgres, uniquePrefix } from '../support/services.ts';
 
 export function redemptionReplicasSuite(label: string, redisEnv: () => Record<string, string>): void {
   describe(`two promotions processes sharing redemption counters on ${label}`, () => {

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
@@ -6,7 +7,6 @@ import { migrations } from '../../subgraphs/promotions/store/migrations.ts';
 import { withCountCache } from '../../subgraphs/promotions/store/redemptions-cache.ts';
 import { createRedisRedemptionStore } from '../../subgraphs/promotions/store/redemptions-redis.ts';
 import { createSqlRedemptionStore } from '../../subgraphs/promotions/store/redemptions-sql.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
 import { redemptionStoreContract } from './redemption-store.contract.ts';
 
 redemptionStoreContract('SQL on embedded PGlite', async () => {

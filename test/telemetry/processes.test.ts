@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProcess } from '../support/processes.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
+import { startProcess } from '../../harness/processes.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);

@@ -5,8 +5,8 @@
 import { parseTraceParent } from '@opentelemetry/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { traceIdOf, w3cTraceIdOf } from '../../lib/http/trace.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';

@@ -26,9 +26,9 @@ const { buildSubgraphServer } = await import('../../lib/graphql/serve-subgraph.t
 const { buildDistributedGateway } = await import('../../gateway/topology.ts');
 const { subgraphFactories } = await import('../../gateway/subgraphs.ts');
 const { createProcurementSubgraph } = await import('../../subgraphs/procurement/index.ts');
-const { testConfig } = await import('../support/system.ts');
+const { testConfig } = await import('../../harness/system.ts');
 const { mintDevToken } = await import('../../lib/auth/jwt.ts');
-const { freshPostgres, TEST_REDIS_URL, uniquePrefix } = await import('../support/services.ts');
+const { freshPostgres, TEST_REDIS_URL, uniquePrefix } = await import('../../harness/services.ts');
 const { Redis } = await import('ioredis');
 const { tenLines } = await import('../edge/support.ts');
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 
 const REGISTER = `mutation ($url: String!, $types: [String!]!, $description: String) {
   registerWebhookEndpoint(url: $url, eventTypes: $types, description: $description) {

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { type Behaviour, orderData, type Receiver, startReceiver, waitFor } from './support.ts';
 
 const REGISTER = `mutation ($url: String!, $types: [String!]!, $description: String) {

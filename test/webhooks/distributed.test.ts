@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { gql, testConfig } from '../../harness/system.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import { createPlatform, type Platform } from '../../lib/platform.ts';
-import { type ServiceProcess, startProcess } from '../support/processes.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-import { gql, testConfig } from '../support/system.ts';
 import { orderData, type Receiver, startReceiver, waitFor } from './support.ts';
 
 /**

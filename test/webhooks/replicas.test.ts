@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { testConfig } from '../../harness/system.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import { createPlatform, type Platform } from '../../lib/platform.ts';
 import { createWebhooks, type Webhooks } from '../../subgraphs/procurement/webhooks/index.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../support/services.ts';
-import { testConfig } from '../support/system.ts';
 import { orderData, type Receiver, startReceiver, waitFor } from './support.ts';
 
 /**

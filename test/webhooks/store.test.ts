@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgres } from '../../harness/services.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import { cloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
 import { webhookMigrations } from '../../subgraphs/procurement/webhooks/migrations.ts';
 import { sqlWebhookStore, type WebhookStore } from '../../subgraphs/procurement/webhooks/store.ts';
-import { freshPostgres } from '../support/services.ts';
 import { orderData } from './support.ts';
 
 /** The one store adapter runs on both SQL stores: PGlite (embedded) and Postgres (distributed). */

@@ -109,7 +109,7 @@ export function OrdersPage({ params }: { params: URLSearchParams }) {
                   <td>{o.agentId}</td>
                   <td>{o.sku}</td>
                   <td class="num">{o.quantity}</td>
-                  <td class="num">{String(o.allocatedBudget)}</td>
+                  <td class="num">{o.allocatedBudgetDecimal}</td>
                   <td>
                     <Time at={o.processedAt} />
                   </td>

@@ -47,8 +47,8 @@ export const SAMPLE_BASKET = {
   currency: 'USD',
   customer: { id: 'cust-42', segment: 'VIP' },
   lines: [
-    { sku: 'SKU-TOL-000004', quantity: 2, unitPrice: 19.99, category: 'tools' },
-    { sku: 'SKU-ELC-000001', quantity: 2, unitPrice: 49.5, category: 'electronics' },
+    { sku: 'SKU-TOL-000004', quantity: 2, unitPriceDecimal: '19.99', category: 'tools' },
+    { sku: 'SKU-ELC-000001', quantity: 2, unitPriceDecimal: '49.50', category: 'electronics' },
   ],
 };
 
@@ -238,14 +238,15 @@ function PreviewView({ preview }: { preview: Preview }) {
         {draft?.replacesStored ? ' and replaces the stored rule of that id in this preview' : ''}.
       </p>
       <p class="big">
-        Subtotal {ev.subtotal}, discounts {ev.discountTotal}, total {ev.total} {ev.currency}
+        Subtotal {ev.subtotalDecimal}, discounts {ev.discountTotalDecimal}, total {ev.totalDecimal}{' '}
+        {ev.currency}
       </p>
       <h3>Applied</h3>
       {ev.applied.length === 0 ? <Empty>No rule applied.</Empty> : null}
       <ul>
         {ev.applied.map((a) => (
           <li key={a.promotionId}>
-            <code>{a.promotionId}</code> {a.name} (priority {a.priority}): −{a.amount}
+            <code>{a.promotionId}</code> {a.name} (priority {a.priority}): −{a.amountDecimal}
           </li>
         ))}
       </ul>

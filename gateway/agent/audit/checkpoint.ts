@@ -1,4 +1,5 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compactVerify } from 'jose';
 import type { Clock } from '../../../lib/clock.ts';
@@ -7,12 +8,21 @@ import type { Logger } from '../../../lib/logger.ts';
 import { FileQuoteKeyStore, type QuoteKeys, signJws } from '../../../lib/quote-token/index.ts';
 
 /**
- * Signed checkpoints of the audit chain, kept outside the audit table: every few seconds the
- * chain head (its seq and link) is sealed into an ES256 JWS, made with the quote tokens' key
- * machinery (its own key ring file, keys kept for ever), and written as a file to a directory
- * (DATA_DIR/audit-checkpoints, or a mounted volume / synced bucket). Whoever can write the
- * table cannot forge one, so cutting entries off the end, or rewriting the chain with the link
- * key, is caught at the next checkpoint by `npm run audit:verify`.
+ * Signed heads of the audit chain, kept outside the audit table, in the spirit of Certificate
+ * Transparency's signed tree heads (RFC 9162) and CloudTrail's digest files. The chain head (its
+ * seq and link) is sealed into an ES256 JWS, made with the quote tokens' key machinery (its own
+ * key ring file, keys kept for ever), and written to a directory (DATA_DIR/audit-checkpoints, or
+ * a mounted volume / synced bucket) that the database's operators cannot write:
+ *
+ * - `head.jws`, the latest signed head, rewritten after every committed batch (off the request
+ *   path: entries are written after their responses, and the head after its batch; under load
+ *   one write at a time, the next one taking the newest head). It only moves forward.
+ * - `checkpoint-<seq>.jws` every few seconds, of the head already in `head.jws`: a history, so
+ *   a rewritten chain is caught at an older seq too, and an older `head.jws` put back (a
+ *   rolled-back head) is caught against them.
+ *
+ * Whoever can write the table cannot forge either, so cutting entries off the end (after a
+ * crash too), or rewriting the chain with the link key, is reported by `npm run audit:verify`.
  */
 export const CHECKPOINT_TYP = 'audit-checkpoint+jws';
 export const CHECKPOINT_ISSUER = 'agent-commerce/agent-audit';
@@ -47,6 +57,8 @@ export const openCheckpointKeys = (
   FileQuoteKeyStore.open(checkpointKeysFile(config), clock, { retentionMs: Number.POSITIVE_INFINITY });
 
 const FILE = /^(checkpoint|legacy)-(\d{20})\.jws$/;
+/** The latest signed head. */
+export const HEAD_FILE = 'head.jws';
 const fileName = (kind: 'checkpoint' | 'legacy', seq: number) =>
   `${kind}-${String(seq).padStart(20, '0')}.jws`;
 
@@ -78,6 +90,8 @@ function claimsOf(payload: Uint8Array): CheckpointClaims | undefined {
 export interface CheckpointRead {
   /** Checkpoints whose signature verified, by seq. */
   readonly valid: readonly (CheckpointClaims & { readonly file: string })[];
+  /** The latest signed head (head.jws) when there is one and it verified. */
+  readonly head?: CheckpointClaims & { readonly file: string };
   /** Files that are not checkpoints we signed: tampered, forged or damaged. */
   readonly invalid: readonly { readonly file: string; readonly reason: string }[];
 }
@@ -89,13 +103,14 @@ export async function readCheckpoints(
 ): Promise<CheckpointRead> {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => FILE.test(n));
+    names = readdirSync(dir).filter((n) => FILE.test(n) || n === HEAD_FILE);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { valid: [], invalid: [] };
     throw err;
   }
   const valid: (CheckpointClaims & { file: string })[] = [];
   const invalid: { file: string; reason: string }[] = [];
+  let head: (CheckpointClaims & { file: string }) | undefined;
   for (const name of names.sort()) {
     const file = join(dir, name);
     try {
@@ -112,6 +127,10 @@ export async function readCheckpoints(
         throw new Error(`not a checkpoint (typ ${protectedHeader.typ})`);
       const claims = claimsOf(payload);
       if (!claims) throw new Error('claims are not a checkpoint');
+      if (name === HEAD_FILE) {
+        head = { ...claims, file };
+        continue;
+      }
       if (Number(FILE.exec(name)?.[2]) !== claims.seq) throw new Error('file name and sealed seq differ');
       valid.push({ ...claims, file });
     } catch (err) {
@@ -119,22 +138,36 @@ export async function readCheckpoints(
     }
   }
   valid.sort((a, b) => a.seq - b.seq);
-  return { valid, invalid };
+  return { valid, invalid, ...(head ? { head } : {}) };
+}
+
+/** Writes the latest signed head atomically (temporary file, then rename), without blocking the loop. */
+async function writeHead(dir: string, keys: Pick<QuoteKeys, 'signingKey'>, claims: CheckpointClaims) {
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, HEAD_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, `${signJws(keys, CHECKPOINT_TYP, claims)}\n`, { mode: 0o644 });
+  await rename(tmp, file);
 }
 
 export interface Checkpointer {
-  /** The chain head after a batch was committed. */
+  /** The chain head after a batch was committed: head.jws follows it (see headSealed). */
   observe(head: ChainHead): void;
-  /** Seals the newest observed head now if it moved since the last checkpoint. */
+  /** Resolves when head.jws holds every head observed so far (or its write failed). */
+  headSealed(): Promise<void>;
+  /** Writes a checkpoint file of the signed head now if it moved since the last one. */
   seal(): string | undefined;
   /** Seals the head of entries written before links were keyed (once, at start). */
   sealLegacy(head: ChainHead): string;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
- * Seals the chain head every `everyMs` when it moved. A failure to write is logged and tried
- * again at the next tick (the entries stay verifiable by their links meanwhile).
+ * Keeps head.jws on the newest committed head, and writes a checkpoint file of it every
+ * `everyMs` when it moved. `signedSeq` is what head.jws held at start: the head never moves
+ * back below it (a log cut while the process was down is reported, not re-sealed). A failure
+ * to write is logged and tried again with the next batch or tick (the entries stay verifiable
+ * by their links meanwhile).
  */
 export function createCheckpointer(o: {
   dir: string;
@@ -142,22 +175,49 @@ export function createCheckpointer(o: {
   clock: Clock;
   everyMs: number;
   log: Logger;
+  signedSeq?: number;
 }): Checkpointer {
-  let head: ChainHead | undefined;
-  let sealed = 0;
-  const write = (h: ChainHead, legacyUntil?: number) =>
-    writeCheckpoint(o.dir, o.keys, {
-      iss: CHECKPOINT_ISSUER,
-      seq: h.seq,
-      hash: h.hash,
-      at: o.clock.now(),
-      ...(legacyUntil === undefined ? {} : { legacyUntil }),
-    });
+  let observed: ChainHead | undefined;
+  /** What head.jws holds (written by this process). */
+  let signed: ChainHead | undefined;
+  let signedSeq = o.signedSeq ?? 0;
+  let checkpointed = 0;
+  let writing: Promise<void> | undefined;
+  const claims = (h: ChainHead, legacyUntil?: number): CheckpointClaims => ({
+    iss: CHECKPOINT_ISSUER,
+    seq: h.seq,
+    hash: h.hash,
+    at: o.clock.now(),
+    ...(legacyUntil === undefined ? {} : { legacyUntil }),
+  });
+  // One head write at a time; each takes the newest observed head, so a burst of batches costs
+  // a few writes, not one per batch, and the signed head trails the log by one write at most.
+  const signHead = (): Promise<void> => {
+    if (writing || !observed || observed.seq <= signedSeq) return writing ?? Promise.resolve();
+    // The loop runs at least once (checked above), so `writing` is set before it is cleared.
+    writing = (async () => {
+      try {
+        while (observed && observed.seq > signedSeq) {
+          const h = observed;
+          await writeHead(o.dir, o.keys, claims(h));
+          signed = h;
+          signedSeq = h.seq;
+        }
+      } catch (err) {
+        o.log.error({ err }, 'audit head not signed; trying again with the next batch');
+      } finally {
+        writing = undefined;
+      }
+    })();
+    return writing;
+  };
+  // A checkpoint seals what head.jws already holds, so head.jws is never behind a checkpoint
+  // unless it was put back by someone (verify reports that).
   const seal = () => {
-    if (!head || head.seq <= sealed) return undefined;
+    if (!signed || signed.seq <= checkpointed) return undefined;
     try {
-      const file = write(head);
-      sealed = head.seq;
+      const file = writeCheckpoint(o.dir, o.keys, claims(signed));
+      checkpointed = signed.seq;
       return file;
     } catch (err) {
       o.log.error({ err }, 'audit checkpoint not written; trying again at the next tick');
@@ -168,12 +228,18 @@ export function createCheckpointer(o: {
   timer.unref();
   return {
     observe(h) {
-      if (!head || h.seq > head.seq) head = h;
+      if (observed && h.seq <= observed.seq) return;
+      observed = h;
+      void signHead();
+    },
+    async headSealed() {
+      while (writing) await writing;
     },
     seal,
-    sealLegacy: (h) => write(h, h.seq),
-    close() {
+    sealLegacy: (h) => writeCheckpoint(o.dir, o.keys, claims(h, h.seq)),
+    async close() {
       clearInterval(timer);
+      await signHead();
       seal();
     },
   };

@@ -5,20 +5,25 @@ import { readAudit } from './sql.ts';
 
 const PAGE = 2000;
 
-export type AuditProblemKind = BreakKind | 'checkpoint-invalid' | 'checkpoint-mismatch' | 'tail-missing';
+export type AuditProblemKind =
+  | BreakKind
+  | 'checkpoint-invalid'
+  | 'checkpoint-mismatch'
+  | 'head-rolled-back'
+  | 'truncated';
 
 export type AuditReport =
   | {
       readonly ok: true;
       readonly entries: number;
-      /** The newest sealed seq (0: no checkpoint yet). */
+      /** The newest sealed seq: the signed head's (0: nothing sealed yet). */
       readonly anchoredUpTo: number;
-      /** Entries after the newest checkpoint: their removal from the end is not detectable yet. */
+      /** Entries after the signed head (written since its last write): their removal from the end is not detectable yet. */
       readonly unanchored: number;
     }
   | {
       readonly ok: false;
-      /** The first entry concerned (for a missing tail: the first missing entry). */
+      /** The first entry concerned (truncated: the first missing entry). */
       readonly seq: number;
       readonly kind: AuditProblemKind;
       readonly problem: string;
@@ -32,12 +37,14 @@ export interface AuditVerifyOptions {
 }
 
 /**
- * Verifies the stored chain against its keys and its checkpoints, page by page, and reports
- * the first problem:
+ * Verifies the stored chain against its keys, its signed head and its checkpoints, page by
+ * page, and reports the first problem:
  * - a broken link (an entry altered, removed, reordered, or rewritten without the link key);
- * - a checkpoint file that does not verify (tampered or forged);
- * - an entry whose link differs from the one a checkpoint sealed (the chain was rewritten);
- * - a missing tail: a checkpoint sealed entry N but the log ends before N (entries cut off).
+ * - a checkpoint or head file that does not verify (tampered or forged);
+ * - a signed head older than a checkpoint (an earlier head.jws put back: rolled back);
+ * - an entry whose link differs from the one the head or a checkpoint sealed (rewritten);
+ * - truncated: the head (or a checkpoint) sealed entry N but the log ends before N (entries cut
+ *   off the end, e.g. deleted after a crash), with the first missing seq.
  */
 export async function verifyAuditLog(db: Queryable, opts: AuditVerifyOptions): Promise<AuditReport> {
   const [badFile] = opts.checkpoints.invalid;
@@ -48,10 +55,20 @@ export async function verifyAuditLog(db: Queryable, opts: AuditVerifyOptions): P
       kind: 'checkpoint-invalid',
       problem: `checkpoint ${badFile.file} does not verify (${badFile.reason})`,
     };
+  const { head } = opts.checkpoints;
+  const newestCheckpoint = opts.checkpoints.valid.reduce((m, c) => Math.max(m, c.seq), 0);
+  if (head && head.seq < newestCheckpoint)
+    return {
+      ok: false,
+      seq: head.seq + 1,
+      kind: 'head-rolled-back',
+      problem: `the signed head ${head.file} seals entry ${head.seq}, older than a checkpoint of entry ${newestCheckpoint}: an earlier head was put back`,
+    };
   const sealed = new Map<number, CheckpointRead['valid'][number]>();
   for (const c of opts.checkpoints.valid) if (c.seq > 0) sealed.set(c.seq, c);
+  if (head && head.seq > 0) sealed.set(head.seq, head);
   const legacyUntil = Math.max(0, ...opts.checkpoints.valid.map((c) => c.legacyUntil ?? 0));
-  const newest = opts.checkpoints.valid.reduce((m, c) => Math.max(m, c.seq), 0);
+  const newest = Math.max(newestCheckpoint, head?.seq ?? 0);
 
   let start = { seq: 0, hash: GENESIS_HASH };
   let total = 0;
@@ -80,8 +97,8 @@ export async function verifyAuditLog(db: Queryable, opts: AuditVerifyOptions): P
     return {
       ok: false,
       seq: start.seq + 1,
-      kind: 'tail-missing',
-      problem: `the log ends at entry ${start.seq} but ${c?.file ?? 'a checkpoint'} sealed entry ${newest}: entries ${start.seq + 1}–${newest} were removed`,
+      kind: 'truncated',
+      problem: `truncated: the log ends at entry ${start.seq} but ${c?.file ?? 'the signed head'} sealed entry ${newest}: entries ${start.seq + 1}–${newest} were removed`,
     };
   }
   return { ok: true, entries: total, anchoredUpTo: newest, unanchored: start.seq - newest };

@@ -77,9 +77,24 @@ export function toolResult(reply: HttpReply): CallToolResult {
     ...(header('location') ? { location: header('location') } : {}),
     ...(header('retry-after') ? { retry_after: Number(header('retry-after')) } : {}),
     ...(header('idempotent-replayed') ? { idempotent_replayed: true } : {}),
+    ...(reply.status === 202 ? { pending_approval: true } : {}),
   };
+  const body = json as { status?: unknown; order_id?: unknown; expires_at?: unknown } | undefined;
+  // An order that waits for a human (issue 22): said in words too, so an agent does not take a
+  // stored order for a placed one.
+  const pending = reply.status === 202 && body?.status === 'PENDING_APPROVAL';
   return {
-    content: [{ type: 'text', text: reply.body }],
+    content: [
+      { type: 'text', text: reply.body },
+      ...(pending
+        ? [
+            {
+              type: 'text' as const,
+              text: `Order ${String(body?.order_id)} waits for a human approval (PENDING_APPROVAL) until ${String(body?.expires_at)}: it is stored and its amount reserved, but it is not approved. Read it with get_order until it is APPROVED, REJECTED or EXPIRED; cancel_order withdraws it.`,
+            },
+          ]
+        : []),
+    ],
     ...(typeof json === 'object' && json !== null && !Array.isArray(json)
       ? { structuredContent: json as Record<string, unknown> }
       : {}),

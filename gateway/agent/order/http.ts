@@ -2,8 +2,16 @@ import { type Dispatcher, Pool } from 'undici';
 import { isUsdAmount, purchaseOrderRequestJson } from '../../../subgraphs/procurement/contract/json.ts';
 import type { PurchaseOrderResponse } from '../../../subgraphs/procurement/contract/types.ts';
 import type { CancelOutcome } from '../../../subgraphs/procurement/domain/order-domain.ts';
-import { type PurchaseOrder, toResponse } from '../../../subgraphs/procurement/domain/purchase-order.ts';
-import { GATEWAY_SECRET_HEADER, INTERNAL_ORDERS_PATH } from '../../../subgraphs/procurement/internal-http.ts';
+import {
+  OrderIdConflict,
+  type PurchaseOrder,
+  toResponse,
+} from '../../../subgraphs/procurement/domain/purchase-order.ts';
+import {
+  GATEWAY_SECRET_HEADER,
+  INTERNAL_ORDERS_PATH,
+  ORDER_ID_CONFLICT,
+} from '../../../subgraphs/procurement/internal-http.ts';
 import { cancelResult } from './in-process.ts';
 import { DomainUnavailable, type OrderPort } from './order-port.ts';
 
@@ -31,6 +39,14 @@ function neverSent(err: unknown): boolean {
  * Distributed topology: the procurement process's internal endpoint, with keep-alive, a time
  * limit and the gateway secret. Never retried: a retry of a POST could create a second order.
  */
+const conflictCode = (text: string): unknown => {
+  try {
+    return (JSON.parse(text) as { code?: unknown }).code;
+  } catch {
+    return undefined;
+  }
+};
+
 export function httpOrders(
   baseUrl: string,
   secret: string,
@@ -77,6 +93,8 @@ export function httpOrders(
         );
       }
       const text = await res.body.text().catch(() => '');
+      if (res.statusCode === 409 && cmd.orderId && conflictCode(text) === ORDER_ID_CONFLICT)
+        throw new OrderIdConflict(cmd.orderId);
       // The domain answered without placing it (its store rolls a failed write back).
       if (res.statusCode !== 201)
         throw new DomainUnavailable(`order domain answered ${res.statusCode}`, true);

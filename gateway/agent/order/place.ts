@@ -3,9 +3,10 @@ import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
 import { purchaseOrderResponseJson } from '../../../subgraphs/procurement/contract/json.ts';
 import { orderIdFor } from '../../../subgraphs/procurement/domain/order-domain.ts';
+import { OrderIdConflict } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
-import { domainUnavailable, notFound } from '../problems.ts';
+import { domainUnavailable, idempotencyKeyReused, notFound } from '../problems.ts';
 import { releaseUnplaced } from '../spend/spend.ts';
 import { DomainUnavailable, type OrderPort } from './order-port.ts';
 
@@ -23,14 +24,15 @@ export interface PlaceOptions {
 }
 
 /**
- * Step 8 (handler): the order domain stores the order durably, then 201 with Location. When
+ * Step 8 (handler): the order domain stores the order durably, then 201 with Location (202 when
+ * it waits for an operator's approval, PENDING_APPROVAL with expires_at). When
  * the domain cannot, 503 with Retry-After, and an Idempotency-Key is released for the retry.
  * With a key the order id is derived from it, so when the failure was a timeout after the
  * commit, the retry finds that order instead of placing a second one.
  */
 export function placeOrderHandler(o: PlaceOptions) {
   return async function placeOrder(req: FastifyRequest, reply: FastifyReply) {
-    const { identity, order, idempotency, spend } = req.agent;
+    const { identity, order, idempotency, spend, approval } = req.agent;
     if (!identity || !order) throw new Error('agent chain reached the handler without identity and order');
     // The id the spend step reserved under (it is the key's when there is a key), or the key's.
     // Without either the domain picks the id: an id given to it is looked up first (a retry may
@@ -40,17 +42,29 @@ export function placeOrderHandler(o: PlaceOptions) {
       (idempotency ? orderIdFor(idempotency.key) : undefined);
     let body: string;
     let location: string;
+    let status: 201 | 202;
     try {
       const created = await o.orders.place({
         request: order,
         spiffeId: identity.id,
         traceId: req.traceId,
         ...(orderId ? { orderId } : {}),
+        ...(approval ? { approvalsRequired: approval.required } : {}),
       });
       // Written by hand so allocated_budget is the exact decimal, not a double's text.
       body = purchaseOrderResponseJson(created);
       location = `${CANONICAL_PATH}/${created.order_id}`;
+      // Stored but waiting for a human (issue 22): 202, the same Location to read its fate.
+      status = created.status === 'PENDING_APPROVAL' ? 202 : 201;
     } catch (err) {
+      if (err instanceof OrderIdConflict) {
+        // The key's order was stored by an earlier attempt whose reply was lost (a 503 released
+        // the key): this body is another request. Nothing new was stored; the reservation under
+        // that order id is the first order's, so it stays.
+        req.agent.reason = 'idempotency: key reused with another body (found with the stored order)';
+        if (idempotency) await o.idempotency.release(idempotency.key).catch(() => {});
+        return sendProblem(reply, idempotencyKeyReused(), req.url);
+      }
       o.log.error({ err, traceId: req.traceId }, 'order domain unavailable');
       req.agent.reason = 'order domain unavailable';
       if (idempotency) await o.idempotency.release(idempotency.key).catch(() => {});
@@ -61,9 +75,9 @@ export function placeOrderHandler(o: PlaceOptions) {
     if (idempotency)
       // The order exists now: a failure to remember the reply must not turn it into an error.
       await o.idempotency
-        .complete(idempotency.key, idempotency.fingerprint, { status: 201, body, location }, o.clock.now())
+        .complete(idempotency.key, idempotency.fingerprint, { status, body, location }, o.clock.now())
         .catch((err) => o.log.error({ err, traceId: req.traceId }, 'idempotency record not stored'));
-    return reply.code(201).header('location', location).type('application/json').send(body);
+    return reply.code(status).header('location', location).type('application/json').send(body);
   };
 }
 

@@ -46,7 +46,11 @@ export function spendFacts(s: SpendStatus): SpendRefusalFacts {
 /** The spend policy's verdict on one order, apart from HTTP (the MCP tools can use it too). */
 export type SpendDecision =
   /** Go on to the order domain; `spend` goes to the request state (absent: nothing reserved, the domain picks the id). */
-  | { readonly kind: 'go'; readonly spend?: { orderId: string; reserved: boolean }; readonly reason?: string }
+  | {
+      readonly kind: 'go';
+      readonly spend?: { orderId: string; reserved: boolean; status?: SpendStatus };
+      readonly reason?: string;
+    }
   | { readonly kind: 'refused'; readonly reason: string; readonly problem: Problem };
 
 /**
@@ -66,9 +70,10 @@ export async function decideSpend(
   const amountCents = centsOfText(order.max_budget_usd);
   // The contract admits only whole cents in (0, 5000]; anything else is a bug upstream.
   if (amountCents === undefined) throw new Error('spend step: allocated budget is not whole cents');
+  const candidates = candidateSubjects(identity);
   const r = await o.ledger.reserve({
     orderId,
-    candidates: candidateSubjects(identity),
+    candidates,
     sku: order.sku,
     amountCents,
     now: o.clock.now(),
@@ -79,18 +84,21 @@ export async function decideSpend(
       const f = spendFacts(r.status);
       return {
         kind: 'go',
-        spend: { orderId, reserved: true },
+        spend: { orderId, reserved: true, status: r.status },
         reason: `ok; spend: reserved ${amount} ${f.currency} under ${f.policySubject}, ${f.remaining} left until ${f.resetsAt}`,
       };
     }
-    case 'replayed':
+    case 'replayed': {
       // Charged by an earlier attempt whose outcome may be unknown (a timeout): this request
-      // never gives it back, so an order stored by that attempt stays counted.
+      // never gives it back, so an order stored by that attempt stays counted. The policy is
+      // read again so the retry needs the same approval the first attempt did.
+      const status = await o.ledger.status(candidates, o.clock.now());
       return {
         kind: 'go',
-        spend: { orderId, reserved: false },
+        spend: { orderId, reserved: false, ...(status ? { status } : {}) },
         reason: 'ok; spend: order already reserved (retry)',
       };
+    }
     case 'no-policy':
       // Nothing reserved: the domain picks the id as without a policy (no extra lookup).
       if (o.withoutPolicy === 'allow') return { kind: 'go' };
@@ -194,6 +202,12 @@ export function spendView(identity: string, s: SpendStatus) {
       period: f.period,
       budget: f.budget,
       max_per_order: f.maxPerOrder ?? null,
+      approval_above:
+        s.policy.approvalAboveCents === undefined ? null : textOfCents(s.policy.approvalAboveCents),
+      second_approval_above:
+        s.policy.secondApprovalAboveCents === undefined
+          ? null
+          : textOfCents(s.policy.secondApprovalAboveCents),
       expires_at: f.expiresAt ?? null,
       allowed_sku_prefixes: f.allowedSkuPrefixes ?? [],
     },

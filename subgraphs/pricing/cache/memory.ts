@@ -60,6 +60,7 @@ export function createMemoryPriceCache(clock: Clock, maxEntries = 200_000): Pric
         known.set(field, price);
       }
       if (size > maxEntries) sweep();
+      return entries.map(() => true);
     },
     async lastKnownMany(keys) {
       return keys.map((k) => lastKnown.get(k.sku)?.get(keyField(k)));

@@ -65,12 +65,16 @@ export function createNearPriceCache(shared: PriceCache, clock: Clock, maxEntrie
     },
     async setMany(entries) {
       const generation = entries.map((e) => generationOf(e.key.sku));
-      await shared.setMany(entries);
+      const stored = await shared.setMany(entries);
       const expiresAt = clock.now() + PRICE_TTL_MS;
       entries.forEach(({ key, price }, i) => {
-        if (generationOf(key.sku) === generation[i]) near.set(keyText(key), { price, expiresAt });
+        // Kept near only what the shared cache took: a refused (stale) price is not served here.
+        if (stored[i] && generationOf(key.sku) === generation[i])
+          near.set(keyText(key), { price, expiresAt });
       });
+      return stored;
     },
+    versions: shared.versions && ((skus) => (shared.versions as NonNullable<PriceCache['versions']>)(skus)),
     lastKnownMany: (keys) => shared.lastKnownMany(keys),
     async invalidateSkus(skus) {
       forget(skus);

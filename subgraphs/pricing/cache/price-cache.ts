@@ -15,11 +15,29 @@ export const LAST_KNOWN_TTL_MS = 7 * 24 * 3600_000;
  */
 export interface PriceCache {
   getMany(keys: readonly PriceKey[]): Promise<(StoredPrice | undefined)[]>;
-  setMany(entries: readonly { key: PriceKey; price: StoredPrice }[]): Promise<void>;
+  /**
+   * Stores prices; answers, per entry, whether it was stored. An entry with a `version` is
+   * stored only while its SKU's version is still that one (see `versions`).
+   */
+  setMany(entries: readonly PriceEntry[]): Promise<readonly boolean[]>;
   lastKnownMany(keys: readonly PriceKey[]): Promise<(StoredPrice | undefined)[]>;
   /** Drops the fresh and last-known entries of these SKUs (a base price changed). */
   invalidateSkus(skus: readonly string[]): Promise<void>;
+  /**
+   * A cache shared by several processes: each SKU's version, which `invalidateSkus` moves on.
+   * A miss reads it before it reads the catalog and stores with it, so a price computed from a
+   * base price that another process changed meanwhile is never stored. Absent for a cache of
+   * one process, where the service's own generations do the same.
+   */
+  versions?(skus: readonly string[]): Promise<readonly number[]>;
   close?(): Promise<void>;
+}
+
+export interface PriceEntry {
+  key: PriceKey;
+  price: StoredPrice;
+  /** The SKU's version read before the catalog (PriceCache.versions); absent: store anyway. */
+  version?: number;
 }
 
 /** A fresh entry's text: `<expiresAtMs>:<response JSON>`; parsed without touching the JSON. */

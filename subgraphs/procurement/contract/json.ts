@@ -40,7 +40,9 @@ export const purchaseOrderRequestJson = (r: PurchaseOrderRequest): string =>
 
 /** A PurchaseOrderResponse as JSON, allocated_budget as an exact number. */
 export const purchaseOrderResponseJson = (r: PurchaseOrderResponse): string =>
-  `{"status":${JSON.stringify(r.status)},"order_id":${JSON.stringify(r.order_id)},"allocated_budget":${amount(r.allocated_budget)},"processed_at":${JSON.stringify(r.processed_at)}}`;
+  `{"status":${JSON.stringify(r.status)},"order_id":${JSON.stringify(r.order_id)},"allocated_budget":${amount(r.allocated_budget)},"processed_at":${JSON.stringify(r.processed_at)}${
+    r.expires_at === undefined ? '' : `,"expires_at":${JSON.stringify(r.expires_at)}`
+  }${r.decision_reason === undefined ? '' : `,"decision_reason":${JSON.stringify(r.decision_reason)}`}}`;
 
 /** The agent's order list (OrderList): each order with its exact amount, then the cursor. */
 export const orderListJson = (orders: readonly PurchaseOrderResponse[], nextCursor: string | null): string =>

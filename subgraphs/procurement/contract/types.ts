@@ -22,15 +22,20 @@ export interface PurchaseOrderRequest {
 
 /**
  * Body returned with 201 (spec, "PurchaseOrderResponse"), and the order as its owner reads,
- * lists and cancels it (status CANCELLED after a cancellation; a 201 is always APPROVED).
+ * lists and cancels it (status CANCELLED after a cancellation; a 201 is always APPROVED, a 202
+ * PENDING_APPROVAL).
  */
 export interface PurchaseOrderResponse {
-  readonly status: 'APPROVED' | 'CANCELLED';
+  readonly status: 'PENDING_APPROVAL' | 'APPROVED' | 'REJECTED' | 'EXPIRED' | 'CANCELLED';
   readonly order_id: string;
   /** The request's max_budget_usd, exactly. */
   readonly allocated_budget: UsdAmount;
   /** Unix time in seconds, fractional. */
   readonly processed_at: number;
+  /** RFC 3339 UTC: while PENDING_APPROVAL, when the approval request expires (issue 22). */
+  readonly expires_at?: string;
+  /** Why the order was decided as it was (rejection reason, approval note, expiry); absent before. */
+  readonly decision_reason?: string;
 }
 
 /** The JSON type of each field, for the schema/type agreement test. */
@@ -46,4 +51,12 @@ export const PURCHASE_ORDER_RESPONSE_FIELDS = {
   order_id: 'string',
   allocated_budget: 'number',
   processed_at: 'number',
+  expires_at: 'string',
+  decision_reason: 'string',
 } as const satisfies Record<keyof PurchaseOrderResponse, string>;
+
+/** The fields of PurchaseOrderResponse that are not always present (issue 22); the rest are required. */
+export const PURCHASE_ORDER_RESPONSE_OPTIONAL: readonly (keyof PurchaseOrderResponse)[] = [
+  'expires_at',
+  'decision_reason',
+];

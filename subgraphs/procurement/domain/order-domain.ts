@@ -3,14 +3,17 @@ import type { Clock } from '../../../lib/clock.ts';
 import { EventTypes } from '../../../lib/events/cloudevent.ts';
 import type { PurchaseOrderResponse } from '../contract/types.ts';
 import { orderEvent } from '../outbox/order-events.ts';
-import type { OrderQuery, OrderStore } from '../store/store.ts';
+import type { OrderChange, OrderQuery, OrderStore } from '../store/store.ts';
+import { approvalExpired, type Decision, type DecisionRefusal, decide, expired } from './approval.ts';
 import { cursorOf, encodeCursor, type OrderCursor } from './cursor.ts';
 import {
   approve,
   cancellation,
   cancelled,
+  OrderIdConflict,
   type PlaceOrder,
   type PurchaseOrder,
+  placedBy,
   toResponse,
 } from './purchase-order.ts';
 
@@ -35,21 +38,45 @@ export type CancelOutcome =
  * here, by the SPIFFE ID that placed the order.
  */
 export interface OrderDomain {
+  /** Rejects with OrderIdConflict when `cmd.orderId` names an order placed for another request. */
   place(cmd: PlaceOrder): Promise<PurchaseOrderResponse>;
   get(orderId: string): Promise<PurchaseOrder | null>;
   /** Newest first; `q.after` resumes after a cursor of an earlier page. */
   list(q: OrderQuery): Promise<OrderPage>;
   cancel(orderId: string, spiffeId: string): Promise<CancelOutcome>;
+  /** An operator's approval or rejection of a pending order (issue 22). */
+  decide(orderId: string, d: Decision): Promise<DecideOutcome>;
+  /** Orders awaiting approval, oldest first; `after` resumes after a cursor of an earlier page. */
+  pending(q: { after?: OrderCursor; limit: number }): Promise<OrderPage>;
+  /** Expires up to `limit` pending orders whose time is up; returns how many this call expired. */
+  expireDue(limit: number): Promise<number>;
   /** Orders placed through this instance since start (the fuzz test's witness). */
   readonly placed: () => number;
 }
+
+/** What an operator's decision came to. */
+export type DecideOutcome =
+  /** `changed`: this call wrote the decision; false: the same operator had taken it before. */
+  | { readonly kind: 'decided'; readonly order: PurchaseOrder; readonly changed: boolean }
+  | DecisionRefusal
+  | { readonly kind: 'not-found' };
 
 export interface OrderDomainOptions {
   /** How long after processed_at its owner may cancel an order (ORDER_CANCEL_WINDOW_SECONDS). */
   readonly cancelWindowMs: number;
   /** Called after each committed change (an outbox row was written): wakes the relay. */
   readonly committed?: () => void;
+  /** How long a PENDING_APPROVAL order waits for a decision (ORDER_APPROVAL_TTL_SECONDS). */
+  readonly approvalTtlMs?: number;
+  /**
+   * Gives a rejected or expired order's amount back to its spend period (the spend ledger's
+   * release: once per order id, so calling it again after a lost reply is harmless).
+   */
+  readonly release?: (orderId: string, nowMs: number) => Promise<unknown>;
 }
+
+/** A day: long enough for a human to notice the request, short enough for an agent to move on. */
+export const DEFAULT_APPROVAL_TTL_MS = 86_400_000;
 
 /** One hour: long enough for an agent to notice a mistake, short enough for fulfilment to start. */
 export const DEFAULT_CANCEL_WINDOW_MS = 3_600_000;
@@ -67,16 +94,44 @@ export function createOrderDomain(
 ): OrderDomain {
   let placed = 0;
   const committed = opts.committed ?? (() => {});
+  const approvalTtlMs = opts.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
+  const release = async (orderId: string, nowMs: number) => {
+    // The decision is committed; a ledger that is away leaves the amount charged (never
+    // overspent) and a repeated reject, or the next sweep, does not give it back twice.
+    await opts.release?.(orderId, nowMs);
+  };
+  const change = (
+    from: PurchaseOrder,
+    to: PurchaseOrder,
+    actor: string,
+    reason: string | null,
+    nowMs: number,
+  ): OrderChange => ({
+    orderId: to.orderId,
+    from: from.status,
+    to: to.status,
+    actor,
+    reason,
+    at: nowMs / 1000,
+  });
+  const EVENT_OF = {
+    APPROVED: EventTypes.OrderApproved,
+    REJECTED: EventTypes.OrderRejected,
+    EXPIRED: EventTypes.OrderExpired,
+  } as const;
   return {
     async place(cmd) {
       if (cmd.orderId) {
         const existing = await store.get(cmd.orderId);
+        if (existing && !placedBy(existing, cmd)) throw new OrderIdConflict(cmd.orderId);
         if (existing) return toResponse(existing);
       }
       const now = clock.now();
-      const order = approve(cmd, cmd.orderId ?? newOrderId(), now);
+      const order = approve(cmd, cmd.orderId ?? newOrderId(), now, approvalTtlMs);
       placed++;
-      await store.insert(order, orderEvent(EventTypes.OrderPlaced, order, now));
+      const type =
+        order.status === 'PENDING_APPROVAL' ? EventTypes.OrderApprovalRequested : EventTypes.OrderPlaced;
+      await store.insert(order, orderEvent(type, order, now));
       committed();
       return toResponse(order);
     },
@@ -98,15 +153,75 @@ export function createOrderDomain(
         if (verdict === 'already') return { kind: 'cancelled', order, first: false };
         if (verdict === 'too-late') return { kind: 'not-cancellable', order };
         const next = cancelled(order, now);
-        if (await store.cancel(next, orderEvent(EventTypes.OrderCancelled, next, now))) {
+        const record = change(order, next, spiffeId, 'cancelled by its agent', now);
+        if (await store.cancel(next, orderEvent(EventTypes.OrderCancelled, next, now), record)) {
           committed();
           return { kind: 'cancelled', order: next, first: true };
         }
       }
       throw new Error(`order ${orderId} changed twice while being cancelled`);
     },
+    async decide(orderId, d) {
+      // A lost race is read back: the winner's decision is then what this one is judged against
+      // (a refusal naming it, or a repeat). Under dual control two distinct approvals may both
+      // land, one after the other; more than three rounds means something keeps changing it.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const order = await store.get(orderId);
+        if (!order) return { kind: 'not-found' };
+        const now = clock.now();
+        const v = decide(order, d, now);
+        if (v.kind === 'repeat') {
+          if (order.status === 'REJECTED') await release(order.orderId, now);
+          return { kind: 'decided', order, changed: false };
+        }
+        if (v.kind !== 'change') return v;
+        const next = v.next;
+        const events =
+          next.status === 'PENDING_APPROVAL'
+            ? []
+            : [orderEvent(EVENT_OF[next.status as 'APPROVED' | 'REJECTED'], next, now)];
+        const why = d.kind === 'reject' ? d.reason : d.note;
+        const record = change(
+          order,
+          next,
+          d.operator,
+          next.status === 'PENDING_APPROVAL'
+            ? `approval 1 of ${order.approvalsRequired}${why ? `: ${why}` : ''}`
+            : why,
+          now,
+        );
+        if (await store.transition(next, events, record)) {
+          if (events.length) committed();
+          if (next.status === 'REJECTED') await release(next.orderId, now);
+          return { kind: 'decided', order: next, changed: true };
+        }
+      }
+      throw new Error(`order ${orderId} changed three times while being decided`);
+    },
+    async pending(q) {
+      const rows = await store.pending({ ...(q.after ? { after: q.after } : {}), limit: q.limit + 1 });
+      const orders = rows.slice(0, q.limit);
+      const last = orders[orders.length - 1];
+      return { orders, nextCursor: rows.length > q.limit && last ? encodeCursor(cursorOf(last)) : null };
+    },
+    async expireDue(limit) {
+      const now = clock.now();
+      let done = 0;
+      for (const order of await store.expiring(now / 1000, limit)) {
+        if (!approvalExpired(order, now)) continue;
+        const next = expired(order, now);
+        // Another replica's sweep (or a decision) may have come first: then nothing is written.
+        const record = change(order, next, 'system', next.decisionReason, now);
+        if (await store.transition(next, [orderEvent(EventTypes.OrderExpired, next, now)], record)) {
+          done++;
+          await release(next.orderId, now).catch(() => {});
+        }
+      }
+      if (done) committed();
+      return done;
+    },
     placed: () => placed,
   };
 }
 
-export type { OrderCursor };
+export type { Decision, OrderCursor };

@@ -2,10 +2,26 @@ import type { PurchaseOrderRequest, PurchaseOrderResponse, UsdAmount } from '../
 
 /**
  * The order's states (docs/procurement.md, "Order lifecycle"): APPROVED on creation (the spec),
- * CANCELLED when its owner cancels it within the cancellation window. CANCELLED is final.
+ * or PENDING_APPROVAL when its spend policy asks a human to approve it (issue 22), which ends
+ * APPROVED, REJECTED, EXPIRED or CANCELLED. CANCELLED, REJECTED and EXPIRED are final.
  */
-export type OrderStatus = 'APPROVED' | 'CANCELLED';
-export const ORDER_STATUSES: readonly OrderStatus[] = ['APPROVED', 'CANCELLED'];
+export type OrderStatus = 'PENDING_APPROVAL' | 'APPROVED' | 'REJECTED' | 'EXPIRED' | 'CANCELLED';
+export const ORDER_STATUSES: readonly OrderStatus[] = [
+  'PENDING_APPROVAL',
+  'APPROVED',
+  'REJECTED',
+  'EXPIRED',
+  'CANCELLED',
+];
+
+/** One operator's approval of a pending order (dual control needs two distinct ones). */
+export interface Approval {
+  /** The operator (the `sub` of their token). */
+  readonly operator: string;
+  /** Unix time in seconds, fractional. */
+  readonly at: number;
+  readonly note: string | null;
+}
 
 /** A stored purchase order. */
 export interface PurchaseOrder {
@@ -23,6 +39,20 @@ export interface PurchaseOrder {
   /** Unix time in seconds, fractional; null until cancelled. */
   readonly cancelledAt: number | null;
   readonly traceId: string;
+  /** Distinct operator approvals the order needs: 0 (none, APPROVED on creation), 1, or 2 (dual control). */
+  readonly approvalsRequired: 0 | 1 | 2;
+  /** The approvals given so far, oldest first. */
+  readonly approvals: readonly Approval[];
+  /** Unix seconds: when a pending order expires; null when it never awaited approval. */
+  readonly expiresAt: number | null;
+  /** Unix seconds of the decision (approved, rejected, expired); null before. */
+  readonly decidedAt: number | null;
+  /** The operator who rejected it or gave the last approval; `system` for an expiry. */
+  readonly decidedBy: string | null;
+  /** The rejection's reason, the last approval's note, or why it expired. */
+  readonly decisionReason: string | null;
+  /** Bumped by every change: a change is written only over the version it was computed from. */
+  readonly version: number;
 }
 
 /** What the order domain is asked to do: an already validated request and who sent it. */
@@ -36,17 +66,25 @@ export interface PlaceOrder {
    * the order instead of creating a second one. Absent: the domain picks a fresh id.
    */
   readonly orderId?: string;
+  /**
+   * Set by the gateway's approval step (issue 22) when the spend policy asks for a human
+   * approval: the order is stored PENDING_APPROVAL and needs this many distinct approvals.
+   */
+  readonly approvalsRequired?: 1 | 2;
 }
 
 /**
- * Approval is unconditional for a request that passed the contract: the spec sets APPROVED on
- * creation and allocates the whole budget. Pure: id and time are given.
+ * The order as created. Approval is unconditional for a request that passed the contract (the
+ * spec sets APPROVED on creation and allocates the whole budget), unless the gateway's approval
+ * step asked for a human approval: then PENDING_APPROVAL until `approvalTtlMs` from now. Pure:
+ * id and time are given.
  */
-export function approve(cmd: PlaceOrder, orderId: string, nowMs: number): PurchaseOrder {
+export function approve(cmd: PlaceOrder, orderId: string, nowMs: number, approvalTtlMs = 0): PurchaseOrder {
   const r = cmd.request;
+  const pending = cmd.approvalsRequired !== undefined;
   return Object.freeze({
     orderId,
-    status: 'APPROVED',
+    status: pending ? 'PENDING_APPROVAL' : 'APPROVED',
     agentId: r.agent_id,
     spiffeId: cmd.spiffeId,
     sku: r.sku,
@@ -55,6 +93,13 @@ export function approve(cmd: PlaceOrder, orderId: string, nowMs: number): Purcha
     processedAt: nowMs / 1000,
     cancelledAt: null,
     traceId: cmd.traceId,
+    approvalsRequired: cmd.approvalsRequired ?? 0,
+    approvals: [],
+    expiresAt: pending ? (nowMs + approvalTtlMs) / 1000 : null,
+    decidedAt: null,
+    decidedBy: null,
+    decisionReason: null,
+    version: 0,
   });
 }
 
@@ -70,6 +115,10 @@ export type Cancellation = 'cancel' | 'already' | 'too-late';
 
 export function cancellation(o: PurchaseOrder, nowMs: number, windowMs: number): Cancellation {
   if (o.status === 'CANCELLED') return 'already';
+  // A pending order was never approved: its agent may withdraw it while it waits (issue 22).
+  if (o.status === 'PENDING_APPROVAL') return 'cancel';
+  // Rejected or expired: nothing left to cancel.
+  if (o.status !== 'APPROVED') return 'too-late';
   // processed_at is stored in seconds: back to the millisecond it was made from (a double's
   // seconds × 1000 can land a hair below it, which would shift the boundary).
   return nowMs <= Math.round(o.processedAt * 1000) + windowMs ? 'cancel' : 'too-late';
@@ -77,14 +126,47 @@ export function cancellation(o: PurchaseOrder, nowMs: number, windowMs: number):
 
 /** The order once cancelled at `nowMs`. Pure. */
 export function cancelled(o: PurchaseOrder, nowMs: number): PurchaseOrder {
-  return Object.freeze({ ...o, status: 'CANCELLED', cancelledAt: nowMs / 1000 });
+  return Object.freeze({ ...o, status: 'CANCELLED', cancelledAt: nowMs / 1000, version: o.version + 1 });
 }
 
+/**
+ * The order as its owner reads it: the spec's four fields, plus (issue 22) `expires_at` while
+ * it waits for approval and `decision_reason` once a human (or the expiry) decided it.
+ */
 export function toResponse(o: PurchaseOrder): PurchaseOrderResponse {
   return {
     status: o.status,
     order_id: o.orderId,
     allocated_budget: o.allocatedBudget,
     processed_at: o.processedAt,
+    ...(o.status === 'PENDING_APPROVAL' && o.expiresAt !== null
+      ? { expires_at: new Date(Math.round(o.expiresAt * 1000)).toISOString() }
+      : {}),
+    ...(o.decisionReason !== null && o.decidedAt !== null ? { decision_reason: o.decisionReason } : {}),
   };
+}
+
+/**
+ * Whether a stored order is the one this command asks for: the same owner and the same request
+ * (every field of PurchaseOrderRequest, the amount as its exact text, as the gateway's
+ * Idempotency-Key fingerprint compares it). An order id derived from an Idempotency-Key names
+ * one request; a retry with that key and another body must not receive the first order.
+ */
+export function placedBy(order: PurchaseOrder, cmd: PlaceOrder): boolean {
+  const r = cmd.request;
+  return (
+    order.spiffeId === cmd.spiffeId &&
+    order.agentId === r.agent_id &&
+    order.sku === r.sku &&
+    order.quantity === r.quantity &&
+    order.allocatedBudget === r.max_budget_usd
+  );
+}
+
+/** A given order id is already taken by an order for another request (`placedBy` is false). */
+export class OrderIdConflict extends Error {
+  constructor(readonly orderId: string) {
+    super(`order ${orderId} was placed for another request`);
+    this.name = 'OrderIdConflict';
+  }
 }

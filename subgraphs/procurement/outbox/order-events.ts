@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CloudEvent, EventTypes } from '../../../lib/events/cloudevent.ts';
+import { type CloudEvent, EventTypes } from '../../../lib/events/cloudevent.ts';
 import { tracing } from '../../../lib/telemetry/state.ts';
 import type { UsdAmount } from '../contract/types.ts';
 import type { OrderStatus, PurchaseOrder } from '../domain/purchase-order.ts';
@@ -7,7 +7,13 @@ import type { OrderStatus, PurchaseOrder } from '../domain/purchase-order.ts';
 /** CloudEvents `source` of the order events, whichever process relays them. */
 export const ORDER_EVENT_SOURCE = '/agent-commerce/procurement';
 
-export type OrderEventType = typeof EventTypes.OrderPlaced | typeof EventTypes.OrderCancelled;
+export type OrderEventType =
+  | typeof EventTypes.OrderPlaced
+  | typeof EventTypes.OrderCancelled
+  | typeof EventTypes.OrderApprovalRequested
+  | typeof EventTypes.OrderApproved
+  | typeof EventTypes.OrderRejected
+  | typeof EventTypes.OrderExpired;
 
 /**
  * `data` of OrderPlaced and OrderCancelled (schemas/events/order-*.json): the order in its REST
@@ -28,6 +34,23 @@ export interface OrderEventData {
   readonly cancelled_at: number | null;
 }
 
+/**
+ * `data` of the approval events (schemas/events/order-approval.json): the order's fields as
+ * above plus where its approval stands. Kept apart so OrderPlaced and OrderCancelled keep
+ * exactly their documented shape.
+ */
+export interface OrderApprovalEventData extends OrderEventData {
+  readonly approvals_required: number;
+  readonly approvals: readonly { operator: string; at: number; note: string | null }[];
+  /** RFC 3339 UTC: when the pending order expires (or expired). */
+  readonly expires_at: string | null;
+  /** Unix seconds of the decision; null while pending. */
+  readonly decided_at: number | null;
+  /** The operator who decided, `system` for an expiry; null while pending. */
+  readonly decided_by: string | null;
+  readonly decision_reason: string | null;
+}
+
 /** One outbox row: the event as stored in the order's transaction, relayed later. */
 export interface OutboxEvent {
   /** The CloudEvent id: fixed when the row is written, so a re-relay carries the same id. */
@@ -36,7 +59,7 @@ export interface OutboxEvent {
   readonly subject: string;
   /** ISO 8601: when the change happened (the commit's time, not the relay's). */
   readonly time: string;
-  readonly data: OrderEventData;
+  readonly data: OrderEventData | OrderApprovalEventData;
   /**
    * The W3C trace context of the request that made the change (tracing on only), stored with
    * the row so the event relayed later still continues that request's trace.
@@ -57,17 +80,34 @@ export const orderEventData = (o: PurchaseOrder): OrderEventData => ({
   cancelled_at: o.cancelledAt,
 });
 
+const APPROVAL_EVENTS: ReadonlySet<string> = new Set([
+  EventTypes.OrderApprovalRequested,
+  EventTypes.OrderApproved,
+  EventTypes.OrderRejected,
+  EventTypes.OrderExpired,
+]);
+
+export const orderApprovalEventData = (o: PurchaseOrder): OrderApprovalEventData => ({
+  ...orderEventData(o),
+  approvals_required: o.approvalsRequired,
+  approvals: o.approvals.map((a) => ({ operator: a.operator, at: a.at, note: a.note })),
+  expires_at: o.expiresAt === null ? null : new Date(Math.round(o.expiresAt * 1000)).toISOString(),
+  decided_at: o.decidedAt,
+  decided_by: o.decidedBy,
+  decision_reason: o.decisionReason,
+});
+
 /** The outbox row of a change to `order` (the order as it is after the change). */
 export const orderEvent = (type: OrderEventType, order: PurchaseOrder, nowMs: number): OutboxEvent => ({
   id: randomUUID(),
   type,
   subject: order.orderId,
   time: new Date(nowMs).toISOString(),
-  data: orderEventData(order),
+  data: APPROVAL_EVENTS.has(type) ? orderApprovalEventData(order) : orderEventData(order),
   ...tracing().eventContext(),
 });
 
-export const toCloudEvent = (e: OutboxEvent): CloudEvent<OrderEventData> => ({
+export const toCloudEvent = (e: OutboxEvent): CloudEvent<OrderEventData | OrderApprovalEventData> => ({
   specversion: '1.0',
   id: e.id,
   source: ORDER_EVENT_SOURCE,

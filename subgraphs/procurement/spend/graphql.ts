@@ -21,12 +21,15 @@ const PERIOD_ENUM = { day: 'DAY', month: 'MONTH' } as const;
 const MAX_PAGE = 500;
 
 /** A policy as the SDL's SpendPolicy; `currentPeriod` is resolved from the ledger when asked for. */
-const view = (p: SpendPolicy) => ({
+export const view = (p: SpendPolicy) => ({
   subject: p.subject,
   currency: p.currency,
   period: PERIOD_ENUM[p.period],
   budget: textOfCents(p.budgetCents),
   maxPerOrder: p.maxPerOrderCents === undefined ? null : textOfCents(p.maxPerOrderCents),
+  approvalAbove: p.approvalAboveCents === undefined ? null : textOfCents(p.approvalAboveCents),
+  secondApprovalAbove:
+    p.secondApprovalAboveCents === undefined ? null : textOfCents(p.secondApprovalAboveCents),
   expiresAt: p.expiresAt === undefined ? null : iso(p.expiresAt),
   allowedSkuPrefixes: p.skuPrefixes ?? [],
   updatedAt: iso(p.updatedAt),

@@ -10,7 +10,7 @@ import { redisSpendLedger } from './redis.ts';
  * in process (embedded: the gateway takes the procurement module's instance).
  */
 export function spendLedgerFor(
-  platform: Pick<Platform, 'redis' | 'config' | 'bus' | 'log' | 'onClose'>,
+  platform: Pick<Platform, 'redis' | 'config' | 'bus' | 'log' | 'onClose' | 'readiness'>,
 ): SpendLedger {
   if (!platform.redis) return memorySpendLedger();
   // With Redis, every process keeps an index of the subjects that have a policy (policy-index.ts).
@@ -20,5 +20,7 @@ export function spendLedgerFor(
     platform.log,
   );
   platform.onClose(() => ledger.close());
+  // Not ready before the index is known: until then every order needs the {spend} slot.
+  platform.readiness.set('spend-policy-index', () => ledger.ready());
   return ledger;
 }

@@ -18,7 +18,9 @@ export const POLICY_INDEX_REFRESH_MS = 5_000;
  * What the index may get wrong, briefly: a policy just set for an identity that had none is
  * enforced once its change event reaches the process (milliseconds; at worst the next refresh,
  * POLICY_INDEX_REFRESH_MS). Until the first read succeeds the index is unknown and every order
- * asks Redis, as before. (docs/spend.md, "Availability".)
+ * asks Redis, as before; `ready()` (the process's /readyz check `spend-policy-index`) refuses
+ * until then, so a load balancer sends no agent to a replica that would need the slot for all.
+ * (docs/spend.md, "Availability".)
  */
 export function withPolicyIndex(
   ledger: SpendLedger,
@@ -54,7 +56,7 @@ export function withPolicyIndex(
   const unsubscribe = bus.subscribe(EventTypes.SpendPoliciesChanged, () => load());
   const timer = setInterval(() => void load(), POLICY_INDEX_REFRESH_MS);
   timer.unref();
-  const first = load();
+  void load();
   /** False only when the index is known and no candidate has a policy. */
   const mayHavePolicy = (candidates: readonly string[]) =>
     subjects === undefined || candidates.some((c) => subjects?.has(c));
@@ -75,7 +77,12 @@ export function withPolicyIndex(
 
   return {
     ...ledger,
-    ready: () => first,
+    /** Resolves once the index is known; while it is not, asks for a read (shared) and refuses if that fails. */
+    async ready() {
+      if (subjects !== undefined) return;
+      await load();
+      if (subjects === undefined) throw new Error('spend policy index not read yet');
+    },
     close() {
       clearInterval(timer);
       unsubscribe();

@@ -18,6 +18,10 @@ export interface SpendPolicy {
   readonly budgetCents: number;
   /** Absent: only the period budget bounds one order. */
   readonly maxPerOrderCents?: number;
+  /** Orders above this are stored PENDING_APPROVAL until an operator approves (issue 22). Absent: none. */
+  readonly approvalAboveCents?: number;
+  /** Orders above this need two distinct operators' approvals (dual control); ≥ approvalAboveCents. */
+  readonly secondApprovalAboveCents?: number;
   /** Absent: the policy does not expire. */
   readonly expiresAt?: number;
   /** Absent or empty: any SKU. */
@@ -90,6 +94,8 @@ export interface SpendPolicyInput {
   readonly period: unknown;
   readonly budget: unknown;
   readonly maxPerOrder?: unknown;
+  readonly approvalAbove?: unknown;
+  readonly secondApprovalAbove?: unknown;
   readonly expiresAt?: unknown;
   readonly allowedSkuPrefixes?: unknown;
 }
@@ -136,10 +142,11 @@ export function parseSpendPolicy(
     return cents;
   };
   const budgetCents = amount('/budget', input.budget);
-  const maxPerOrderCents =
-    input.maxPerOrder === undefined || input.maxPerOrder === null
-      ? undefined
-      : amount('/maxPerOrder', input.maxPerOrder);
+  const optionalAmount = (pointer: string, v: unknown) =>
+    v === undefined || v === null ? undefined : amount(pointer, v);
+  const maxPerOrderCents = optionalAmount('/maxPerOrder', input.maxPerOrder);
+  const approvalAboveCents = optionalAmount('/approvalAbove', input.approvalAbove);
+  const secondApprovalAboveCents = optionalAmount('/secondApprovalAbove', input.secondApprovalAbove);
 
   let expiresAt: number | undefined;
   if (input.expiresAt !== undefined && input.expiresAt !== null) {
@@ -168,6 +175,14 @@ export function parseSpendPolicy(
     }
   }
 
+  if (secondApprovalAboveCents !== undefined && input.approvalAbove == null)
+    bad('/secondApprovalAbove', 'needs approvalAbove (the first approval) too');
+  if (
+    secondApprovalAboveCents !== undefined &&
+    approvalAboveCents !== undefined &&
+    secondApprovalAboveCents < approvalAboveCents
+  )
+    bad('/secondApprovalAbove', 'must not be below approvalAbove');
   if (errors.length > 0 || !id.ok || budgetCents === undefined) return { ok: false, errors };
   if (maxPerOrderCents !== undefined && maxPerOrderCents > budgetCents)
     return { ok: false, errors: [{ pointer: '/maxPerOrder', message: 'must not exceed the budget' }] };
@@ -177,6 +192,8 @@ export function parseSpendPolicy(
     period: input.period as SpendPeriod,
     budgetCents,
     ...(maxPerOrderCents !== undefined ? { maxPerOrderCents } : {}),
+    ...(approvalAboveCents !== undefined ? { approvalAboveCents } : {}),
+    ...(secondApprovalAboveCents !== undefined ? { secondApprovalAboveCents } : {}),
     ...(expiresAt !== undefined ? { expiresAt } : {}),
     ...(skuPrefixes ? { skuPrefixes } : {}),
     updatedAt: now,
@@ -186,3 +203,15 @@ export function parseSpendPolicy(
 
 export const skuAllowed = (p: SpendPolicy, sku: string): boolean =>
   !p.skuPrefixes || p.skuPrefixes.length === 0 || p.skuPrefixes.some((x) => sku.startsWith(x));
+
+/**
+ * How many distinct operators must approve an order of `amountCents` under `policy` (issue 22):
+ * 0 at or below approvalAbove (or without it), 2 above secondApprovalAbove, else 1. "Above" is
+ * strict, as for maxPerOrder: an order of exactly the threshold needs no approval.
+ */
+export function approvalsRequired(policy: SpendPolicy, amountCents: number): 0 | 1 | 2 {
+  if (policy.approvalAboveCents === undefined || amountCents <= policy.approvalAboveCents) return 0;
+  if (policy.secondApprovalAboveCents !== undefined && amountCents > policy.secondApprovalAboveCents)
+    return 2;
+  return 1;
+}

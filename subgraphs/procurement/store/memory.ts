@@ -2,7 +2,7 @@ import { BoundedMap } from '../../../lib/bounded-map.ts';
 import type { OrderCursor } from '../domain/cursor.ts';
 import type { PurchaseOrder } from '../domain/purchase-order.ts';
 import type { OutboxEvent } from '../outbox/order-events.ts';
-import type { OrderQuery, OrderStore, OutboxStore } from './store.ts';
+import type { OrderChange, OrderQuery, OrderStore, OutboxStore } from './store.ts';
 
 /** Listing order: newest first by (processed_at, order_id), as the SQL store's index. */
 const before = (o: OrderCursor, c: OrderCursor) =>
@@ -29,6 +29,7 @@ export function memoryOrderStore(
   maxPending = 10_000,
 ): OrderStore & { readonly outbox: OutboxStore } {
   const orders = new BoundedMap<string, PurchaseOrder>(maxOrders);
+  const changes = new BoundedMap<string, OrderChange[]>(maxOrders);
   let pending: OutboxEvent[] = [];
   const enqueue = (e: OutboxEvent) => {
     pending.push(e);
@@ -73,12 +74,34 @@ export function memoryOrderStore(
       for (const o of orders.values()) if (matches(o, q)) out.push(o);
       return out.sort(newestFirst).slice(0, q.limit);
     },
-    async cancel(order, event) {
-      const stored = orders.get(order.orderId);
-      if (stored?.status !== 'APPROVED') return false;
-      orders.set(order.orderId, order);
-      enqueue(event);
-      return true;
+    cancel: async (order, event, change) => transition(order, [event], change),
+    transition: async (next, events, change) => transition(next, events, change),
+    async pending(q) {
+      const oldestFirst = (a: PurchaseOrder, b: PurchaseOrder) => newestFirst(b, a);
+      const after = q.after;
+      return [...orders.values()]
+        .filter((o) => o.status === 'PENDING_APPROVAL' && (!after || before(after, o)))
+        .sort(oldestFirst)
+        .slice(0, q.limit);
+    },
+    async expiring(nowSeconds, limit) {
+      return [...orders.values()]
+        .filter((o) => o.status === 'PENDING_APPROVAL' && o.expiresAt !== null && o.expiresAt <= nowSeconds)
+        .sort((a, b) => (a.expiresAt ?? 0) - (b.expiresAt ?? 0))
+        .slice(0, limit);
+    },
+    async changes(orderId) {
+      return [...(changes.get(orderId) ?? [])];
     },
   };
+
+  /** Synchronous between read and write: atomic on the event loop, as the SQL row lock is. */
+  function transition(next: PurchaseOrder, events: readonly OutboxEvent[], change?: OrderChange) {
+    const stored = orders.get(next.orderId);
+    if (stored?.version !== next.version - 1) return false;
+    orders.set(next.orderId, next);
+    for (const e of events) enqueue(e);
+    if (change) changes.set(next.orderId, [...(changes.get(next.orderId) ?? []), change]);
+    return true;
+  }
 }

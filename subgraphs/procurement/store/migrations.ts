@@ -70,4 +70,52 @@ export const orderMigrations: readonly Migration[] = [
     id: 'procurement:008-outbox-unrelayed',
     sql: 'CREATE INDEX procurement_outbox_unrelayed ON procurement_outbox (seq) WHERE relayed_at IS NULL',
   },
+  {
+    // Issue 22, human approval: PENDING_APPROVAL and its three decided ends beside APPROVED and
+    // CANCELLED. A pending order always has its expiry; cancelled_at is set exactly when
+    // CANCELLED. `version` is bumped by every change, which is written only over the version it
+    // was computed from, so two operators deciding at once on two replicas cannot both win.
+    id: 'procurement:009-order-approval',
+    sql: `ALTER TABLE purchase_orders
+      ADD COLUMN approvals_required smallint NOT NULL DEFAULT 0 CHECK (approvals_required BETWEEN 0 AND 2),
+      ADD COLUMN approvals jsonb NOT NULL DEFAULT '[]'::jsonb,
+      ADD COLUMN expires_at double precision,
+      ADD COLUMN decided_at double precision,
+      ADD COLUMN decided_by text,
+      ADD COLUMN decision_reason text CHECK (char_length(decision_reason) <= 1000),
+      ADD COLUMN version integer NOT NULL DEFAULT 0,
+      DROP CONSTRAINT purchase_orders_status_check,
+      ADD CONSTRAINT purchase_orders_status_check CHECK (
+        status IN ('PENDING_APPROVAL', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED')
+        AND (cancelled_at IS NULL) = (status <> 'CANCELLED')
+        AND (status <> 'PENDING_APPROVAL' OR expires_at IS NOT NULL)
+      )`,
+  },
+  {
+    // The approval queue (oldest first) and the expiry sweep read only pending orders.
+    id: 'procurement:010-purchase-orders-pending',
+    sql: "CREATE INDEX purchase_orders_pending ON purchase_orders (processed_at, order_id) WHERE status = 'PENDING_APPROVAL'",
+  },
+  {
+    id: 'procurement:011-purchase-orders-expiring',
+    sql: "CREATE INDEX purchase_orders_expiring ON purchase_orders (expires_at) WHERE status = 'PENDING_APPROVAL'",
+  },
+  {
+    // The procurement audit of order changes after creation (issue 22): who moved an order from
+    // which status to which, and why; written in the change's own transaction, append only.
+    id: 'procurement:012-order-changes',
+    sql: `CREATE TABLE purchase_order_changes (
+      seq bigserial PRIMARY KEY,
+      order_id text NOT NULL,
+      from_status text NOT NULL,
+      to_status text NOT NULL,
+      actor text NOT NULL,
+      reason text,
+      at double precision NOT NULL
+    )`,
+  },
+  {
+    id: 'procurement:013-order-changes-by-order',
+    sql: 'CREATE INDEX purchase_order_changes_order ON purchase_order_changes (order_id, seq)',
+  },
 ];

@@ -1,11 +1,11 @@
 import type { Db, Queryable } from '../../../lib/db/index.ts';
 import { usdAmount } from '../contract/json.ts';
-import type { OrderStatus, PurchaseOrder } from '../domain/purchase-order.ts';
+import type { Approval, OrderStatus, PurchaseOrder } from '../domain/purchase-order.ts';
 import type { OutboxEvent } from '../outbox/order-events.ts';
 import { groupCommit } from './group-commit.ts';
-import type { OrderQuery, OrderStore, OutboxStore } from './store.ts';
+import type { OrderChange, OrderQuery, OrderStore, OutboxStore } from './store.ts';
 
-const COLUMNS = 10;
+const COLUMNS = 13;
 
 interface Row {
   order_id: string;
@@ -19,7 +19,16 @@ interface Row {
   processed_at: number;
   cancelled_at: number | null;
   trace_id: string;
+  approvals_required: number;
+  approvals: Approval[] | string;
+  expires_at: number | null;
+  decided_at: number | null;
+  decided_by: string | null;
+  decision_reason: string | null;
+  version: number;
 }
+
+const num = (v: number | null) => (v === null ? null : Number(v));
 
 function exactBudget(r: Row) {
   const amount = usdAmount(r.allocated_budget);
@@ -38,9 +47,28 @@ const fromRow = (r: Row): PurchaseOrder =>
     quantity: Number(r.quantity),
     allocatedBudget: exactBudget(r),
     processedAt: Number(r.processed_at),
-    cancelledAt: r.cancelled_at === null ? null : Number(r.cancelled_at),
+    cancelledAt: num(r.cancelled_at),
     traceId: r.trace_id,
+    approvalsRequired: Number(r.approvals_required) as 0 | 1 | 2,
+    approvals: Object.freeze(
+      (typeof r.approvals === 'string' ? (JSON.parse(r.approvals) as Approval[]) : r.approvals).map((a) =>
+        Object.freeze({ ...a }),
+      ),
+    ),
+    expiresAt: num(r.expires_at),
+    decidedAt: num(r.decided_at),
+    decidedBy: r.decided_by,
+    decisionReason: r.decision_reason,
+    version: Number(r.version),
   });
+
+/** The change record of one transaction. */
+async function writeChange(tx: Queryable, c: OrderChange): Promise<void> {
+  await tx.query(
+    'INSERT INTO purchase_order_changes (order_id, from_status, to_status, actor, reason, at) VALUES ($1,$2,$3,$4,$5,$6)',
+    [c.orderId, c.from, c.to, c.actor, c.reason, c.at],
+  );
+}
 
 /** Outbox rows of one transaction, as one multi-row INSERT. */
 async function writeEvents(tx: Queryable, events: readonly OutboxEvent[]): Promise<void> {
@@ -67,7 +95,7 @@ async function writeEvents(tx: Queryable, events: readonly OutboxEvent[]): Promi
 }
 
 const SELECT =
-  'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget::text AS allocated_budget, processed_at, cancelled_at, trace_id FROM purchase_orders';
+  'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget::text AS allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, decided_at, decided_by, decision_reason, version FROM purchase_orders';
 
 /** The WHERE clause of a listing; every value a parameter. */
 function where(q: OrderQuery, params: unknown[]): string {
@@ -111,13 +139,16 @@ export function sqlOrderStore(db: Db): OrderStore {
           o.processedAt,
           o.cancelledAt,
           o.traceId,
+          o.approvalsRequired,
+          JSON.stringify(o.approvals),
+          o.expiresAt,
         );
       }
       await db.transaction(async (tx) => {
         // RETURNING names only the orders this statement created: an id that existed (a
         // retried Idempotency-Key) gets no second OrderPlaced.
         const created = await tx.query<{ order_id: string }>(
-          `INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id) VALUES ${values.join(',')} ON CONFLICT (order_id) DO NOTHING RETURNING order_id`,
+          `INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at) VALUES ${values.join(',')} ON CONFLICT (order_id) DO NOTHING RETURNING order_id`,
           params,
         );
         const ids = new Set(created.map((r) => r.order_id));
@@ -148,19 +179,75 @@ export function sqlOrderStore(db: Db): OrderStore {
       params.push(q.limit);
       return (await db.query<Row>(sql, params)).map(fromRow);
     },
-    cancel: (order, event) =>
-      db.transaction(async (tx) => {
-        // The row lock taken by this UPDATE orders concurrent cancels: the second sees the
-        // first's CANCELLED, updates nothing and writes no event.
-        const rows = await tx.query(
-          "UPDATE purchase_orders SET status = 'CANCELLED', cancelled_at = $2 WHERE order_id = $1 AND status = 'APPROVED' RETURNING order_id",
-          [order.orderId, order.cancelledAt],
-        );
-        if (rows.length === 0) return false;
-        await writeEvents(tx, [event]);
-        return true;
-      }),
+    cancel: (order, event, change) => transition(order, [event], change),
+    transition: (next, events, change) => transition(next, events, change),
+    async pending(q) {
+      const params: unknown[] = [];
+      let after = '';
+      if (q.after) {
+        params.push(q.after.processedAt, q.after.orderId);
+        after = ' AND (processed_at, order_id) > ($1, $2)';
+      }
+      params.push(q.limit);
+      const sql = `${SELECT} WHERE status = 'PENDING_APPROVAL'${after} ORDER BY processed_at, order_id LIMIT $${params.length}`;
+      return (await db.query<Row>(sql, params)).map(fromRow);
+    },
+    async expiring(nowSeconds, limit) {
+      const sql = `${SELECT} WHERE status = 'PENDING_APPROVAL' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`;
+      return (await db.query<Row>(sql, [nowSeconds, limit])).map(fromRow);
+    },
+    async changes(orderId) {
+      const rows = await db.query<{
+        order_id: string;
+        from_status: OrderStatus;
+        to_status: OrderStatus;
+        actor: string;
+        reason: string | null;
+        at: number;
+      }>(
+        'SELECT order_id, from_status, to_status, actor, reason, at FROM purchase_order_changes WHERE order_id = $1 ORDER BY seq',
+        [orderId],
+      );
+      return rows.map((r) => ({
+        orderId: r.order_id,
+        from: r.from_status,
+        to: r.to_status,
+        actor: r.actor,
+        reason: r.reason,
+        at: Number(r.at),
+      }));
+    },
   };
+
+  /**
+   * One change over the version it was computed from. The row lock taken by the UPDATE orders
+   * concurrent changes (two operators, an operator and the agent's cancel, the expiry sweep of
+   * two replicas): the later one finds another version, updates nothing and writes no event.
+   */
+  function transition(next: PurchaseOrder, events: readonly OutboxEvent[], change?: OrderChange) {
+    return db.transaction(async (tx) => {
+      const rows = await tx.query(
+        `UPDATE purchase_orders SET status = $2, cancelled_at = $3, approvals = $4::jsonb, decided_at = $5,
+           decided_by = $6, decision_reason = $7, version = $8
+         WHERE order_id = $1 AND version = $9 RETURNING order_id`,
+        [
+          next.orderId,
+          next.status,
+          next.cancelledAt,
+          JSON.stringify(next.approvals),
+          next.decidedAt,
+          next.decidedBy,
+          next.decisionReason,
+          next.version,
+          next.version - 1,
+        ],
+      );
+      if (rows.length === 0) return false;
+      await writeEvents(tx, events);
+      if (change) await writeChange(tx, change);
+      return true;
+    });
+  }
 }
 
 interface OutboxRow {

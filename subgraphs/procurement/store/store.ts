@@ -29,9 +29,33 @@ export interface OrderStore {
   list(q: OrderQuery): Promise<PurchaseOrder[]>;
   /**
    * Stores `order` (CANCELLED) and its OrderCancelled outbox row in one transaction if the
-   * stored order is still APPROVED; false (and nothing written) when it is not.
+   * stored order is still the version it was cancelled from; false (and nothing written) when not.
    */
-  cancel(order: PurchaseOrder, event: OutboxEvent): Promise<boolean>;
+  cancel(order: PurchaseOrder, event: OutboxEvent, change?: OrderChange): Promise<boolean>;
+  /**
+   * Writes `next` (its status, approvals and decision) with its outbox rows and its change
+   * record in one transaction, only if the stored order is still at version `next.version - 1`;
+   * false (nothing written) when another change came first.
+   */
+  transition(next: PurchaseOrder, events: readonly OutboxEvent[], change: OrderChange): Promise<boolean>;
+  /** Orders awaiting approval, oldest first by (processed_at, order_id), after `after`. */
+  pending(q: { readonly after?: OrderCursor; readonly limit: number }): Promise<PurchaseOrder[]>;
+  /** Orders still PENDING_APPROVAL whose expiry is at or before `nowSeconds`, soonest first. */
+  expiring(nowSeconds: number, limit: number): Promise<PurchaseOrder[]>;
+  /** The change records of one order, oldest first. */
+  changes(orderId: string): Promise<OrderChange[]>;
+}
+
+/** One change of an order after its creation (the procurement audit of issue 22). */
+export interface OrderChange {
+  readonly orderId: string;
+  readonly from: OrderStatus;
+  readonly to: OrderStatus;
+  /** The operator (token subject), the agent's SPIFFE ID for a cancel, or `system` for an expiry. */
+  readonly actor: string;
+  readonly reason: string | null;
+  /** Unix seconds. */
+  readonly at: number;
 }
 
 /** The outcome of one relay pass over the outbox. */

@@ -8,7 +8,14 @@ import type { WebhookStore } from './store.ts';
 import type { DeliveryStatus, WebhookDelivery, WebhookEndpoint } from './types.ts';
 
 /** The events an endpoint may subscribe to: the order events of the procurement outbox. */
-export const WEBHOOK_EVENT_TYPES: readonly string[] = [EventTypes.OrderPlaced, EventTypes.OrderCancelled];
+export const WEBHOOK_EVENT_TYPES: readonly string[] = [
+  EventTypes.OrderPlaced,
+  EventTypes.OrderCancelled,
+  EventTypes.OrderApprovalRequested,
+  EventTypes.OrderApproved,
+  EventTypes.OrderRejected,
+  EventTypes.OrderExpired,
+];
 
 export const MAX_DESCRIPTION = 500;
 export const MAX_LIST = 200;

@@ -1,6 +1,6 @@
 /**
  * The distributed topology for fault tests: the procurement process and gateway processes as
- * separate OS processes (test/support/processes.ts), each killed at exit even when a test
+ * separate OS processes (harness/processes.ts), each killed at exit even when a test
  * failed before its cleanup. Order reads go to the store directly, to compare what clients
  * were told with what exists.
  */
@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type ENTRY, type ServiceProcess, startProcess } from '../../support/processes.ts';
-import { TEST_REDIS_URL, uniquePrefix } from '../../support/services.ts';
+import { type ENTRY, type ServiceProcess, startProcess } from '../../../harness/processes.ts';
+import { TEST_REDIS_URL, uniquePrefix } from '../../../harness/services.ts';
 
 const started = new Set<ServiceProcess>();
 const dataDirs = new Set<string>();

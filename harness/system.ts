@@ -5,9 +5,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildEmbedded, type RunningSystem, type StartOptions } from '../../gateway/topology.ts';
-import { mintDevToken } from '../../lib/auth/jwt.ts';
-import { type Config, loadConfig } from '../../lib/config.ts';
+import { buildEmbedded, type RunningSystem, type StartOptions } from '../gateway/topology.ts';
+import { mintDevToken } from '../lib/auth/jwt.ts';
+import { type Config, loadConfig } from '../lib/config.ts';
 
 process.env.APOLLO_TELEMETRY_DISABLED = '1';
 

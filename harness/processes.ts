@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../', import.meta.url));
 
 export interface ServiceProcess {
   readonly url: string;
@@ -62,6 +62,8 @@ export interface StartProcessOptions {
   compiled?: boolean;
   /** Extra node flags, e.g. `--cpu-prof`. */
   nodeArgs?: string[];
+  /** Another Node binary than this process's (benchmarks compare Node releases). */
+  node?: string;
 }
 
 export async function startProcess(
@@ -76,9 +78,15 @@ export async function startProcess(
     ? [...startFlags(entry), `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`]
     : ['--import', 'tsx', ENTRY[entry]];
   const withStartEnv = opts.compiled ? { ...startEnv(entry), ...env } : env;
-  return startCommand(entry, process.execPath, [...(opts.nodeArgs ?? []), ...script], withStartEnv, {
-    timeoutMs,
-  });
+  return startCommand(
+    entry,
+    opts.node ?? process.execPath,
+    [...(opts.nodeArgs ?? []), ...script],
+    withStartEnv,
+    {
+      timeoutMs,
+    },
+  );
 }
 
 /** Any command that serves like a service process (e.g. the image's entry point, compiled). */

@@ -1,0 +1,170 @@
+/**
+ * Open-loop (constant arrival rate) HTTP load, in a worker thread so it never shares the event
+ * loop it measures. Request i of a stream is due at start + i / rate, whatever happened before
+ * it; its latency is counted from that due time to the end of its response, so time a request
+ * spent waiting for the client (a late timer, all connections busy) is counted too: no
+ * coordinated omission (the closed-loop generator in ../loadgen.ts waits for each answer before
+ * it sends the next request, so a stall there hides the requests that would have queued behind
+ * it).
+ *
+ * Written here rather than taken from a tool: autocannon and undici's benchmarks are closed
+ * loop, and wrk2 (the reference open-loop generator) is not packaged for this machine. undici's
+ * Pool opens connections on demand (bounded) and hdr-histogram-js gives the percentiles.
+ */
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import * as hdr from 'hdr-histogram-js';
+import { Pool } from 'undici';
+import type { HttpRequestSpec } from '../harness.ts';
+
+export interface Stream {
+  requests: HttpRequestSpec[];
+  /** Arrivals per second. */
+  rate: number;
+}
+
+export interface OpenLoadOptions {
+  url: string;
+  /** The measured stream. */
+  primary: Stream;
+  /** Load beside it (e.g. 100 agent orders/s), measured separately. */
+  background?: Stream;
+  seconds: number;
+  /** Upper bound on open connections; a request finding none free waits (and that wait counts). */
+  maxConnections?: number;
+}
+
+export interface StreamResult {
+  offered: number;
+  /** Completed responses per second of the run. */
+  achieved: number;
+  sent: number;
+  completed: number;
+  /** Latencies from each request's due time, in milliseconds. */
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+  mean: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface OpenLoadResult {
+  primary: StreamResult;
+  background?: StreamResult;
+}
+
+const histogram = () =>
+  hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 120_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
+
+async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
+  const pool = new Pool(opts.url, {
+    connections: opts.maxConnections ?? 256,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+  });
+  const streams = [opts.primary, ...(opts.background ? [opts.background] : [])].map((s) => ({
+    ...s,
+    period: 1000 / s.rate,
+    next: 0,
+    hist: histogram(),
+    sent: 0,
+    completed: 0,
+    non2xx: 0,
+    errors: 0,
+  }));
+  const inflight = new Set<Promise<void>>();
+  const start = performance.now() + 20;
+  const end = start + opts.seconds * 1000;
+
+  const fire = (s: (typeof streams)[number], due: number) => {
+    const r = s.requests[s.sent++ % s.requests.length] as HttpRequestSpec;
+    const p = pool
+      .request({
+        method: r.method ?? 'GET',
+        path: r.path,
+        headers: r.headers ?? {},
+        ...(r.body !== undefined ? { body: r.body } : {}),
+      })
+      .then(async (res) => {
+        await res.body.dump();
+        s.hist.recordValue(Math.max(1, Math.round((performance.now() - due) * 1000)));
+        s.completed++;
+        if (res.statusCode < 200 || res.statusCode >= 300) s.non2xx++;
+      })
+      .catch(() => {
+        s.errors++;
+      })
+      .finally(() => inflight.delete(p));
+    inflight.add(p);
+  };
+
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      let next = end;
+      for (const s of streams) {
+        // Everything due by now goes out now, each keeping its own due time.
+        for (let due = start + s.next * s.period; due <= now && due < end; due = start + s.next * s.period) {
+          s.next++;
+          fire(s, due);
+        }
+        next = Math.min(next, start + s.next * s.period);
+      }
+      if (now >= end) resolve();
+      else setTimeout(tick, Math.max(0, next - performance.now()));
+    };
+    setTimeout(tick, Math.max(0, start - performance.now()));
+  });
+  // Answers still under way count (their latency keeps growing from their due time), up to a bound.
+  await Promise.race([Promise.all(inflight), new Promise((r) => setTimeout(r, 30_000))]);
+  await pool.destroy();
+
+  const elapsed = (performance.now() - start) / 1000;
+  const result = (s: (typeof streams)[number]): StreamResult => {
+    const ms = (q: number) => s.hist.getValueAtPercentile(q) / 1000;
+    return {
+      offered: s.rate,
+      achieved: s.completed / Math.max(elapsed, opts.seconds),
+      sent: s.sent,
+      completed: s.completed,
+      p50: ms(50),
+      p99: ms(99),
+      p999: ms(99.9),
+      max: s.hist.maxValue / 1000,
+      mean: s.hist.mean / 1000,
+      non2xx: s.non2xx,
+      errors: s.errors + (s.sent - s.completed - s.errors),
+    };
+  };
+  const [primary, background] = streams;
+  return {
+    primary: result(primary as (typeof streams)[number]),
+    ...(background ? { background: result(background) } : {}),
+  };
+}
+
+/** Runs the open-loop load in a worker thread and resolves with its figures. */
+export function openLoad(opts: OpenLoadOptions): Promise<OpenLoadResult> {
+  return new Promise((resolve, reject) => {
+    // Workers do not inherit tsx's loader: the bootstrap registers it, then loads this file.
+    const bootstrap = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(import.meta.url)}, ${JSON.stringify(import.meta.url)}))`;
+    const worker = new Worker(bootstrap, {
+      eval: true,
+      workerData: opts,
+      resourceLimits: { maxYoungGenerationSizeMb: 96 },
+    });
+    worker.once('message', (m: OpenLoadResult) => resolve(m));
+    worker.once('error', reject);
+    worker.once('exit', (code) => code !== 0 && reject(new Error(`open-loop worker exited ${code}`)));
+  });
+}
+
+if (!isMainThread && parentPort) {
+  const port = parentPort;
+  void drive(workerData as OpenLoadOptions).then((r) => port.postMessage(r));
+}

@@ -1,0 +1,62 @@
+/**
+ * V8 heap settings against the tail: starts the compiled embedded system once per flag set (each
+ * set twice, alternated), puts the REST and GraphQL quotes under a constant arrival rate, alone
+ * and with 100 agent orders/s beside them, and prints p50/p99/p99.9 and the process's RSS.
+ *   npm run build && npx tsx bench/tools/heap-ab.ts "--max-semi-space-size=4,--max-old-space-size=128" "--max-semi-space-size=16,--max-old-space-size=256"
+ * Rates: REST_RATE (500) and GRAPHQL_RATE (300) req/s.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCommand, startEnv } from '../../harness/processes.ts';
+import { gql, testConfig } from '../../harness/system.ts';
+import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
+import { mintDevToken } from '../../lib/auth/jwt.ts';
+import { load } from '../loadgen.ts';
+import { openLoad } from '../open-loop/generator.ts';
+import { PATHS } from '../open-loop/run.ts';
+import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
+
+const sets = process.argv.slice(2).map((s) => s.split(',').filter(Boolean));
+const orders = PATHS.find((p) => p.key === 'order')?.requests() ?? [];
+const loads = [
+  ['rest', QUOTE_REQUESTS.rest(), Number(process.env.REST_RATE ?? 500)],
+  ['graphql', QUOTE_REQUESTS.graphql(), Number(process.env.GRAPHQL_RATE ?? 300)],
+] as const;
+
+for (let round = 0; round < 2; round++) {
+  for (const flags of sets) {
+    const env = {
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-heap-')),
+      CATALOG_SIZE: '10000',
+      RATE_LIMIT_CAPACITY: '1000000000',
+      RATE_LIMIT_REFILL_PER_SECOND: '1000000',
+    };
+    const sys = await startCommand('embedded', process.execPath, [...flags, 'dist/gateway/main.js'], {
+      ...startEnv('embedded'),
+      ...env,
+    });
+    const token = await mintDevToken(testConfig(env), { subject: 'bench', roles: ['promotions:admin'] });
+    await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
+    const out: string[] = [];
+    for (const [name, request, rate] of loads) {
+      await load({ url: sys.url, requests: [request], connections: 10, seconds: 3 });
+      for (const beside of [false, true]) {
+        const r = await openLoad({
+          url: sys.url,
+          primary: { requests: [request], rate },
+          ...(beside ? { background: { requests: orders, rate: 100 } } : {}),
+          seconds: 10,
+        });
+        const p = r.primary;
+        out.push(
+          `${name}${beside ? ' + 100 orders/s' : ''} at ${rate}/s: p50 ${p.p50.toFixed(2)} p99 ${p.p99.toFixed(2)} p99.9 ${p.p999.toFixed(2)} ms`,
+        );
+      }
+    }
+    const rss =
+      Number((/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${sys.child.pid}/status`, 'utf8')) ?? [])[1]) / 1024;
+    console.log(`[${flags.join(' ')}] round ${round + 1}, RSS ${rss.toFixed(0)} MB\n  ${out.join('\n  ')}`);
+    await sys.stop();
+  }
+}
