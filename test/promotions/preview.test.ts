@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { RuleInvalid } from '../../subgraphs/promotions/domain/errors.ts';
 import { compileRule, type RuleDocument } from '../../subgraphs/promotions/domain/rule.ts';
 import { SPEC_SAMPLE_RULE } from '../../subgraphs/promotions/store/seed.ts';
-import { startEmbedded, type TestSystem } from '../support/system.ts';
 import { rule } from './support.ts';
 
 // The console's rule editor preview (issue 14), through the gateway over real HTTP.
@@ -40,6 +40,15 @@ interface Preview {
     total: number;
   } | null;
 }
+
+/** Whether a JSON value holds a key that secure-json-parse refuses (at any depth). */
+const poisoned = (v: unknown): boolean => {
+  if (v === null || typeof v !== 'object') return false;
+  if (Object.hasOwn(v, '__proto__')) return true;
+  const ctor = Object.hasOwn(v, 'constructor') ? (v as { constructor: unknown }).constructor : undefined;
+  if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) return true;
+  return Object.values(v).some(poisoned);
+};
 
 const BOOKS = {
   currency: 'USD',
@@ -201,6 +210,13 @@ describe('previewPromotions (embedded system, GraphQL over HTTP)', () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(draft, fc.jsonValue({ maxDepth: 2 })), async (d) => {
         const r = await preview([d]);
+        if (poisoned(d)) {
+          // Fastify's JSON parser refuses a body with a __proto__ or constructor.prototype key
+          // (prototype poisoning): a GraphQL-shaped 400 before any resolver runs.
+          expect(r.status).toBe(400);
+          expect(r.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
+          return;
+        }
         if (d === null) {
           // [JSON!]! holds no null: GraphQL's own validation refuses it, a 4xx.
           expect(r.status).toBe(400);
@@ -218,7 +234,8 @@ describe('previewPromotions (embedded system, GraphQL over HTTP)', () => {
         }
         expect(r.preview?.valid).toBe(valid);
       }),
-      { numRuns: 100 },
+      // CI once drew this one (seed -1160113290): tried on every run since.
+      { numRuns: 100, examples: [[{ version: JSON.parse('{"__proto__": false}') }]] },
     );
   });
 });
