@@ -1,7 +1,8 @@
 /**
  * `npm run console:screenshots`: a screenshot of every console page into docs/console/, taken
  * in Chromium (playwright-core, /usr/bin/chromium or CHROMIUM_PATH) against a throwaway embedded
- * system with a little traffic: orders, a blocked agent, a price, a promotion preview.
+ * system with a little traffic: orders, a blocked agent, a price, a promotion preview, orders
+ * waiting for approval, a webhook endpoint.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { buildEmbedded } from '../gateway/topology.ts';
+import { mintDevToken } from '../lib/auth/jwt.ts';
 import { loadConfig } from '../lib/config.ts';
 
 process.env.APOLLO_TELEMETRY_DISABLED = '1';
@@ -44,6 +46,40 @@ for (let i = 0; i < 6; i++) await order(`${AGENT}/buyer-${i % 3}`, { sku: skus[i
 for (let i = 0; i < 6; i++) await order(`${AGENT}/misbehaving`, { quantity: 0 });
 const placed = (await (await order(AGENT, { quantity: 4 })).json()) as { order_id: string };
 
+// Orders waiting for approval (one under dual control), and a webhook endpoint with deliveries.
+const admin = await mintDevToken(config, {
+  subject: 'console-developer',
+  roles: ['spend:admin', 'webhooks:admin'],
+});
+const gql = (query: string, variables: Record<string, unknown>) =>
+  fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+    body: JSON.stringify({ query, variables }),
+  });
+await gql('mutation($i: SpendPolicyInput!) { setSpendPolicy(input: $i) { subject } }', {
+  i: {
+    subject: `${AGENT}/approvals`,
+    currency: 'USD',
+    period: 'MONTH',
+    budget: '5000.00',
+    approvalAbove: '200.00',
+    secondApprovalAbove: '1000.00',
+  },
+});
+await gql(
+  'mutation($u: String!, $t: [String!]!) { registerWebhookEndpoint(url: $u, eventTypes: $t) { signingSecret } }',
+  {
+    u: 'https://erp.example/hooks',
+    t: [
+      'com.agent-commerce.procurement.OrderPlaced',
+      'com.agent-commerce.procurement.OrderApprovalRequested',
+    ],
+  },
+);
+await order(`${AGENT}/approvals`, { sku: 'SKU-ELC-000004', quantity: 3, max_budget_usd: 250.75 });
+await order(`${AGENT}/approvals`, { sku: 'SKU-TOL-000007', quantity: 20, max_budget_usd: 1200 });
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu'],
@@ -65,6 +101,19 @@ try {
   await page.getByTestId('audit-trail').getByRole('cell', { name: '201' }).first().waitFor();
   await page.getByTestId('audit-verify').getByText('The chain verifies').waitFor();
   await shot(page, 'orders');
+
+  await page.getByRole('link', { name: 'Approvals' }).click();
+  await page.getByTestId('pending-approval').first().waitFor();
+  await shot(page, 'approvals');
+
+  await page.getByRole('link', { name: 'Spend policies' }).click();
+  await page.getByTestId('spend-policies').waitFor();
+  await shot(page, 'spend-policies');
+
+  await page.getByRole('link', { name: 'Webhooks' }).click();
+  await page.getByRole('button', { name: 'Deliveries of https://erp.example/hooks' }).click();
+  await page.getByTestId('webhook-deliveries').getByRole('row').nth(1).waitFor();
+  await shot(page, 'webhooks');
 
   await page.getByRole('link', { name: 'Prices' }).click();
   await page.getByRole('button', { name: 'Calculate' }).click();

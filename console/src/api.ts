@@ -5,6 +5,11 @@
  */
 import { session } from './session.ts';
 
+export interface FieldError {
+  pointer: string;
+  message: string;
+}
+
 /** An RFC 9457 problem (or a GraphQL error, or a network failure) in words for the page. */
 export class ApiError extends Error {
   constructor(
@@ -13,6 +18,8 @@ export class ApiError extends Error {
     readonly detail: string,
     readonly code?: string,
     readonly type?: string,
+    /** The API's violations with a JSON pointer each (BAD_USER_INPUT's extensions.errors). */
+    readonly fieldErrors: readonly FieldError[] = [],
   ) {
     super(detail || title);
   }
@@ -118,11 +125,20 @@ export async function graphql<T>(query: string, variables?: Record<string, unkno
   const first = body.errors?.[0];
   if (first) {
     const code = first.extensions?.code;
+    // A list of violations (extensions.errors), or one naming its argument (extensions.field).
+    const ext = first.extensions ?? {};
+    const fieldErrors = Array.isArray(ext.errors)
+      ? (ext.errors as FieldError[])
+      : typeof ext.field === 'string'
+        ? [{ pointer: `/${ext.field}`, message: first.message }]
+        : [];
     throw new ApiError(
       (code && GRAPHQL_STATUS[code]) || (status >= 400 ? status : 400),
       code ?? 'GraphQL error',
       first.message,
       code,
+      undefined,
+      fieldErrors,
     );
   }
   return body.data as T;

@@ -2,12 +2,15 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import './styles.css';
 import { AgentsPage } from './pages/agents.tsx';
+import { ApprovalsPage } from './pages/approvals.tsx';
 import { ExplorerPage } from './pages/explorer.tsx';
 import { LivePage } from './pages/live.tsx';
 import { OrdersPage } from './pages/orders.tsx';
 import { PricesPage } from './pages/prices.tsx';
 import { PromotionsPage } from './pages/promotions.tsx';
 import { SignIn } from './pages/sign-in.tsx';
+import { SpendPoliciesPage } from './pages/spend-policies.tsx';
+import { WebhooksPage } from './pages/webhooks.tsx';
 import { useRoute } from './router.ts';
 import { type Claims, claimsOf, session } from './session.ts';
 import { Link, operatorTimeZone, Time } from './ui/parts.tsx';
@@ -21,6 +24,9 @@ export interface ConsoleConfig {
 const PAGES = [
   { id: 'agents', label: 'Agents' },
   { id: 'orders', label: 'Orders and audit' },
+  { id: 'approvals', label: 'Approvals' },
+  { id: 'spend', label: 'Spend policies' },
+  { id: 'webhooks', label: 'Webhooks' },
   { id: 'prices', label: 'Prices' },
   { id: 'promotions', label: 'Promotions' },
   { id: 'explorer', label: 'GraphQL explorer' },
@@ -101,6 +107,9 @@ function App() {
         {!token ? <SignIn devToken={config.devToken} /> : null}
         {token && page === 'agents' ? <AgentsPage /> : null}
         {token && page === 'orders' ? <OrdersPage params={route.params} /> : null}
+        {token && page === 'approvals' ? <ApprovalsPage /> : null}
+        {token && page === 'spend' ? <SpendPoliciesPage /> : null}
+        {token && page === 'webhooks' ? <WebhooksPage /> : null}
         {token && page === 'prices' ? <PricesPage /> : null}
         {token && page === 'promotions' ? <PromotionsPage /> : null}
         {token && page === 'explorer' ? <ExplorerPage /> : null}

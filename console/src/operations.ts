@@ -14,7 +14,19 @@ export type ConsoleOperation =
   | 'Promotions'
   | 'UpsertPromotion'
   | 'PreviewPromotions'
-  | 'SpendPolicies';
+  | 'SpendPolicies'
+  | 'SetSpendPolicy'
+  | 'DeleteSpendPolicy'
+  | 'PendingApprovals'
+  | 'ApprovalDecisions'
+  | 'ApprovePurchaseOrder'
+  | 'RejectPurchaseOrder'
+  | 'WebhookEndpoints'
+  | 'WebhookDeliveries'
+  | 'RegisterWebhookEndpoint'
+  | 'RotateWebhookSecret'
+  | 'DisableWebhookEndpoint'
+  | 'ReplayWebhookDelivery';
 
 /** The manifest's printed text of a registered operation (what hashes to its id). */
 export function operation(name: ConsoleOperation): string {

@@ -16,10 +16,13 @@ export const DEV_OPERATOR_ROLES = [
   'agents:admin',
   'audit:read',
   'orders:read',
+  'orders:approve',
   'pricing:admin',
   'promotions:read',
   'promotions:admin',
   'spend:read',
+  'spend:admin',
+  'webhooks:admin',
 ] as const;
 
 export const DEV_TOKEN_SUBJECT = 'console-developer';

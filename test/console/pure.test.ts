@@ -1,6 +1,7 @@
 /** The console's pure helpers: token claims for display, the effective spend policy, the order search, instants. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type Decision, newestDecisions } from '../../console/src/approvals.ts';
 import { claimsOf } from '../../console/src/claims.ts';
 import {
   EMPTY_SEARCH,
@@ -9,7 +10,14 @@ import {
   searchVariables,
   unixSeconds,
 } from '../../console/src/orders-search.ts';
-import { effectivePolicy, type SpendPolicy } from '../../console/src/spend-policy.ts';
+import {
+  EMPTY_POLICY,
+  effectivePolicy,
+  errorsByField,
+  formOf,
+  policyInput,
+  type SpendPolicy,
+} from '../../console/src/spend-policy.ts';
 import { toDate } from '../../console/src/time.ts';
 import { testConfig } from '../../harness/system.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
@@ -164,5 +172,128 @@ describe('searchVariables, unixSeconds and toDate (the order search)', () => {
     expect(toDate(Date.parse(iso) / 1000).toISOString()).toBe(iso);
     expect(toDate(Date.parse(iso)).toISOString()).toBe(iso);
     expect(toDate(iso).toISOString()).toBe(iso);
+  });
+});
+
+describe('spend policy form (the Spend policies page)', () => {
+  it('sends what was typed, trimmed, leaving out empty optional fields', () => {
+    expect(
+      policyInput({
+        ...EMPTY_POLICY,
+        subject: ' spiffe://example.org/ns/ai/sa/x ',
+        budget: '12.345',
+        approvalAbove: ' 50 ',
+        allowedSkuPrefixes: 'SKU-ELC-, SKU-TOL-  ',
+      }),
+    ).toEqual({
+      subject: 'spiffe://example.org/ns/ai/sa/x',
+      currency: 'USD',
+      period: 'DAY',
+      budget: '12.345',
+      approvalAbove: '50',
+      allowedSkuPrefixes: ['SKU-ELC-', 'SKU-TOL-'],
+    });
+  });
+
+  it('round-trips a stored policy through the form', () => {
+    const stored = {
+      subject: 'spiffe://example.org/ns/ai',
+      currency: 'USD',
+      period: 'MONTH',
+      budget: '2000.00',
+      maxPerOrder: null,
+      approvalAbove: '100.00',
+      secondApprovalAbove: '1000.00',
+      expiresAt: null,
+      allowedSkuPrefixes: ['SKU-ELC-'],
+      currentPeriod: { start: '', resetsAt: '', spent: '0.00', remaining: '2000.00' },
+    };
+    expect(policyInput(formOf(stored))).toEqual({
+      subject: stored.subject,
+      currency: 'USD',
+      period: 'MONTH',
+      budget: '2000.00',
+      approvalAbove: '100.00',
+      secondApprovalAbove: '1000.00',
+      allowedSkuPrefixes: ['SKU-ELC-'],
+    });
+  });
+
+  it.each([
+    [[{ pointer: '/budget', message: 'bad' }], { budget: ['bad'] }],
+    [
+      [
+        { pointer: '/allowedSkuPrefixes/2', message: 'too long' },
+        { pointer: '/allowedSkuPrefixes/0', message: 'empty' },
+      ],
+      { allowedSkuPrefixes: ['#3: too long', '#1: empty'] },
+    ],
+    [[{ pointer: '', message: 'whole input' }], { input: ['whole input'] }],
+  ])('puts the API violations %j on their fields', (errors, expected) => {
+    expect(errorsByField(errors)).toEqual(expected);
+  });
+});
+
+describe('newestDecisions (the Approvals page)', () => {
+  const decision = (
+    orderId: string,
+    status: Decision['status'],
+    decidedAt: number | null,
+    approvalsRequired = 1,
+  ) =>
+    ({
+      orderId,
+      status,
+      agentId: 'a',
+      sku: 'SKU-ABC-000001',
+      quantity: 1,
+      allocatedBudgetDecimal: '1.00',
+      approvalsRequired,
+      approvals: [],
+      decidedAt,
+      decidedBy: 'op',
+      decisionReason: null,
+    }) satisfies Decision;
+
+  it('leaves out orders approved on creation, orders by decision time, keeps n', () => {
+    const got = newestDecisions(
+      {
+        approved: [
+          decision('auto', 'APPROVED', null, 0),
+          decision('a1', 'APPROVED', 30),
+          decision('a2', 'APPROVED', 10),
+        ],
+        rejected: [decision('r1', 'REJECTED', 20)],
+        expired: [decision('e1', 'EXPIRED', 40)],
+      },
+      3,
+    );
+    expect(got.map((d) => d.orderId)).toEqual(['e1', 'a1', 'r1']);
+  });
+
+  it('never returns more than n, and always newest first (property)', () => {
+    const d = fc.record({
+      id: fc.uuid(),
+      at: fc.option(fc.integer({ min: 0, max: 1e9 }), { nil: null }),
+      req: fc.integer({ min: 0, max: 2 }),
+    });
+    fc.assert(
+      fc.property(fc.array(d), fc.array(d), fc.integer({ min: 0, max: 10 }), (a, r, n) => {
+        const got = newestDecisions(
+          {
+            approved: a.map((x) => decision(x.id, 'APPROVED', x.at, x.req)),
+            rejected: r.map((x) => decision(x.id, 'REJECTED', x.at)),
+            expired: [],
+          },
+          n,
+        );
+        expect(got.length).toBeLessThanOrEqual(n);
+        for (let i = 1; i < got.length; i++)
+          expect(got[i - 1]?.decidedAt ?? 0).toBeGreaterThanOrEqual(got[i]?.decidedAt ?? 0);
+        expect(
+          got.every((g) => g.decidedAt !== null && (g.status !== 'APPROVED' || g.approvalsRequired > 0)),
+        ).toBe(true);
+      }),
+    );
   });
 });

@@ -122,6 +122,56 @@ describe('the operator console under GRAPHQL_SAFELIST=on, in Chromium', { timeou
     expect(refusals(page)).toEqual([]);
     await page.context().close();
   });
+
+  it('Approvals, Spend policies, Webhooks: list, decide, save and register through registered operations only', async () => {
+    const id = `${AGENT}/safelist-approval-${randomUUID().slice(0, 8)}`;
+    const set = await sys.gql(registered('SetSpendPolicy'), {
+      token: await sys.token(['spend:admin']),
+      variables: {
+        input: { subject: id, currency: 'USD', period: 'DAY', budget: '1000.00', approvalAbove: '100.00' },
+      },
+    });
+    expect(set.errors).toBeUndefined();
+    const res = await fetch(`${sys.url}/api/v2/procurement/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-spiffe-id': id },
+      body: JSON.stringify({
+        agent_id: 'agent-0000001',
+        sku: 'SKU-ABC-000001',
+        quantity: 2,
+        max_budget_usd: 250.75,
+      }),
+    });
+    expect(res.status).toBe(202);
+    const pending = String(((await res.json()) as { order_id: string }).order_id);
+    const page = await signedIn();
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByRole('button', { name: `Approve ${pending}` }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${pending}: APPROVED` })
+      .waitFor();
+    await page.getByTestId('decisions').getByRole('row').filter({ hasText: pending }).waitFor();
+
+    await page.getByRole('link', { name: 'Spend policies' }).click();
+    const row = page.getByTestId('spend-policies').getByRole('row').filter({ hasText: id });
+    await row.getByRole('button', { name: `Edit ${id}` }).click();
+    await page.getByLabel('Budget per period').fill('1500.00');
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await row.filter({ hasText: '1500.00' }).waitFor();
+
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('Endpoint URL').fill('https://erp.example/hooks');
+    await page.getByRole('button', { name: 'Register endpoint' }).click();
+    await page
+      .getByTestId('signing-secret')
+      .getByText(/whsec_/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Deliveries of https://erp.example/hooks' }).click();
+    await page.getByTestId('webhook-deliveries').getByText('No delivery.').waitFor();
+    expect(refusals(page)).toEqual([]);
+    await page.context().close();
+  });
 });
 
 describe('the console sends only registered operations', () => {

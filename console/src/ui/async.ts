@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 
 export type Async<T> =
-  | { state: 'idle' }
+  | { state: 'idle'; data?: undefined }
   | { state: 'loading'; data?: T }
   | { state: 'ok'; data: T }
   | { state: 'error'; error: ApiError; data?: T };

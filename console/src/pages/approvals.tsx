@@ -1,0 +1,239 @@
+/**
+ * Approvals (issue 22): orders waiting for a person, oldest first (GraphQL `pendingApprovals`,
+ * orders:approve), each with its agent, its spend against the policy and the product's catalog
+ * price; approve (an optional note) or reject (a reason is required); and the newest decisions
+ * (`purchaseOrders` by status, orders:read). Whether a decision is allowed, and which one won a
+ * race, is the API's answer, shown as it came (docs/console.md).
+ */
+import { useState } from 'preact/hooks';
+import { graphql } from '../api.ts';
+import { type Decision, newestDecisions, type Pending, unitPrice } from '../approvals.ts';
+import { operation } from '../operations.ts';
+import { useAction, useAsync } from '../ui/async.ts';
+import { Empty, Loading, ProblemView, Time } from '../ui/parts.tsx';
+
+// Registered operations (schemas/operations/pending-approvals.graphql, approval-decisions.graphql,
+// approve-purchase-order.graphql, reject-purchase-order.graphql).
+const QUEUE = operation('PendingApprovals');
+const DECISIONS = operation('ApprovalDecisions');
+const APPROVE = operation('ApprovePurchaseOrder');
+const REJECT = operation('RejectPurchaseOrder');
+
+interface Decided {
+  orderId: string;
+  status: string;
+  approvalsRequired: number;
+  approvals: { operator: string }[];
+}
+
+export function ApprovalsPage() {
+  const queue = useAsync(
+    () =>
+      graphql<{ pendingApprovals: { nodes: Pending[] } }>(QUEUE, { first: 100 }).then(
+        (d) => d.pendingApprovals.nodes,
+      ),
+    [],
+  );
+  const decisions = useAsync(
+    () =>
+      graphql<Record<'approved' | 'rejected' | 'expired', Decision[]>>(DECISIONS, { limit: 50 }).then((d) =>
+        newestDecisions(d, 20),
+      ),
+    [],
+  );
+  const [done, setDone] = useState<Decided | null>(null);
+  const decided = (d: Decided) => {
+    setDone(d);
+    queue.reload();
+    decisions.reload();
+  };
+
+  return (
+    <section aria-labelledby="approvals-h">
+      <h1 id="approvals-h">Approvals</h1>
+      <p class="note">
+        Orders above their spend policy's approval threshold wait here, their amount reserved in the budget. A
+        rejection, an expiry or the agent's cancel gives it back.
+      </p>
+      {done ? (
+        <p role="status" class="ok">
+          {done.orderId}: {done.status}
+          {done.status === 'PENDING_APPROVAL'
+            ? `, ${done.approvals.length} of ${done.approvalsRequired} approvals`
+            : ''}
+          .
+        </p>
+      ) : null}
+
+      <h2>Waiting for approval</h2>
+      {queue.state === 'loading' && !queue.data ? <Loading what="the approval queue" /> : null}
+      {queue.state === 'error' ? <ProblemView error={queue.error} /> : null}
+      {queue.state === 'ok' && queue.data.length === 0 ? <Empty>No order waits for approval.</Empty> : null}
+      {queue.data?.length ? (
+        <ul class="cards" data-testid="approval-queue">
+          {queue.data.map((p) => (
+            <PendingCard key={p.order.orderId} pending={p} onDecided={decided} />
+          ))}
+        </ul>
+      ) : null}
+
+      <h2>Newest decisions</h2>
+      {decisions.state === 'loading' && !decisions.data ? <Loading what="decisions" /> : null}
+      {decisions.state === 'error' ? <ProblemView error={decisions.error} /> : null}
+      {decisions.state === 'ok' && decisions.data.length === 0 ? <Empty>No decision yet.</Empty> : null}
+      {decisions.data?.length ? (
+        <div class="scroll">
+          <table data-testid="decisions">
+            <thead>
+              <tr>
+                <th scope="col">Decided</th>
+                <th scope="col">Order</th>
+                <th scope="col">Decision</th>
+                <th scope="col">By</th>
+                <th scope="col">Reason or note</th>
+              </tr>
+            </thead>
+            <tbody>
+              {decisions.data.map((d) => (
+                <tr key={d.orderId}>
+                  <td>
+                    <Time at={d.decidedAt} />
+                  </td>
+                  <td>
+                    <code>{d.orderId}</code>
+                    <br />
+                    <span class="muted">
+                      {d.agentId}, {d.quantity} × {d.sku}, {d.allocatedBudgetDecimal} USD
+                    </span>
+                  </td>
+                  <td>
+                    <span class={`tag ${d.status === 'APPROVED' ? 'good' : 'bad'}`}>{d.status}</span>
+                  </td>
+                  <td>
+                    {d.approvals.length > 1 ? d.approvals.map((a) => a.operator).join(', ') : d.decidedBy}
+                  </td>
+                  <td>{d.decisionReason ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function PendingCard({ pending: p, onDecided }: { pending: Pending; onDecided: (d: Decided) => void }) {
+  const id = p.order.orderId;
+  const [text, setText] = useState('');
+  const decide = useAction(async (kind: 'approve' | 'reject') => {
+    const d =
+      kind === 'approve'
+        ? (await graphql<{ approvePurchaseOrder: Decided }>(APPROVE, { orderId: id, note: text || null }))
+            .approvePurchaseOrder
+        : (await graphql<{ rejectPurchaseOrder: Decided }>(REJECT, { orderId: id, reason: text }))
+            .rejectPurchaseOrder;
+    onDecided(d);
+    return d;
+  });
+  // The API's refusal of the text (BAD_USER_INPUT naming note or reason) is shown on the field.
+  const refused =
+    decide.state === 'error'
+      ? decide.error.fieldErrors.find((e) => e.pointer === '/note' || e.pointer === '/reason')
+      : undefined;
+  const price = unitPrice(p);
+  const fieldId = `decision-${id}`;
+  const busy = decide.state === 'loading';
+  return (
+    <li class="card" data-testid="pending-approval">
+      <p>
+        <code>{id}</code>{' '}
+        <span class="tag">
+          {p.approvals.length} of {p.approvalsRequired} approvals
+        </span>
+      </p>
+      <dl>
+        <div>
+          <dt>Agent</dt>
+          <dd>
+            {p.agentId}
+            <br />
+            <code>{p.spiffeId}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Order</dt>
+          <dd>
+            {p.order.quantity} × {p.order.product?.name ?? p.order.sku} (<code>{p.order.sku}</code>)
+            {price ? (
+              <>
+                {' '}
+                at {price.amountDecimal} {price.currency} each (catalog)
+              </>
+            ) : null}
+            , budget <strong>{p.amount} USD</strong>
+          </dd>
+        </div>
+        <div>
+          <dt>Spend policy</dt>
+          <dd>
+            {p.policy ? (
+              <>
+                <code>{p.policy.subject}</code>: {p.remainingBudget} of {p.policy.budget} USD left this{' '}
+                {p.policy.period === 'DAY' ? 'day' : 'month'} (this order counted); approval above{' '}
+                {p.policy.approvalAbove ?? '—'}
+                {p.policy.secondApprovalAbove ? `, two approvers above ${p.policy.secondApprovalAbove}` : ''}
+              </>
+            ) : (
+              'none applies any more'
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Expires</dt>
+          <dd>
+            <Time at={p.expiresAt} />
+          </dd>
+        </div>
+        {p.approvals.length ? (
+          <div>
+            <dt>Approved by</dt>
+            <dd>{p.approvals.map((a) => `${a.operator}${a.note ? ` (${a.note})` : ''}`).join(', ')}</dd>
+          </div>
+        ) : null}
+      </dl>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void decide.run('approve');
+        }}
+      >
+        <div class="field">
+          <label>
+            Reason or note for {id}
+            <input
+              id={fieldId}
+              value={text}
+              aria-invalid={Boolean(refused)}
+              aria-describedby={refused ? `${fieldId}-error` : undefined}
+              onInput={(e) => setText(e.currentTarget.value)}
+            />
+          </label>
+          {refused ? (
+            <span class="field-error" id={`${fieldId}-error`}>
+              {refused.message}
+            </span>
+          ) : null}
+        </div>
+        <button type="submit" disabled={busy}>
+          Approve {id}
+        </button>
+        <button type="button" disabled={busy} onClick={() => void decide.run('reject')}>
+          Reject {id}
+        </button>
+      </form>
+      {decide.state === 'error' ? <ProblemView error={decide.error} /> : null}
+    </li>
+  );
+}
