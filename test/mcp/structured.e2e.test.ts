@@ -98,7 +98,12 @@ function expectValid(tools: Tool[], name: string, r: CallToolResult): Record<str
 }
 
 beforeAll(async () => {
-  sys = await startEmbedded({ AGENT_SCOPE_POLICY: JSON.stringify({ [AGENT]: SCOPES }) });
+  sys = await startEmbedded({
+    AGENT_SCOPE_POLICY: JSON.stringify({ [AGENT]: SCOPES }),
+    // Not the defaults: the order tool's description must state the bucket this process runs.
+    RATE_LIMIT_CAPACITY: '37',
+    RATE_LIMIT_REFILL_PER_SECOND: '19',
+  });
 });
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => {});
@@ -151,8 +156,11 @@ describe('tools/list describes each tool as the spec does', () => {
       /never rounded/,
       /idempotency_key \(optional/,
       /same key with other arguments is refused/,
-      /more than 5 invalid calls in a row .* block your identity for 15 minutes/,
-      /Rate limit: a burst of \d+ calls, refilled at \d+ per second/,
+      /more than 5 contract errors in a row .* block your identity for 15 minutes/,
+      // The running configuration's bucket, not a number typed into the description.
+      new RegExp(
+        `Rate limit: a burst of ${sys.config.RATE_LIMIT_CAPACITY} calls, refilled at ${sys.config.RATE_LIMIT_REFILL_PER_SECOND} per second`,
+      ),
       /202 PENDING_APPROVAL/,
       /approval_above/,
       /expires_at/,

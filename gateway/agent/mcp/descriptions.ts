@@ -59,12 +59,12 @@ function placeOrderDescription(tool: AgentTool, l: ToolLimits): string {
     '',
     'Results:',
     '- 201 APPROVED: the order is placed.',
-    `- 202 PENDING_APPROVAL: your spend policy asks a human to approve orders above its approval_above amount (see get_spend). ${APPROVAL_PATH} Do not place it again to hurry it.`,
+    `- 202 PENDING_APPROVAL: your spend policy asks a human to approve orders above its approval_above amount (two people above second_approval_above; see get_spend). ${APPROVAL_PATH} Do not place it again to hurry it.`,
     '- A refusal is a result with isError true whose text is an RFC 9457 problem (type, detail, and for a contract error errors[] with JSON pointers); _meta "agent-commerce.example/http" has the HTTP status and retry_after. No order is created.',
     '',
     'Limits:',
     '- Spend policy: above what is left of the period budget, above max_per_order, a SKU outside allowed_sku_prefixes or an expired policy is refused (403 spend-limit-exceeded, spend-sku-not-allowed, spend-policy-expired; spend-policy-required when no policy covers you and the server requires one). The problem says what is left.',
-    `- Block: more than ${l.block.maxConsecutiveErrors} invalid calls in a row (a refused argument, here or in quote_cart, over MCP and REST together) block your identity for ${blockMinutes} minutes: every call answers 429 agent-blocked. An order whose arguments pass resets the count (a valid quote does not).`,
+    `- Block: more than ${l.block.maxConsecutiveErrors} contract errors in a row (422: arguments the contract refuses, here or in quote_cart, over MCP and REST together) block your identity for ${blockMinutes} minutes: every call answers 429 agent-blocked. An order whose arguments pass resets the count (a valid quote does not).`,
     `- Rate limit: a burst of ${l.bucket.capacity} calls, refilled at ${l.bucket.refillPerSecond} per second, per identity and shared by every tool and REST call; when exhausted, 429 rate-limited with retry_after.`,
   ].join('\n');
 }
