@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
+import { problemOf, textOf } from './support.ts';
 
 let store: Awaited<ReturnType<typeof freshPostgres>>;
 let procurement: ServiceProcess;
@@ -59,7 +60,7 @@ describe('MCP across two gateway replicas', () => {
   it('places an order through one replica and reads and lists it through the other', async () => {
     const id = freshAgent('mcp-dist');
     const placed = await call(await connect(g1.url, id), 'place_purchase_order', validOrder());
-    expect(placed.isError, JSON.stringify(placed.structuredContent)).toBeFalsy();
+    expect(placed.isError, textOf(placed)).toBeFalsy();
     const order = placed.structuredContent as { order_id: string };
     const other = await connect(g2.url, id);
     expect((await call(other, 'get_order', { order_id: order.order_id })).structuredContent).toEqual(order);
@@ -73,10 +74,10 @@ describe('MCP across two gateway replicas', () => {
     const bad = validOrder({ quantity: 0 });
     for (let i = 0; i < 6; i++) {
       const r = await call(i % 2 === 0 ? a : b, 'place_purchase_order', bad);
-      expect(r.structuredContent?.status).toBe(422);
+      expect(problemOf(r).status).toBe(422);
     }
     const blocked = await call(b, 'place_purchase_order', validOrder());
-    expect(String(blocked.structuredContent?.type)).toMatch(/\/agent-blocked$/);
+    expect(String(problemOf(blocked).type)).toMatch(/\/agent-blocked$/);
     expect((await post(g1.url, { spiffe: id })).status).toBe(429);
   });
 });

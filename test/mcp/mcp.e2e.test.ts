@@ -17,6 +17,7 @@ import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { componentSchema } from '../../subgraphs/procurement/contract/openapi.ts';
 import type { ProcurementModule } from '../../subgraphs/procurement/index.ts';
 import { AGENT, accessToken, freshAgent, ORDERS, post, validOrder } from '../procurement/support/agent.ts';
+import { problemOf, textOf } from './support.ts';
 
 const READER = `${AGENT}/reader`;
 const NOBODY = `${AGENT}/nobody`;
@@ -207,7 +208,7 @@ describe('tools/list shows what the scopes allow', () => {
     const r = await call(c, 'place_purchase_order', validOrder());
     expect(r.isError).toBe(true);
     const rest = await post(sys.url, { spiffe: READER });
-    expect(r.structuredContent).toMatchObject({
+    expect(problemOf(r)).toMatchObject({
       type: rest.json.type,
       title: rest.json.title,
       status: 403,
@@ -270,7 +271,7 @@ describe('tools/call gives what REST gives', () => {
     });
     expect(r.isError).toBe(true);
     expect(rest.status).toBe(404);
-    expect(r.structuredContent).toEqual(await rest.json());
+    expect(problemOf(r)).toEqual(await rest.json());
   });
 
   it.each([
@@ -287,7 +288,7 @@ describe('tools/call gives what REST gives', () => {
     const rest = await post(sys.url, { spiffe: freshAgent('bad'), body: JSON.stringify(body) });
     expect(rest.status).toBe(422);
     expect(r.isError).toBe(true);
-    expect(r.structuredContent).toEqual(rest.json);
+    expect(problemOf(r)).toEqual(rest.json);
     expect(httpMeta(r).status).toBe(422);
     expect(placed()).toBe(before);
   });
@@ -311,7 +312,7 @@ describe('tools/call gives what REST gives', () => {
     });
     expect(rest.status).toBe(422);
     expect(reply.result.isError).toBe(true);
-    expect(reply.result.structuredContent).toEqual(rest.json);
+    expect(problemOf(reply.result)).toEqual(rest.json);
   });
 
   it('replays with the same idempotency key, shared with REST, and refuses it with another body', async () => {
@@ -333,7 +334,7 @@ describe('tools/call gives what REST gives', () => {
       idempotency_key: 'order 42',
     });
     expect(other.isError).toBe(true);
-    expect(String(other.structuredContent?.type)).toMatch(/\/idempotency-key-reused$/);
+    expect(String(problemOf(other).type)).toMatch(/\/idempotency-key-reused$/);
   });
 
   it('refuses an idempotency key no header could carry with the 400 REST gives a bad key', async () => {
@@ -343,14 +344,14 @@ describe('tools/call gives what REST gives', () => {
     });
     const rest = await post(sys.url, { spiffe: freshAgent('idem'), headers: { 'idempotency-key': '' } });
     expect(rest.status).toBe(400);
-    expect(r.structuredContent).toEqual(rest.json);
+    expect(problemOf(r)).toEqual(rest.json);
   });
 
   it('quotes a cart with a signed quote token, as GET /v2/quote does', async () => {
     const id = freshAgent('quote');
     const args = { line: ['SKU-ABC-000001:2', 'SKU-ABC-000002:1'], currency: 'USD', region: 'us-east' };
     const r = await call(await connect(id), 'quote_cart', args);
-    expect(r.isError, JSON.stringify(r.structuredContent)).toBeFalsy();
+    expect(r.isError, textOf(r)).toBeFalsy();
     const quote = r.structuredContent as { lines: unknown[]; quoteToken: string; totals: unknown };
     const qs = new URLSearchParams([
       ...args.line.map((l): [string, string] => ['line', l]),
@@ -378,7 +379,7 @@ describe('tools/call gives what REST gives', () => {
     );
     expect(rest.status).toBe(422);
     expect(r.isError).toBe(true);
-    const { instance: _a, ...mcpProblem } = r.structuredContent as Record<string, unknown>;
+    const { instance: _a, ...mcpProblem } = problemOf(r);
     const { instance: _b, ...restProblem } = (await rest.json()) as Record<string, unknown>;
     expect(mcpProblem).toEqual(restProblem);
   });
@@ -397,7 +398,7 @@ describe('fuzzed tool arguments', () => {
         // Its own identity each run: the block of one run must not decide the next.
         const r = await call(await connect(freshAgent('fuzz')), 'place_purchase_order', args);
         const { status } = httpMeta(r);
-        expect(status >= 200 && status < 500, JSON.stringify(r.structuredContent)).toBe(true);
+        expect(status >= 200 && status < 500, textOf(r)).toBe(true);
         expect(Boolean(r.isError)).toBe(status >= 400);
         expect(placed()).toBe(before + (status === 201 ? 1 : 0));
       }),
@@ -443,7 +444,7 @@ describe('the order lifecycle tools give what REST gives', () => {
     const rest = await fetch(`${sys.url}${ORDERS}?${qs}`, { headers: { 'x-spiffe-id': id } });
     expect(rest.status).toBe(422);
     expect(r.isError).toBe(true);
-    const { instance: _a, ...mcpProblem } = r.structuredContent as Record<string, unknown>;
+    const { instance: _a, ...mcpProblem } = problemOf(r);
     const { instance: _b, ...restProblem } = (await rest.json()) as Record<string, unknown>;
     expect(mcpProblem).toEqual(restProblem);
   });
@@ -453,7 +454,7 @@ describe('the order lifecycle tools give what REST gives', () => {
     const c = await connect(id);
     const order = await placeOne(c);
     const r = await call(c, 'cancel_order', { order_id: order.order_id });
-    expect(r.isError, JSON.stringify(r.structuredContent)).toBeFalsy();
+    expect(r.isError, textOf(r)).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ order_id: order.order_id, status: 'CANCELLED' });
     const again = await call(c, 'cancel_order', { order_id: order.order_id });
     expect(again.structuredContent).toEqual(r.structuredContent);
@@ -474,7 +475,7 @@ describe('the order lifecycle tools give what REST gives', () => {
       headers: { 'x-spiffe-id': other },
     });
     expect(rest.status).toBe(404);
-    expect(r.structuredContent).toEqual(await rest.json());
+    expect(problemOf(r)).toEqual(await rest.json());
     expect((await call(owner, 'get_order', { order_id: order.order_id })).structuredContent).toMatchObject({
       status: 'APPROVED',
     });
@@ -491,7 +492,7 @@ describe('the order lifecycle tools give what REST gives', () => {
       body: JSON.stringify({ reason: 'changed my mind' }),
     });
     expect(rest.status).toBe(422);
-    expect(r.structuredContent).toEqual(await rest.json());
+    expect(problemOf(r)).toEqual(await rest.json());
   });
 });
 
@@ -562,11 +563,11 @@ describe('block and audit are the REST ones', () => {
       expect(httpMeta(await call(c, 'place_purchase_order', bad)).status).toBe(422);
     const before = placed();
     const overMcp = await call(c, 'place_purchase_order', validOrder());
-    expect(String(overMcp.structuredContent?.type)).toMatch(/\/agent-blocked$/);
+    expect(String(problemOf(overMcp).type)).toMatch(/\/agent-blocked$/);
     expect(httpMeta(overMcp).status).toBe(429);
     const overRest = await post(sys.url, { spiffe: id });
     expect(overRest.status).toBe(429);
-    expect(overMcp.structuredContent).toMatchObject({ type: overRest.json.type, title: overRest.json.title });
+    expect(problemOf(overMcp)).toMatchObject({ type: overRest.json.type, title: overRest.json.title });
     expect(placed()).toBe(before);
   });
 

@@ -3,8 +3,13 @@
  * exact JSON writer that forwards a tool's arguments (lib/json/exact-stringify.ts): pure
  * functions, fuzzed with fast-check.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { httpCallOf, toolOperation } from '../../gateway/agent/contract/operations.ts';
 import { parseIdempotencyKey } from '../../gateway/agent/idempotency/key.ts';
 import { stringifyExact } from '../../lib/json/exact-stringify.ts';
@@ -38,6 +43,74 @@ describe('toolOperation', () => {
 
   it('gives no tool for an operation the document does not have', () => {
     expect(toolOperation(OPENAPI_FILE, '/nowhere', 'GET')).toBeUndefined();
+  });
+});
+
+describe('the output schema of a tool', () => {
+  /** A one-operation document beside nothing: its success replies are what is under test. */
+  function opWith(responses: Record<string, unknown>, schemas: Record<string, unknown> = {}) {
+    const dir = mkdtempSync(join(tmpdir(), 'tool-output-'));
+    const file = join(dir, 'doc.yaml');
+    writeFileSync(
+      file,
+      stringify({
+        openapi: '3.1.0',
+        paths: { '/x': { post: { summary: 'x', responses } } },
+        components: { schemas },
+      }),
+    );
+    const o = toolOperation(pathToFileURL(file), '/x', 'POST');
+    if (!o) throw new Error('no operation');
+    return o;
+  }
+  const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
+  const order = (extra: Record<string, unknown> = {}) => ({
+    type: 'object',
+    properties: { amount: { type: 'number', multipleOf: 0.01, maximum: 5000 }, ...extra },
+  });
+
+  it('is the JSON body of the 2xx replies, once when they share it, never an error reply', () => {
+    const o = opWith(
+      {
+        '201': json({ $ref: '#/components/schemas/Order' }),
+        '202': json({ $ref: '#/components/schemas/Order' }),
+        '422': { content: { 'application/problem+json': { schema: { type: 'object' } } } },
+      },
+      { Order: order() },
+    );
+    expect(o.outputSchema).toEqual({
+      type: 'object',
+      properties: { amount: { type: 'number', maximum: 5000 } },
+    });
+  });
+
+  it('is any of the 2xx bodies when they differ', () => {
+    const o = opWith({ '200': json(order()), '202': json({ type: 'object', required: ['job'] }) });
+    expect(o.outputSchema?.anyOf).toHaveLength(2);
+    expect(o.outputSchema?.type).toBe('object');
+  });
+
+  it('drops OpenAPI keywords and a fractional multipleOf, but keeps a property named like one', () => {
+    const o = opWith({
+      '200': json({
+        ...order({ example: { type: 'string', example: 'x' }, n: { type: 'integer', multipleOf: 5 } }),
+        example: { amount: 1 },
+        'x-internal': true,
+      }),
+    });
+    expect(o.outputSchema).toEqual({
+      type: 'object',
+      properties: {
+        amount: { type: 'number', maximum: 5000 },
+        example: { type: 'string' },
+        n: { type: 'integer', multipleOf: 5 },
+      },
+    });
+  });
+
+  it('is none without a JSON success body, and refuses a body that is no object', () => {
+    expect(opWith({ '204': { description: 'nothing' } }).outputSchema).toBeUndefined();
+    expect(() => opWith({ '200': json({ type: 'array' }) })).toThrow(/must be a JSON object/);
   });
 });
 

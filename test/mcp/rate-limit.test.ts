@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
+import { problemOf, textOf } from './support.ts';
 
 let sys: TestSystem;
 beforeAll(async () => {
@@ -40,11 +41,11 @@ describe('the rate limit of /mcp', () => {
     const id = freshAgent('rl');
     for (let i = 0; i < 4; i++) {
       const r = (await (await place(id)).json()) as { result: CallToolResult };
-      expect(r.result.isError, JSON.stringify(r.result.structuredContent)).toBeFalsy();
+      expect(r.result.isError, textOf(r.result)).toBeFalsy();
     }
     const fifth = (await (await place(id)).json()) as { result: CallToolResult };
     expect(fifth.result.isError).toBe(true);
-    expect(String(fifth.result.structuredContent?.type)).toMatch(/\/rate-limited$/);
+    expect(String(problemOf(fifth.result).type)).toMatch(/\/rate-limited$/);
   });
 
   it('charges tools/list, and answers 429 problem+json with Retry-After when the bucket is empty', async () => {

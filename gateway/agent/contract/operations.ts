@@ -2,8 +2,9 @@
  * An OpenAPI operation as one closed input object, never described twice: its path
  * parameters, query parameters, Idempotency-Key header and JSON body fields, read from the
  * same document the REST contract is validated with. The MCP tools take it as their input
- * schema (and a tool call is turned back into the operation's HTTP request here); the agent
- * quote compiles its query validator from it. The documents are read once.
+ * schema (and a tool call is turned back into the operation's HTTP request here), and the
+ * JSON body of its success replies as their output schema; the agent quote compiles its query
+ * validator from it. The documents are read once.
  */
 
 import { readFileSync } from 'node:fs';
@@ -19,6 +20,12 @@ export interface JsonSchemaObject {
   readonly [keyword: string]: unknown;
 }
 
+/** What a tool's success result holds (MCP: an object schema), checked by the client. */
+export interface OutputSchema {
+  readonly type: 'object';
+  readonly [keyword: string]: unknown;
+}
+
 /** Where a tool argument goes in the HTTP request. */
 type Placement = { in: 'path'; name: string } | { in: 'query'; name: string } | { in: 'idempotency-key' };
 
@@ -27,6 +34,8 @@ export interface ToolOperation {
   readonly path: string;
   readonly summary: string;
   readonly inputSchema: JsonSchemaObject;
+  /** The JSON body of the operation's 2xx replies; undefined when none has one. */
+  readonly outputSchema: OutputSchema | undefined;
   /** Arguments that are not path, query or header parameters form the JSON body. */
   readonly hasBody: boolean;
   readonly placements: ReadonlyMap<string, Placement>;
@@ -78,6 +87,65 @@ function inline(at: At, depth = 0): unknown {
   if (Array.isArray(n)) return n.map((x) => inline({ ...r, node: x }, depth + 1));
   if (typeof n !== 'object' || n === null) return n;
   return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, inline({ ...r, node: v }, depth + 1)]));
+}
+
+/** OpenAPI's own keywords, which no JSON Schema validator of a tool client knows. */
+const OPENAPI_ONLY = new Set(['discriminator', 'xml', 'externalDocs', 'example']);
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const SCHEMA_ONES = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
+
+/**
+ * An inlined OpenAPI schema as plain JSON Schema for any validator. A fractional `multipleOf`
+ * goes: validators test it in binary floating point (4999.99 / 0.01 is 499998.99999999994),
+ * so an exact reply would fail it. The route's reply is exact by construction, and the
+ * field's description still says "at most 2 decimals".
+ */
+function portable(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (OPENAPI_ONLY.has(k) || k.startsWith('x-')) continue;
+    if (k === 'multipleOf' && !Number.isInteger(v)) continue;
+    if (SCHEMA_MAPS.has(k) && typeof v === 'object' && v !== null)
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, s]) => [name, portable(s)]));
+    else if (SCHEMA_LISTS.has(k) && Array.isArray(v)) out[k] = v.map(portable);
+    else if (SCHEMA_ONES.has(k)) out[k] = portable(v);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * The JSON body of the operation's 2xx replies: one schema when they share it (201 and 202 of
+ * an order), else any of them. MCP wants an object; anything else is a mistake in the mapping.
+ */
+function outputSchemaOf(op: Json, at: (node: unknown) => At, name: string): OutputSchema | undefined {
+  const seen = new Map<string, Json>();
+  for (const [code, response] of Object.entries((op.responses as Json | undefined) ?? {})) {
+    if (!/^2\d\d$/.test(code)) continue;
+    const r = deref(at(response));
+    const media = ((r.node as Json).content as Json | undefined)?.['application/json'] as Json | undefined;
+    if (!media?.schema) continue;
+    const schema = portable(inline({ ...r, node: media.schema })) as Json;
+    seen.set(JSON.stringify(schema), schema);
+  }
+  const schemas = [...seen.values()];
+  if (schemas.length === 0) return undefined;
+  const schema = schemas.length === 1 ? (schemas[0] as Json) : { type: 'object', anyOf: schemas };
+  if (schema.type !== 'object') throw new Error(`${name}: a tool's output must be a JSON object`);
+  return schema as OutputSchema;
 }
 
 /** `orderId` → `order_id`: tool arguments read like the JSON body's fields. */
@@ -147,6 +215,7 @@ export function toolOperation(file: URL, path: string, method: 'GET' | 'POST'): 
       ...(required.length > 0 ? { required } : {}),
       additionalProperties: false,
     },
+    outputSchema: outputSchemaOf(op, at, `${method} ${path}`),
     hasBody,
     placements,
   };

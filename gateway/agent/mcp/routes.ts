@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Problem, sendProblem } from '../../../lib/problem.ts';
 import { auditStep } from '../audit/audit.ts';
 import type { AuditLog } from '../audit/log.ts';
+import { SPEC_BLOCK_POLICY } from '../block/policy.ts';
 import type { AgentGatewayDeps } from '../chain.ts';
 import { identityStep } from '../identity/identity.ts';
 import { injectAgentCall } from '../identity/in-process.ts';
@@ -9,6 +10,7 @@ import { mediaTypeStep, parseErrorProblem, registerStrictJsonParser, requireJson
 import { stateUnavailable } from '../problems.ts';
 import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import { callerScopes } from '../scope/scope.ts';
+import { toolDescriptions } from './descriptions.ts';
 import { type McpRuntime, serveMcp } from './server.ts';
 import { agentTools } from './tools.ts';
 
@@ -76,8 +78,11 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
     if (req.agent && req.agent.reason !== 'ok') await audit(req, reply);
   }
 
+  const tools = agentTools();
   const runtime: McpRuntime = {
-    tools: agentTools(),
+    tools,
+    // The block store runs with SPEC_BLOCK_POLICY (agent/index.ts), the buckets with d.bucketPolicy.
+    descriptions: toolDescriptions(tools, { bucket: d.bucketPolicy, block: SPEC_BLOCK_POLICY }),
     version: SERVER_VERSION,
     async inject(caller, call) {
       try {

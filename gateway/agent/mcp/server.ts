@@ -6,6 +6,7 @@ import { stringifyExact } from '../../../lib/json/exact-stringify.ts';
 import { Problem, type ProblemDetails } from '../../../lib/problem.ts';
 import { httpCallOf } from '../contract/operations.ts';
 import { insufficientScope } from '../problems.ts';
+import { pendingApprovalText, TOOL_TITLES } from './descriptions.ts';
 import type { AgentTool } from './tools.ts';
 
 /**
@@ -47,6 +48,8 @@ export interface HttpReply {
 
 export interface McpRuntime {
   readonly tools: readonly AgentTool[];
+  /** Each tool's description for tools/list (descriptions.ts), built once. */
+  readonly descriptions: ReadonlyMap<string, string>;
   readonly version: string;
   /** Runs one HTTP call through the agent routes, in process, as the caller's identity. */
   inject(
@@ -60,52 +63,54 @@ export interface McpRuntime {
 const META = 'agent-commerce.example/http';
 const FORWARDED = ['authorization', 'traceparent', 'tracestate'] as const;
 
-/** A route's reply as a tool result: the body as text, the JSON as structured content. */
-export function toolResult(reply: HttpReply): CallToolResult {
-  let json: unknown;
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const parseJson = (text: string): unknown => {
   try {
-    json = JSON.parse(reply.body);
+    return JSON.parse(text);
   } catch {
-    json = undefined;
+    return undefined;
   }
+};
+
+/**
+ * A route's reply as a tool result. Success: the body as text and the same JSON as
+ * structuredContent, which the tool's outputSchema (its 2xx replies) describes and the client
+ * checks. Refusal: isError, and the problem+json only as text: a problem is no instance of the
+ * outputSchema, and a client that validates (the SDK's does, even on isError) would throw.
+ */
+export function toolResult(reply: HttpReply): CallToolResult {
   const header = (name: string) => {
     const v = reply.headers[name];
     return typeof v === 'string' ? v : undefined;
   };
+  const json = parseJson(reply.body);
+  const refused = reply.status >= 400;
+  // An order that waits for a human (issue 22): said in words too, so an agent does not take a
+  // stored order for a placed one (the 202, and the same order read back).
+  const pending = !refused && isRecord(json) && json.status === 'PENDING_APPROVAL' && 'order_id' in json;
   const meta = {
     status: reply.status,
     ...(header('location') ? { location: header('location') } : {}),
     ...(header('retry-after') ? { retry_after: Number(header('retry-after')) } : {}),
     ...(header('idempotent-replayed') ? { idempotent_replayed: true } : {}),
-    ...(reply.status === 202 ? { pending_approval: true } : {}),
+    ...(pending ? { pending_approval: true } : {}),
   };
-  const body = json as { status?: unknown; order_id?: unknown; expires_at?: unknown } | undefined;
-  // An order that waits for a human (issue 22): said in words too, so an agent does not take a
-  // stored order for a placed one.
-  const pending = reply.status === 202 && body?.status === 'PENDING_APPROVAL';
   return {
     content: [
       { type: 'text', text: reply.body },
-      ...(pending
-        ? [
-            {
-              type: 'text' as const,
-              text: `Order ${String(body?.order_id)} waits for a human approval (PENDING_APPROVAL) until ${String(body?.expires_at)}: it is stored and its amount reserved, but it is not approved. Read it with get_order until it is APPROVED, REJECTED or EXPIRED; cancel_order withdraws it.`,
-            },
-          ]
-        : []),
+      ...(pending ? [{ type: 'text' as const, text: pendingApprovalText(json) }] : []),
     ],
-    ...(typeof json === 'object' && json !== null && !Array.isArray(json)
-      ? { structuredContent: json as Record<string, unknown> }
-      : {}),
-    ...(reply.status >= 400 ? { isError: true } : {}),
+    ...(!refused && isRecord(json) ? { structuredContent: json } : {}),
+    ...(refused ? { isError: true } : {}),
     _meta: { [META]: meta },
   };
 }
 
+/** A refusal made here (unknown or hidden tool): a problem as text, like a route's. */
 export const problemResult = (problem: ProblemDetails): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(problem) }],
-  structuredContent: problem,
   isError: true,
   _meta: { [META]: { status: problem.status } },
 });
@@ -118,9 +123,6 @@ function parsedArguments(body: unknown, id: string | number): unknown {
   }
   return undefined;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Serves one POST /mcp: a stateless server and transport made for this request and dropped
@@ -140,11 +142,18 @@ export async function serveMcp(
   );
   const visible = rt.tools.filter((t) => caller.scopes.has(t.scope));
   server.setRequestHandler(ListTools, async () => ({
-    tools: visible.map((t) => ({
-      name: t.name,
-      description: t.operation.summary,
-      inputSchema: t.operation.inputSchema,
-    })),
+    tools: visible.map((t) => {
+      const title = TOOL_TITLES[t.name];
+      return {
+        name: t.name,
+        ...(title ? { title } : {}),
+        description: rt.descriptions.get(t.name) ?? t.operation.summary,
+        inputSchema: t.operation.inputSchema,
+        ...(t.operation.outputSchema ? { outputSchema: t.operation.outputSchema } : {}),
+        // annotations.title too: clients of the 2025-03-26 revision read the title only there.
+        annotations: { ...(title ? { title } : {}), ...t.annotations },
+      };
+    }),
   }));
   server.setRequestHandler(CallTool, async (request, extra) => {
     const name = request.params.name;
