@@ -4,7 +4,7 @@
  * profiler with the objects minor and major collections freed included, and prints bytes
  * allocated per request by function (self) and by the nearest frame of our own code; before
  * that, the CPU and wall time per request of the same requests without the sampler.
- *   npm run build && tsx bench/tools/alloc-profile.ts <graphql|rest> [requests=2000]
+ *   npm run build && [SURVIVORS=1] [OPEN_RATE=700] tsx bench/tools/alloc-profile.ts <graphql|rest> [requests=2000]
  * Written here because --heap-prof leaves out what the collector already freed, which is
  * exactly a request's garbage.
  */
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { testConfig } from '../../harness/system.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
+import { openLoad } from '../open-loop/generator.ts';
 import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
 
 interface SampleNode {
@@ -26,6 +27,7 @@ interface SampleNode {
 
 const [which = 'graphql', countArg = '2000'] = process.argv.slice(2);
 const count = Number(countArg);
+const openRate = Number(process.env.OPEN_RATE ?? 0);
 const env = {
   DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-alloc-')),
   CATALOG_SIZE: '10000',
@@ -75,9 +77,17 @@ await session.post('HeapProfiler.enable');
 await session.post('HeapProfiler.startSampling', {
   samplingInterval: 512,
   includeObjectsCollectedByMajorGC: true,
-  includeObjectsCollectedByMinorGC: true,
+  // SURVIVORS=1: only what outlived a young-generation collection (promoted, then freed by a
+  // full one, or still live): the garbage that drives full collections.
+  includeObjectsCollectedByMinorGC: process.env.SURVIVORS !== '1',
 } as never);
-for (let i = 0; i < count; i++) await once();
+if (openRate > 0) {
+  // OPEN_RATE=<req/s>: the load arrives over real HTTP at a constant rate (the open-loop
+  // generator in a worker thread, its own isolate), `count` requests in all, so what outlives a
+  // young-generation collection is what a served load keeps, not an artefact of one-at-a-time.
+  const url = await sys.listen(0);
+  await openLoad({ url, primary: { requests: [spec], rate: openRate }, seconds: count / openRate });
+} else for (let i = 0; i < count; i++) await once();
 const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as {
   profile: { head: SampleNode };
 };
