@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Histogram } from 'prom-client';
 import type { Platform } from '../platform.ts';
+import { Problem, sendProblem } from '../problem.ts';
 import { tracing } from '../telemetry/state.ts';
 import { traceIdOf } from './trace.ts';
 
@@ -9,6 +10,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     traceId: string;
   }
+}
+
+/** The router's refusals (Fastify's frameworkErrors) as problems. */
+export function frameworkProblem(code: string): Problem {
+  if (code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return new Problem(414, 'uri-too-long', 'URI too long', 'a path parameter is longer than 100 characters');
+  return new Problem(400, 'malformed-request', 'Malformed request', 'the request path cannot be decoded');
 }
 
 /**
@@ -28,6 +36,9 @@ export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } =
     // holding a connection for ever: Fastify's default requestTimeout of 0 means no limit.
     requestTimeout: platform.config.HTTP_REQUEST_TIMEOUT_MS,
     http: slowClientLimits(platform.config),
+    // A path the router cannot read (a parameter over its 100 characters, bad percent-encoding)
+    // is refused before any route: with a problem body like every other refusal, not Fastify's.
+    frameworkErrors: (err, _req, reply) => sendProblem(reply, frameworkProblem(err.code)),
     ...tlsOptions(platform.config),
   }) as unknown as FastifyInstance;
 

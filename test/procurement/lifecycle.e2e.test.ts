@@ -207,6 +207,24 @@ describe('scopes and identity of the lifecycle routes', () => {
     expectProblem(await send(), 401, 'unverified-workload-identity');
   });
 
+  it.each([
+    [
+      'read, an id of 101 characters',
+      () => call('GET', `${ORDERS}/ord_${'a'.repeat(97)}`, AGENT),
+      414,
+      'uri-too-long',
+    ],
+    ['cancel, an id of 500 characters', () => cancel(AGENT, `ord_${'a'.repeat(496)}`), 414, 'uri-too-long'],
+    ['read, bad percent-encoding', () => call('GET', `${ORDERS}/ord_%zz`, AGENT), 400, 'malformed-request'],
+  ])(
+    '%s is refused by the router with a problem body, never Fastify’s own',
+    async (_what, send, status, type) => {
+      const r = await send();
+      expectProblem(r, status, type);
+      expect(r.json.code).toBeUndefined();
+    },
+  );
+
   it('keeps a blocked identity out of the lifecycle routes too (429 agent-blocked), without counting their refusals', async () => {
     const me = freshAgent('blocked');
     const o = await place(me);
