@@ -3,7 +3,7 @@
  * flags, plus --trace-gc), sends one path at a constant rate from a worker-free loop in this
  * process, and prints each window where requests waited long (from their due time) beside what
  * the server printed in that window (GC lines, log lines), both on this process's clock.
- *   npm run build && tsx bench/tools/stall-trace.ts <rest|graphql|price|order> <rate> [seconds=10]
+ *   npm run build && tsx bench/tools/stall-trace.ts <rest|graphql|price|order|health> <rate> [seconds=10]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -14,10 +14,15 @@ import { startEnv, startFlags } from '../../harness/processes.ts';
 import { gql, testConfig } from '../../harness/system.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
+import type { HttpRequestSpec } from '../harness.ts';
 import { PATHS } from '../open-loop/run.ts';
 
 const [which = 'rest', rateArg = '700', secondsArg = '10'] = process.argv.slice(2);
-const path = PATHS.find((p) => p.key === which);
+// `health`: GET /healthz, the server's floor (Fastify and node:http without our work).
+const path =
+  which === 'health'
+    ? { requests: (): HttpRequestSpec[] => [{ method: 'GET', path: '/healthz' }] }
+    : PATHS.find((p) => p.key === which);
 if (!path) throw new Error(`unknown path ${which}`);
 const env = {
   ...process.env,
