@@ -31,6 +31,8 @@ export interface OpenLoadOptions {
   seconds: number;
   /** Upper bound on open connections; a request finding none free waits (and that wait counts). */
   maxConnections?: number;
+  /** Also return each primary request's due time and latency (bench/tools/stall-trace.ts). */
+  samples?: boolean;
 }
 
 export interface StreamResult {
@@ -47,6 +49,8 @@ export interface StreamResult {
   mean: number;
   non2xx: number;
   errors: number;
+  /** With `samples`: due time (Unix ms, this clock's) and latency (ms), pair after pair. */
+  samples?: number[];
 }
 
 export interface OpenLoadResult {
@@ -67,8 +71,9 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
     pipelining: 1,
     keepAliveTimeout: 30_000,
   });
-  const streams = [opts.primary, ...(opts.background ? [opts.background] : [])].map((s) => ({
+  const streams = [opts.primary, ...(opts.background ? [opts.background] : [])].map((s, i) => ({
     ...s,
+    samples: opts.samples && i === 0 ? ([] as number[]) : undefined,
     period: 1000 / s.rate,
     next: 0,
     hist: histogram(),
@@ -92,7 +97,9 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
       })
       .then(async (res) => {
         await res.body.dump();
-        s.hist.recordValue(Math.max(1, Math.round((performance.now() - due) * 1000)));
+        const ms = performance.now() - due;
+        s.hist.recordValue(Math.max(1, Math.round(ms * 1000)));
+        s.samples?.push(performance.timeOrigin + due, ms);
         s.completed++;
         if (res.statusCode < 200 || res.statusCode >= 300) s.non2xx++;
       })
@@ -139,6 +146,7 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
       mean: s.hist.mean / 1000,
       non2xx: s.non2xx,
       errors: s.errors + (s.sent - s.completed - s.errors),
+      ...(s.samples ? { samples: s.samples } : {}),
     };
   };
   const [primary, background] = streams;

@@ -101,7 +101,7 @@ export interface OpenLoopRun {
 }
 
 /** The embedded system as `npm start` runs it (compiled, its start script's flags), with the bench rule. */
-export async function startEmbeddedSystem(node?: string): Promise<ServiceProcess> {
+export async function startEmbeddedSystem(node?: string, nodeArgs: string[] = []): Promise<ServiceProcess> {
   const env = {
     DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-bench-open-')),
     CATALOG_SIZE: '10000',
@@ -109,7 +109,11 @@ export async function startEmbeddedSystem(node?: string): Promise<ServiceProcess
     RATE_LIMIT_CAPACITY: '1000000000',
     RATE_LIMIT_REFILL_PER_SECOND: '1000000',
   };
-  const sys = await startProcess('embedded', env, 120_000, { compiled: true, ...(node ? { node } : {}) });
+  const sys = await startProcess('embedded', env, 120_000, {
+    compiled: true,
+    nodeArgs,
+    ...(node ? { node } : {}),
+  });
   const token = await mintDevToken(testConfig(env), { subject: 'bench', roles: ['promotions:admin'] });
   const res = await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
   if (res.errors) throw new Error(`could not add the bench promotion: ${JSON.stringify(res.errors)}`);

@@ -8,15 +8,10 @@
  * Written here because --heap-prof leaves out what the collector already freed, which is
  * exactly a request's garbage.
  */
-import { mkdtempSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { testConfig } from '../../harness/system.ts';
-import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
-import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
+import { buildQuoteSystemHere } from './support.ts';
 
 interface SampleNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -28,36 +23,11 @@ interface SampleNode {
 const [which = 'graphql', countArg = '2000'] = process.argv.slice(2);
 const count = Number(countArg);
 const openRate = Number(process.env.OPEN_RATE ?? 0);
-const env = {
-  DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-alloc-')),
-  CATALOG_SIZE: '10000',
-  EMBEDDED_DB: 'disk',
-  LOG_LEVEL: 'warn',
-};
-const config = testConfig(env);
-const { buildEmbedded } = (await import(
-  join(process.cwd(), 'dist/gateway/topology.js')
-)) as typeof import('../../gateway/topology.ts');
-const sys = await buildEmbedded(config);
-await sys.app.ready();
-const token = await mintDevToken(config, { subject: 'bench', roles: ['promotions:admin'] });
-const added = await sys.app.inject({
-  method: 'POST',
-  url: '/graphql',
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-  payload: JSON.stringify({ query: UPSERT_PROMOTION, variables: { rule: TOOLS_RULE } }),
-});
-if (added.statusCode !== 200 || added.body.includes('"errors"')) throw new Error(added.body);
+const { sys, inject } = await buildQuoteSystemHere('ac-alloc-', { EMBEDDED_DB: 'disk' });
 const request = QUOTE_REQUESTS[which as keyof typeof QUOTE_REQUESTS];
 if (!request) throw new Error(`unknown load ${which}`);
 const spec = request();
-const once = () =>
-  sys.app.inject({
-    method: spec.method as 'GET',
-    url: spec.path,
-    ...(spec.headers ? { headers: spec.headers } : {}),
-    ...(spec.body ? { payload: spec.body } : {}),
-  });
+const once = () => inject(spec);
 for (let i = 0; i < 3000; i++) {
   const r = await once();
   if (r.statusCode !== 200) throw new Error(`${r.statusCode} ${r.body}`);

@@ -4,7 +4,7 @@
  *   npm run build && tsx bench/tools/gc-trace.ts <graphql|rest> [seconds=10]
  */
 import { load } from '../loadgen.ts';
-import { extraNodeFlags, quoteRequest, startQuoteSystem } from './support.ts';
+import { extraNodeFlags, gcPauses, quoteRequest, startQuoteSystem } from './support.ts';
 
 const [which = 'graphql', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const sys = await startQuoteSystem(['--trace-gc', ...extraNodeFlags()], 'ac-gc-');
@@ -21,24 +21,9 @@ const r = await load({
 });
 const lines = sys.output().slice(mark).split('\n');
 await sys.stop();
-const byKind = new Map<string, number[]>();
-for (const line of lines) {
-  const m =
-    /(Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Compact)[^,]*?,\s*([\d.]+)\s*\/\s*([\d.]+)\s*ms/.exec(line);
-  if (!m) continue;
-  const list = byKind.get(m[1] as string) ?? [];
-  list.push(Number(m[2]));
-  byKind.set(m[1] as string, list);
-}
 console.log(
   `${which}: ${Math.round(r.rps)} req/s, ${r.requests} requests, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`,
 );
-for (const [kind, pauses] of byKind) {
-  pauses.sort((a, b) => a - b);
-  const total = pauses.reduce((s, x) => s + x, 0);
-  console.log(
-    `${kind}: ${pauses.length}, total ${total.toFixed(0)} ms, median ${pauses[pauses.length >> 1]?.toFixed(1)} ms, max ${pauses.at(-1)?.toFixed(1)} ms`,
-  );
-}
+for (const line of gcPauses(lines)) console.log(line);
 const sample = lines.filter((l) => /Mark-Compact/.test(l)).slice(0, 3);
 console.log(sample.join('\n'));

@@ -5,35 +5,17 @@
  * constructors, and prints the retaining path of a few of them back to a GC root.
  *   npm run build && tsx bench/tools/retainers.ts <rest|graphql> [requests=300] [Constructor …]
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
-import { testConfig } from '../../harness/system.ts';
-import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
-import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
+import { buildQuoteSystemHere } from './support.ts';
 
 const [which = 'rest', countArg = '300', ...names] = process.argv.slice(2);
 const wanted = names.length ? names : ['Response', 'Request', 'IncomingMessage', 'ServerResponse'];
-const config = testConfig({
-  DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-retain-')),
-  CATALOG_SIZE: '10000',
-  LOG_LEVEL: 'warn',
-});
-const { buildEmbedded } = (await import(
-  join(process.cwd(), 'dist/gateway/topology.js')
-)) as typeof import('../../gateway/topology.ts');
-const sys = await buildEmbedded(config);
-await sys.app.ready();
-const token = await mintDevToken(config, { subject: 'bench', roles: ['promotions:admin'] });
-await sys.app.inject({
-  method: 'POST',
-  url: '/graphql',
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-  payload: JSON.stringify({ query: UPSERT_PROMOTION, variables: { rule: TOOLS_RULE } }),
-});
+const { sys, inject } = await buildQuoteSystemHere('ac-retain-');
 const spec = QUOTE_REQUESTS[which as keyof typeof QUOTE_REQUESTS]();
 const openRate = Number(process.env.OPEN_RATE ?? 0);
 if (openRate > 0) {
@@ -45,16 +27,7 @@ if (openRate > 0) {
   await load;
   report(file);
 }
-for (let i = 0; i < (openRate > 0 ? 0 : Number(countArg)); i++) {
-  await sys.app.inject({
-    method: spec.method as 'GET',
-    url: spec.path,
-    ...(spec.headers ? { headers: spec.headers } : {}),
-    ...(spec.body ? { payload: spec.body } : {}),
-  });
-  // inject settles in microtasks: let the loop run its immediates and timers, as a server would.
-  await new Promise((r) => setImmediate(r));
-}
+for (let i = 0; i < (openRate > 0 ? 0 : Number(countArg)); i++) await inject(spec);
 if (openRate <= 0) report(writeHeapSnapshot(join(tmpdir(), `retain-${process.pid}.heapsnapshot`)));
 process.exit(0);
 

@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunningSystem } from '../../gateway/topology.ts';
 import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
 import { gql, testConfig } from '../../harness/system.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
@@ -38,4 +39,69 @@ export async function startQuoteSystem(nodeArgs: string[], prefix = 'ac-prof-'):
   const added = await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
   if (added.errors) throw new Error(JSON.stringify(added.errors));
   return sys;
+}
+
+/** `--trace-gc` lines summed by kind: count, total, median and longest pause. */
+export function gcPauses(lines: readonly string[]): string[] {
+  const byKind = new Map<string, number[]>();
+  for (const line of lines) {
+    const m =
+      /(Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Compact)[^,]*?,\s*([\d.]+)\s*\/\s*([\d.]+)\s*ms/.exec(
+        line,
+      );
+    if (!m) continue;
+    const list = byKind.get(m[1] as string) ?? [];
+    list.push(Number(m[2]));
+    byKind.set(m[1] as string, list);
+  }
+  return [...byKind].map(([kind, pauses]) => {
+    pauses.sort((a, b) => a - b);
+    const total = pauses.reduce((s, x) => s + x, 0);
+    return `${kind}: ${pauses.length}, total ${total.toFixed(0)} ms, median ${pauses[pauses.length >> 1]?.toFixed(1)} ms, max ${pauses.at(-1)?.toFixed(1)} ms`;
+  });
+}
+
+/**
+ * The compiled embedded system built in this process (dist/, as npm start runs it) on a fresh
+ * data directory, the bench promotion added: for the tools that profile their own process.
+ * `inject` sends one request and then lets the loop turn: `inject` settles in microtasks, and
+ * without a turn the immediates a server would run pile up and hold every finished response.
+ */
+export async function buildQuoteSystemHere(
+  prefix: string,
+  env: Record<string, string> = {},
+): Promise<{
+  sys: RunningSystem;
+  inject(spec: HttpRequestSpec): Promise<{ statusCode: number; body: string }>;
+}> {
+  const config = testConfig({
+    DATA_DIR: mkdtempSync(join(tmpdir(), prefix)),
+    CATALOG_SIZE: '10000',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  const { buildEmbedded } = (await import(
+    join(process.cwd(), 'dist/gateway/topology.js')
+  )) as typeof import('../../gateway/topology.ts');
+  const sys = await buildEmbedded(config);
+  await sys.app.ready();
+  const token = await mintDevToken(config, { subject: 'bench', roles: ['promotions:admin'] });
+  const added = await sys.app.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    payload: JSON.stringify({ query: UPSERT_PROMOTION, variables: { rule: TOOLS_RULE } }),
+  });
+  if (added.statusCode !== 200 || added.body.includes('"errors"')) throw new Error(added.body);
+  const inject = async (spec: HttpRequestSpec) => {
+    const res = await sys.app.inject({
+      method: (spec.method ?? 'GET') as 'GET',
+      url: spec.path,
+      ...(spec.headers ? { headers: spec.headers } : {}),
+      ...(spec.body ? { payload: spec.body } : {}),
+    });
+    await new Promise((r) => setImmediate(r));
+    return res;
+  };
+  return { sys, inject };
 }
