@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { buildEmbedded } from '../gateway/topology.ts';
+import { gql } from '../harness/system.ts';
 import { mintDevToken } from '../lib/auth/jwt.ts';
 import { loadConfig } from '../lib/config.ts';
 
@@ -51,13 +52,11 @@ const admin = await mintDevToken(config, {
   subject: 'console-developer',
   roles: ['spend:admin', 'webhooks:admin'],
 });
-const gql = (query: string, variables: Record<string, unknown>) =>
-  fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
-    body: JSON.stringify({ query, variables }),
-  });
-await gql('mutation($i: SpendPolicyInput!) { setSpendPolicy(input: $i) { subject } }', {
+const setUp = async (query: string, variables: Record<string, unknown>) => {
+  const r = await gql(url, query, { token: admin, variables });
+  if (r.errors) throw new Error(JSON.stringify(r.errors));
+};
+await setUp('mutation($i: SpendPolicyInput!) { setSpendPolicy(input: $i) { subject } }', {
   i: {
     subject: `${AGENT}/approvals`,
     currency: 'USD',
@@ -67,7 +66,7 @@ await gql('mutation($i: SpendPolicyInput!) { setSpendPolicy(input: $i) { subject
     secondApprovalAbove: '1000.00',
   },
 });
-await gql(
+await setUp(
   'mutation($u: String!, $t: [String!]!) { registerWebhookEndpoint(url: $u, eventTypes: $t) { signingSecret } }',
   {
     u: 'https://erp.example/hooks',

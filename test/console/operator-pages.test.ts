@@ -7,7 +7,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { freshAgent, ORDERS, validOrder } from '../procurement/support/agent.ts';
+import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
 import { consoleCopy, launchChromium } from '../support/console.ts';
 import { type Receiver, startReceiver, waitFor } from '../webhooks/support.ts';
 
@@ -45,14 +45,8 @@ async function policy(subject: string, over: Record<string, unknown> = {}) {
   expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
 }
 
-async function order(spiffe: string, amount: number, sku = 'SKU-ABC-000001') {
-  const res = await fetch(`${sys.url}${ORDERS}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-spiffe-id': spiffe },
-    body: JSON.stringify(validOrder({ max_budget_usd: amount, sku })),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
+const order = (spiffe: string, amount: number, sku = 'SKU-ABC-000001') =>
+  post(sys.url, { spiffe, body: JSON.stringify(validOrder({ max_budget_usd: amount, sku })) });
 
 async function spend(spiffe: string): Promise<{ spent: string; remaining: string }> {
   const res = await fetch(`${sys.url}/api/v2/procurement/spend`, { headers: { 'x-spiffe-id': spiffe } });

@@ -54,13 +54,13 @@ describe('the operator console under GRAPHQL_SAFELIST=on, in Chromium', { timeou
   }
   const refusals = (page: Page): string[] => (page as Page & { refused: string[] }).refused;
 
-  async function order(spiffeId: string, sku: string): Promise<string> {
+  async function order(spiffeId: string, sku: string, status = 201): Promise<string> {
     const res = await fetch(`${sys.url}/api/v2/procurement/orders`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-spiffe-id': spiffeId },
       body: JSON.stringify({ agent_id: 'agent-0000001', sku, quantity: 2, max_budget_usd: 250.75 }),
     });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(status);
     return String(((await res.json()) as { order_id: string }).order_id);
   }
 
@@ -132,18 +132,7 @@ describe('the operator console under GRAPHQL_SAFELIST=on, in Chromium', { timeou
       },
     });
     expect(set.errors).toBeUndefined();
-    const res = await fetch(`${sys.url}/api/v2/procurement/orders`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-spiffe-id': id },
-      body: JSON.stringify({
-        agent_id: 'agent-0000001',
-        sku: 'SKU-ABC-000001',
-        quantity: 2,
-        max_budget_usd: 250.75,
-      }),
-    });
-    expect(res.status).toBe(202);
-    const pending = String(((await res.json()) as { order_id: string }).order_id);
+    const pending = await order(id, 'SKU-ABC-000001', 202);
     const page = await signedIn();
     await page.getByRole('link', { name: 'Approvals' }).click();
     await page.getByRole('button', { name: `Approve ${pending}` }).click();

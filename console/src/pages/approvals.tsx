@@ -10,7 +10,7 @@ import { graphql } from '../api.ts';
 import { type Decision, newestDecisions, type Pending, unitPrice } from '../approvals.ts';
 import { operation } from '../operations.ts';
 import { useAction, useAsync } from '../ui/async.ts';
-import { Empty, Loading, ProblemView, Time } from '../ui/parts.tsx';
+import { Empty, Field, Loading, ProblemView, Time } from '../ui/parts.tsx';
 
 // Registered operations (schemas/operations/pending-approvals.graphql, approval-decisions.graphql,
 // approve-purchase-order.graphql, reject-purchase-order.graphql).
@@ -142,7 +142,6 @@ function PendingCard({ pending: p, onDecided }: { pending: Pending; onDecided: (
       ? decide.error.fieldErrors.find((e) => e.pointer === '/note' || e.pointer === '/reason')
       : undefined;
   const price = unitPrice(p);
-  const fieldId = `decision-${id}`;
   const busy = decide.state === 'loading';
   return (
     <li class="card" data-testid="pending-approval">
@@ -209,23 +208,13 @@ function PendingCard({ pending: p, onDecided }: { pending: Pending; onDecided: (
           void decide.run('approve');
         }}
       >
-        <div class="field">
-          <label>
-            Reason or note for {id}
-            <input
-              id={fieldId}
-              value={text}
-              aria-invalid={Boolean(refused)}
-              aria-describedby={refused ? `${fieldId}-error` : undefined}
-              onInput={(e) => setText(e.currentTarget.value)}
-            />
-          </label>
-          {refused ? (
-            <span class="field-error" id={`${fieldId}-error`}>
-              {refused.message}
-            </span>
-          ) : null}
-        </div>
+        <Field
+          id={`decision-${id}`}
+          label={`Reason or note for ${id}`}
+          value={text}
+          error={refused?.message}
+          onInput={setText}
+        />
         <button type="submit" disabled={busy}>
           Approve {id}
         </button>

@@ -16,7 +16,7 @@ import {
   type SpendPolicy,
 } from '../spend-policy.ts';
 import { useAction, useAsync } from '../ui/async.ts';
-import { Empty, Loading, ProblemView, Time } from '../ui/parts.tsx';
+import { ConfirmButton, Empty, Field, Loading, ProblemView, Time } from '../ui/parts.tsx';
 
 // Registered operations (schemas/operations/spend-policies.graphql, set-spend-policy.graphql,
 // delete-spend-policy.graphql).
@@ -41,7 +41,6 @@ export function SpendPoliciesPage() {
     [],
   );
   const [form, setForm] = useState<PolicyForm>(EMPTY_POLICY);
-  const [confirm, setConfirm] = useState<string | null>(null);
   const save = useAction((f: PolicyForm) =>
     graphql<{ setSpendPolicy: SpendPolicy }>(SET, { input: policyInput(f) }).then((d) => d.setSpendPolicy),
   );
@@ -121,21 +120,11 @@ export function SpendPoliciesPage() {
                     >
                       Edit {p.subject}
                     </button>{' '}
-                    {confirm === p.subject ? (
-                      <button
-                        type="button"
-                        onClick={() => {
-                          setConfirm(null);
-                          void remove.run(p.subject).then(() => list.reload());
-                        }}
-                      >
-                        Confirm delete {p.subject}
-                      </button>
-                    ) : (
-                      <button type="button" onClick={() => setConfirm(p.subject)}>
-                        Delete {p.subject}
-                      </button>
-                    )}
+                    <ConfirmButton
+                      action="delete"
+                      what={p.subject}
+                      onConfirm={() => void remove.run(p.subject).then(() => list.reload())}
+                    />
                   </td>
                 </tr>
               ))}
@@ -156,11 +145,11 @@ export function SpendPoliciesPage() {
         {FIELDS.map((f) => (
           <Field
             key={f.name}
-            name={f.name}
+            id={`policy-${f.name}`}
             label={f.label}
-            hint={f.hint}
+            placeholder={f.hint}
             value={form[f.name]}
-            errors={fieldErrors[f.name]}
+            error={fieldErrors[f.name]?.join('; ')}
             onInput={(v) => setForm({ ...form, [f.name]: v })}
           />
         ))}
@@ -204,37 +193,5 @@ export function SpendPoliciesPage() {
         </p>
       ) : null}
     </section>
-  );
-}
-
-function Field(props: {
-  name: string;
-  label: string;
-  hint: string;
-  value: string;
-  errors: string[] | undefined;
-  onInput: (v: string) => void;
-}) {
-  const id = `policy-${props.name}`;
-  const bad = Boolean(props.errors?.length);
-  return (
-    <div class="field">
-      <label>
-        {props.label}
-        <input
-          id={id}
-          value={props.value}
-          placeholder={props.hint}
-          aria-invalid={bad}
-          aria-describedby={bad ? `${id}-error` : undefined}
-          onInput={(e) => props.onInput(e.currentTarget.value)}
-        />
-      </label>
-      {bad ? (
-        <span class="field-error" id={`${id}-error`}>
-          {props.errors?.join('; ')}
-        </span>
-      ) : null}
-    </div>
   );
 }

@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { graphql } from '../api.ts';
 import { operation } from '../operations.ts';
 import { useAction, useAsync } from '../ui/async.ts';
-import { Empty, Loading, ProblemView, Time } from '../ui/parts.tsx';
+import { ConfirmButton, Empty, Loading, ProblemView, Time } from '../ui/parts.tsx';
 
 // Registered operations (schemas/operations/webhook-*.graphql and the four mutations).
 const ENDPOINTS = operation('WebhookEndpoints');
@@ -62,7 +62,6 @@ export function WebhooksPage() {
     [],
   );
   const [selected, setSelected] = useState<string | null>(null);
-  const [confirm, setConfirm] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const act = useAction(async (kind: 'rotate' | 'disable', e: Endpoint) => {
     if (kind === 'rotate') {
@@ -127,21 +126,7 @@ export function WebhooksPage() {
                     <button type="button" onClick={() => run('rotate', e)}>
                       Rotate secret of {e.url}
                     </button>
-                    {confirm === e.endpointId ? (
-                      <button
-                        type="button"
-                        onClick={() => {
-                          setConfirm(null);
-                          run('disable', e);
-                        }}
-                      >
-                        Confirm disable {e.url}
-                      </button>
-                    ) : (
-                      <button type="button" onClick={() => setConfirm(e.endpointId)}>
-                        Disable {e.url}
-                      </button>
-                    )}
+                    <ConfirmButton action="disable" what={e.url} onConfirm={() => run('disable', e)} />
                   </>
                 ) : null}
               </div>

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import type { ApiError } from '../api.ts';
 import { BASE, navigate } from '../router.ts';
 import { toDate } from '../time.ts';
@@ -69,5 +70,73 @@ export function Link({ to, children, ...rest }: { to: string; children: Componen
     >
       {children}
     </a>
+  );
+}
+
+/**
+ * A labelled text field that shows the API's refusal of its value: marked `aria-invalid` and
+ * described by the message, which sits outside the label so the field's name stays its label.
+ */
+export function Field(props: {
+  id: string;
+  label: ComponentChildren;
+  value: string;
+  onInput: (value: string) => void;
+  /** The API's message(s) for this field; none: valid. */
+  error?: string | undefined;
+  placeholder?: string;
+}) {
+  const errorId = `${props.id}-error`;
+  return (
+    <div class="field">
+      <label>
+        {props.label}
+        <input
+          id={props.id}
+          value={props.value}
+          placeholder={props.placeholder}
+          aria-invalid={Boolean(props.error)}
+          aria-describedby={props.error ? errorId : undefined}
+          onInput={(e) => props.onInput(e.currentTarget.value)}
+        />
+      </label>
+      {props.error ? (
+        <span class="field-error" id={errorId}>
+          {props.error}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * A destructive action asked twice: the first press turns the button into "Confirm <action>
+ * <what>", the second acts. A button rather than window.confirm, which keyboard and screen-reader
+ * users handle worse (docs/console.md).
+ */
+export function ConfirmButton({
+  action,
+  what,
+  onConfirm,
+}: {
+  action: string;
+  what: string;
+  onConfirm: () => void;
+}) {
+  const [asked, setAsked] = useState(false);
+  return asked ? (
+    <button
+      type="button"
+      onClick={() => {
+        setAsked(false);
+        onConfirm();
+      }}
+    >
+      Confirm {action} {what}
+    </button>
+  ) : (
+    <button type="button" onClick={() => setAsked(true)}>
+      {action.charAt(0).toUpperCase() + action.slice(1)} {what}
+    </button>
   );
 }
