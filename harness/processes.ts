@@ -44,10 +44,17 @@ function startScript(entry: keyof typeof ENTRY): string {
   return pkg.scripts[START_SCRIPT[entry]] ?? '';
 }
 
-/** The node flags its `npm run start…` script gives a process (the heap limit), so benchmarks run what users run. */
+/**
+ * The node flags its `npm run start…` script gives a process (heap limits and, for the embedded
+ * system, the collector's settings; the default heap limit filled in), so benchmarks run what
+ * users run.
+ */
 export function startFlags(entry: keyof typeof ENTRY): string[] {
-  const flags = startScript(entry).match(/--max-[a-z-]+-size=[^ ]+/g) ?? [];
-  return flags.map((f) => f.replace(/\$\{HEAP_LIMIT_MB:-(\d+)\}/, '$1'));
+  const flags = /\bexec node ((?:--\S+ )*)dist\//.exec(startScript(entry))?.[1] ?? '';
+  return flags
+    .split(' ')
+    .filter(Boolean)
+    .map((f) => f.replace(/\$\{HEAP_LIMIT_MB:-(\d+)\}/, '$1'));
 }
 
 /** The allocator settings its `npm run start…` script gives a process (`MALLOC_ARENA_MAX=2 node …`). */

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, startCommand, startEnv } from '../../harness/processes.ts';
+import { type ServiceProcess, startCommand, startEnv, startFlags } from '../../harness/processes.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { parseDockerfile, stages } from './dockerfile.ts';
 
@@ -185,6 +185,20 @@ describe('the Dockerfile', () => {
     expect(starts.length).toBe(5);
     for (const [name, script] of starts)
       expect(script, name).toMatch(/&& (?:[A-Z_]+=\S+ )*exec node [^&;|]+$/);
+  });
+
+  it('gives node only flags it accepts, and the embedded start the collector settings measured for it', () => {
+    for (const role of ['embedded', 'gateway', 'pricing', 'promotions', 'procurement'] as const) {
+      const flags = startFlags(role);
+      expect(flags.join(' '), role).toMatch(/--max-old-space-size=\d+/);
+      // A misspelled V8 flag makes node refuse to start ("bad option"): npm start would fail.
+      const r = spawnSync(process.execPath, [...flags, '-e', 'process.exit(0)'], { encoding: 'utf8' });
+      expect({ role, status: r.status, stderr: r.stderr }).toEqual({ role, status: 0, stderr: '' });
+    }
+    // docs/performance.md, "Third pass": fewer full collections under quote load, A/B measured.
+    expect(startFlags('embedded')).toEqual(
+      expect.arrayContaining(['--no-allocation-site-pretenuring', '--heap-growing-percent=200']),
+    );
   });
 
   it('starts the compiled role entry point directly (exec form: node is PID 1 and gets SIGTERM)', () => {
