@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
+import { setApprovalPolicy } from '../procurement/support/spend.ts';
 import { consoleCopy, launchChromium } from '../support/console.ts';
 import { type Receiver, startReceiver, waitFor } from '../webhooks/support.ts';
 
@@ -33,17 +34,8 @@ afterAll(async () => {
   await sys?.close();
 });
 
-const SET = 'mutation($input: SpendPolicyInput!) { setSpendPolicy(input: $input) { subject } }';
-
-async function policy(subject: string, over: Record<string, unknown> = {}) {
-  const r = await sys.gql(SET, {
-    token: spendAdmin,
-    variables: {
-      input: { subject, currency: 'USD', period: 'DAY', budget: '1000.00', approvalAbove: '100.00', ...over },
-    },
-  });
-  expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
-}
+const policy = (subject: string, over: Record<string, unknown> = {}) =>
+  setApprovalPolicy(sys, spendAdmin, subject, over);
 
 const order = (spiffe: string, amount: number, sku = 'SKU-ABC-000001') =>
   post(sys.url, { spiffe, body: JSON.stringify(validOrder({ max_budget_usd: amount, sku })) });

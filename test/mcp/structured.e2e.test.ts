@@ -19,6 +19,7 @@ import { parse } from 'yaml';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { componentSchema } from '../../subgraphs/procurement/contract/openapi.ts';
 import { AGENT, freshAgent, validOrder } from '../procurement/support/agent.ts';
+import { setApprovalPolicy } from '../procurement/support/spend.ts';
 import { problemOf, textOf } from './support.ts';
 
 const SCOPES = ['orders:create', 'orders:read', 'orders:cancel', 'spend:read'];
@@ -241,16 +242,7 @@ describe('an order that waits for a human approval', () => {
   let id: string;
   beforeAll(async () => {
     id = freshAgent('approval');
-    const set = await sys.gql(
-      'mutation($i: SpendPolicyInput!) { setSpendPolicy(input: $i) { approvalAbove } }',
-      {
-        token: await sys.token(['spend:admin']),
-        variables: {
-          i: { subject: id, currency: 'USD', period: 'DAY', budget: '1000.00', approvalAbove: '100.00' },
-        },
-      },
-    );
-    expect(set.errors, JSON.stringify(set.errors)).toBeUndefined();
+    await setApprovalPolicy(sys, await sys.token(['spend:admin']), id);
     ({ client, tools } = await connect(id));
   });
   const spent = async () => {

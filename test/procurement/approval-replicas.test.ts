@@ -18,6 +18,7 @@ import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { waitFor } from '../webhooks/support.ts';
 import { freshAgent, ORDERS, post, validOrder } from './support/agent.ts';
+import { setApprovalPolicy } from './support/spend.ts';
 
 const TTL_SECONDS = 8;
 
@@ -67,17 +68,7 @@ describe('approval decisions across two replicas of gateway and procurement', ()
 
   async function pendingAgent(label: string) {
     const agent = freshAgent(label);
-    const set = await gql(
-      g1.url,
-      'mutation($i: SpendPolicyInput!) { setSpendPolicy(input: $i) { approvalAbove } }',
-      {
-        token: await token('ops', ['spend:admin']),
-        variables: {
-          i: { subject: agent, currency: 'USD', period: 'DAY', budget: '1000.00', approvalAbove: '100' },
-        },
-      },
-    );
-    expect(set.errors, JSON.stringify(set.errors)).toBeUndefined();
+    await setApprovalPolicy({ gql: (q, o) => gql(g1.url, q, o) }, await token('ops', ['spend:admin']), agent);
     return agent;
   }
   const spent = async (gateway: string, agent: string) => {

@@ -14,6 +14,7 @@ import { EventTypes } from '../../lib/events/cloudevent.ts';
 import type { ProcurementModule } from '../../subgraphs/procurement/index.ts';
 import { startReceiver, waitFor } from '../webhooks/support.ts';
 import { AGENT, freshAgent, ORDERS, post, type Reply, validOrder } from './support/agent.ts';
+import { setApprovalPolicy } from './support/spend.ts';
 
 const DAY = 86_400_000;
 const TTL_SECONDS = 600;
@@ -34,15 +35,8 @@ const QUEUE = `query($after: ID, $first: Int) { pendingApprovals(after: $after, 
   nodes { order { orderId } agentId spiffeId amount approvalsRequired expiresAt policy { subject approvalAbove } remainingBudget }
   endCursor hasNextPage } }`;
 
-async function policy(subject: string, over: Record<string, unknown> = {}) {
-  const r = await sys.gql(SET, {
-    token: spendAdmin,
-    variables: {
-      input: { subject, currency: 'USD', period: 'DAY', budget: '1000.00', approvalAbove: '100.00', ...over },
-    },
-  });
-  expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
-}
+const policy = (subject: string, over: Record<string, unknown> = {}) =>
+  setApprovalPolicy(sys, spendAdmin, subject, over);
 const order = (spiffe: string, amount: string) =>
   post(sys.url, { spiffe, body: JSON.stringify(validOrder()).replace('250.75', amount) });
 async function read(spiffe: string, path: string): Promise<Reply> {
