@@ -4,10 +4,11 @@
  *   npm run build && tsx bench/tools/gc-trace.ts <graphql|rest> [seconds=10]
  */
 import { load } from '../loadgen.ts';
-import { extraNodeFlags, gcPauses, quoteRequest, startQuoteSystem } from './support.ts';
+import { startEmbeddedSystem } from '../open-loop/run.ts';
+import { extraNodeFlags, gcPauses, quoteRequest } from './support.ts';
 
 const [which = 'graphql', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const sys = await startQuoteSystem(['--trace-gc', ...extraNodeFlags()], 'ac-gc-');
+const sys = await startEmbeddedSystem(undefined, ['--trace-gc', ...extraNodeFlags()]);
 const spec = quoteRequest(which);
 const one = await fetch(sys.url + spec.path, { method: spec.method, headers: spec.headers, body: spec.body });
 console.log(`reply: ${one.status}, ${(await one.text()).length} bytes`);

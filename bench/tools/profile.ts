@@ -10,12 +10,17 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from '../loadgen.ts';
-import { cpuSeconds, extraNodeFlags, quoteRequest, startQuoteSystem } from './support.ts';
+import { startEmbeddedSystem } from '../open-loop/run.ts';
+import { cpuSeconds, extraNodeFlags, quoteRequest } from './support.ts';
 
 const [which = 'graphql', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const profDir = mkdtempSync(join(tmpdir(), 'ac-prof-cpu-'));
 const spawnedAt = performance.now();
-const sys = await startQuoteSystem(['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...extraNodeFlags()]);
+const sys = await startEmbeddedSystem(undefined, [
+  '--cpu-prof',
+  `--cpu-prof-dir=${profDir}`,
+  ...extraNodeFlags(),
+]);
 const request = quoteRequest(which);
 await load({ url: sys.url, requests: [request], connections: 10, seconds: 3 });
 const skipMs = Math.round(performance.now() - spawnedAt);

@@ -1,14 +1,13 @@
 /**
- * What the profiling tools share: the compiled embedded system started the way the quote bench
- * starts it (fresh data directory, the bench promotion added), one of the quote loads, and a
- * process's CPU time from /proc.
+ * What the profiling tools share: the compiled embedded system built in this process, one of the
+ * quote loads, a process's CPU time from /proc, and GC pauses from --trace-gc lines. The tools that
+ * start the system as its own process use the open-loop bench's startEmbeddedSystem.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningSystem } from '../../gateway/topology.ts';
-import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
-import { gql, testConfig } from '../../harness/system.ts';
+import { testConfig } from '../../harness/system.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import type { HttpRequestSpec } from '../harness.ts';
@@ -29,16 +28,6 @@ export function quoteRequest(which: string): HttpRequestSpec {
   const request = QUOTE_REQUESTS[which as keyof typeof QUOTE_REQUESTS];
   if (!request) throw new Error(`unknown load ${which}: ${Object.keys(QUOTE_REQUESTS).join(', ')}`);
   return request();
-}
-
-/** The compiled embedded system with `nodeArgs`, on a fresh data directory, the bench promotion added. */
-export async function startQuoteSystem(nodeArgs: string[], prefix = 'ac-prof-'): Promise<ServiceProcess> {
-  const env = { DATA_DIR: mkdtempSync(join(tmpdir(), prefix)), CATALOG_SIZE: '10000', LOG_LEVEL: 'info' };
-  const sys = await startProcess('embedded', env, 120_000, { compiled: true, nodeArgs });
-  const token = await mintDevToken(testConfig(env), { subject: 'bench', roles: ['promotions:admin'] });
-  const added = await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
-  if (added.errors) throw new Error(JSON.stringify(added.errors));
-  return sys;
 }
 
 /** `--trace-gc` lines summed by kind: count, total, median and longest pause. */
