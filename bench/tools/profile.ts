@@ -1,8 +1,8 @@
 /**
  * Profiles the compiled embedded system under one load, the way docs/performance.md was made:
- *   npm run build && tsx bench/tools/profile.ts <graphql|rest> [seconds=10]   (PROFILE_NODE_FLAGS adds node flags)
+ *   npm run build && [WARM=3] tsx bench/tools/profile.ts <graphql|rest|order> [seconds=10]   (PROFILE_NODE_FLAGS adds node flags)
  * Starts `node --cpu-prof dist/gateway/main.js` on a fresh data directory, adds the bench
- * promotion, loads it with bench/loadgen.ts, stops it with SIGTERM (which writes the profile)
+ * promotion, loads it with bench/loadgen.ts (WARM seconds first, outside the summary), stops it with SIGTERM (which writes the profile)
  * and prints the self-time summary of bench/tools/cpuprofile-summary.ts.
  */
 import { spawnSync } from 'node:child_process';
@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from '../loadgen.ts';
-import { startEmbeddedSystem } from '../open-loop/run.ts';
+import { PATHS, startEmbeddedSystem } from '../open-loop/run.ts';
 import { cpuSeconds, extraNodeFlags, quoteRequest } from './support.ts';
 
 const [which = 'graphql', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -21,12 +21,14 @@ const sys = await startEmbeddedSystem(undefined, [
   `--cpu-prof-dir=${profDir}`,
   ...extraNodeFlags(),
 ]);
-const request = quoteRequest(which);
-await load({ url: sys.url, requests: [request], connections: 10, seconds: 3 });
+// `order`: the agent order path (the embedded store's writes), as the open-loop bench sends it.
+const requests =
+  which === 'order' ? (PATHS.find((p) => p.key === 'order')?.requests() ?? []) : [quoteRequest(which)];
+await load({ url: sys.url, requests, connections: 10, seconds: Number(process.env.WARM ?? 3) });
 const skipMs = Math.round(performance.now() - spawnedAt);
 const pid = sys.child.pid as number;
 const cpuBefore = cpuSeconds(pid);
-const r = await load({ url: sys.url, requests: [request], connections: 10, seconds: Number(secondsArg) });
+const r = await load({ url: sys.url, requests, connections: 10, seconds: Number(secondsArg) });
 const cpuMsPerRequest = ((cpuSeconds(pid) - cpuBefore) * 1000) / r.requests;
 console.log(
   `${which}: ${cpuMsPerRequest.toFixed(3)} ms of server CPU per request; ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, non-2xx ${r.non2xx}`,
