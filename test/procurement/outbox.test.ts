@@ -205,6 +205,63 @@ describe.each([
   });
 });
 
+describe.each([
+  ['Postgres', () => db],
+  ['embedded PGlite', () => lite],
+])('relay order and upkeep, %s', (name, dbOf) => {
+  it('claims oldest first by sequence number, also where the number gains a digit', async () => {
+    const real = dbOf();
+    await drain(sqlOutbox(real));
+    const [{ max }] = (await real.query<{ max: string | null }>(
+      'SELECT max(seq)::text AS max FROM procurement_outbox',
+    )) as [{ max: string | null }];
+    expect(Number(max ?? 0)).toBeLessThan(999_999_997);
+    await real.query("SELECT setval(pg_get_serial_sequence('procurement_outbox', 'seq'), 999999997)");
+    const domain = createOrderDomain(sqlOrderStore(real), new ManualClock());
+    const ids: string[] = [];
+    // Rows 999,999,998 to 1,000,000,001: as text, "1000000000" sorts before "999999998".
+    for (let i = 0; i < 4; i++)
+      ids.push((await domain.place({ request: request(), spiffeId: AGENT, traceId: 't' })).order_id);
+    const first: string[] = [];
+    expect(await sqlOutbox(real).relay(2, async (e) => void first.push(e.subject))).toEqual({
+      relayed: 2,
+      full: true,
+    });
+    expect(first).toEqual(ids.slice(0, 2));
+    expect((await drain(sqlOutbox(real))).map((e) => e.subject)).toEqual(ids.slice(2));
+  });
+
+  it.runIf(name === 'embedded PGlite')(
+    'vacuums the outbox itself after 1,000 relayed rows (PGlite runs no autovacuum)',
+    async () => {
+      const real = dbOf();
+      const outbox = sqlOutbox(real);
+      await drain(outbox);
+      const vacuums = async () =>
+        Number(
+          (
+            await real.query<{ n: string }>(
+              "SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'procurement_outbox'",
+            )
+          )[0]?.n,
+        );
+      const before = await vacuums();
+      await real.query(
+        `INSERT INTO procurement_outbox (event_id, type, subject, time, data)
+         SELECT 'upkeep-' || g, 'OrderPlaced', 'order-' || g, '2026-01-01T00:00:00Z', '{}'::jsonb
+         FROM generate_series(1, 999) g`,
+      );
+      expect(await drain(outbox)).toHaveLength(999);
+      expect(await vacuums()).toBe(before);
+      await real.query(
+        "INSERT INTO procurement_outbox (event_id, type, subject, time, data) VALUES ('upkeep-1000', 'OrderPlaced', 'order-1000', '2026-01-01T00:00:00Z', '{}'::jsonb)",
+      );
+      expect(await drain(outbox)).toHaveLength(1);
+      expect(await vacuums()).toBe(before + 1);
+    },
+  );
+});
+
 describe('relays on the real Postgres', () => {
   it('relays every row exactly once with two relays (two pools) working the table under load', async () => {
     await drain(sqlOutbox(db));
