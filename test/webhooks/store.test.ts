@@ -28,7 +28,7 @@ const eventOf = (type: string = EventTypes.OrderPlaced) => {
   return cloudEvent('/agent-commerce/procurement', type, data, data.order_id, T0);
 };
 
-describe.each(adapters)('the webhook store on %s', (_, open) => {
+describe.each(adapters)('the webhook store on %s', (name, open) => {
   let db: Db;
   let drop: () => Promise<void>;
   let store: WebhookStore;
@@ -122,6 +122,34 @@ describe.each(adapters)('the webhook store on %s', (_, open) => {
     expect(after).toHaveLength(before - 1);
     expect(after.find((d) => d.eventId === old.id)).toBeUndefined();
   });
+
+  it.runIf(name === 'PGlite')(
+    'vacuums the deliveries after 1,000 changed rows (PGlite runs no autovacuum)',
+    async () => {
+      const vacuums = async () =>
+        Number(
+          (
+            await db.query<{ n: string }>(
+              "SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'",
+            )
+          )[0]?.n,
+        );
+      // A store of its own: its count of changed rows starts at zero.
+      const fresh = sqlWebhookStore(db);
+      const before = await vacuums();
+      // Each delivery changes twice: claimed, then its outcome. 499 of them: 998 changes.
+      const deliver = async (count: number) => {
+        for (let i = 0; i < count; i++) await fresh.enqueue(eventOf(), at(-1000));
+        for (const d of await fresh.claimDue(at(0), at(60_000), count))
+          await fresh.record(d, { kind: 'delivered', statusCode: 200 }, at(1));
+      };
+      await deliver(499);
+      expect(await vacuums()).toBe(before);
+      await deliver(1);
+      expect(await vacuums()).toBe(before + 1);
+    },
+    60_000,
+  );
 
   it('disables an endpoint: its pending deliveries fail, new events create none, rotation is refused', async () => {
     const e = eventOf();

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../../../lib/db/index.ts';
+import { vacuumAfterChanges } from '../../../lib/db/upkeep.ts';
 import { usdAmount } from '../contract/json.ts';
 import type { Approval, OrderStatus, PurchaseOrder } from '../domain/purchase-order.ts';
 import type { OutboxEvent } from '../outbox/order-events.ts';
@@ -262,45 +263,25 @@ interface OutboxRow {
 }
 
 /**
- * Relayed rows after which the embedded store vacuums the outbox. PGlite runs no autovacuum
- * (one process, no background workers), so every relayed row left a dead version behind, and
- * the claim below read them all again: after 20,000 orders one pass read 2,100 pages (76 ms on
- * the event loop) every 50 ms (docs/performance.md, "Fourth pass"). Vacuuming every 1,000
- * relayed rows keeps a pass at a few pages, and costs 2.2–3.0 ms each time (measured). Postgres's
- * autovacuum does this on its own there.
- */
-const PGLITE_VACUUM_EVERY_ROWS = 1000;
-
-/**
  * The outbox in the SQL store. `FOR UPDATE SKIP LOCKED`: on Postgres, relays in several
  * procurement replicas each take rows no other holds, so no row is relayed by two at once;
  * PGlite (one process, one connection) runs the same SQL.
  */
 export function sqlOutbox(db: Db): OutboxStore {
-  let relayedSinceVacuum = 0;
-  // A failed vacuum is tried again after the next pass; the rows are relayed either way.
-  const vacuumIfDue = async (relayed: number) => {
-    if (db.kind !== 'pglite') return;
-    relayedSinceVacuum += relayed;
-    if (relayedSinceVacuum < PGLITE_VACUUM_EVERY_ROWS) return;
-    await db.exec('VACUUM procurement_outbox').then(
-      () => {
-        relayedSinceVacuum = 0;
-      },
-      () => undefined,
-    );
-  };
+  // Each relayed row leaves a dead version: on PGlite the claim below would read them all.
+  const relayed = vacuumAfterChanges(db, 'procurement_outbox');
   return {
     relay: async (limit, publish) => {
       const pass = await relayOnce(limit, publish);
-      await vacuumIfDue(pass.relayed);
+      await relayed(pass.relayed);
       return pass;
     },
     async prune(beforeMs) {
       await db.query('DELETE FROM procurement_outbox WHERE relayed_at IS NOT NULL AND relayed_at < $1', [
         new Date(beforeMs).toISOString(),
       ]);
-      await vacuumIfDue(PGLITE_VACUUM_EVERY_ROWS);
+      // A prune may delete a week of rows (hourly): vacuum after it whatever the count.
+      await relayed(Number.POSITIVE_INFINITY);
     },
   };
 
