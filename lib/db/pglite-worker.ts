@@ -67,21 +67,23 @@ if (!isMainThread && (workerData as { pgliteWorker?: boolean } | null)?.pgliteWo
   void serve((workerData as { dataDir?: string }).dataDir);
 }
 
-/** The worker for this module, compiled (dist/) or from source (tests, through tsx's loader). */
-function spawn(dataDir: string | undefined): Worker {
-  const data = { pgliteWorker: true, dataDir };
-  if (import.meta.url.endsWith('.js')) return new Worker(new URL(import.meta.url), { workerData: data });
-  // Workers do not inherit tsx's loader: the bootstrap registers it, then loads this file.
-  const bootstrap = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(import.meta.url)}, ${JSON.stringify(import.meta.url)}))`;
-  return new Worker(bootstrap, { eval: true, workerData: data });
-}
+/**
+ * Starts the worker running `module` (this file) with `workerData`. The default runs the
+ * compiled module (dist/), or the source under a loader the process was started with (tsx's
+ * flags pass on to workers); a test from source passes one that registers its loader first.
+ */
+export type SpawnStoreThread = (module: URL, workerData: unknown) => Worker;
+const spawnModule: SpawnStoreThread = (module, workerData) => new Worker(module, { workerData });
 
 /**
  * The embedded store, run by a worker thread (see above): the same `Db` as `openPglite`, the
  * same SQL, the same data directory.
  */
-export async function openPgliteWorker(dataDir: string | undefined): Promise<Db> {
-  const worker = spawn(dataDir);
+export async function openPgliteWorker(
+  dataDir: string | undefined,
+  spawn: SpawnStoreThread = spawnModule,
+): Promise<Db> {
+  const worker = spawn(new URL(import.meta.url), { pgliteWorker: true, dataDir });
   const pending = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
   let nextId = 0;
   let failure: Error | undefined;

@@ -5,10 +5,22 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
-import { openPgliteWorker } from '../../lib/db/pglite-worker.ts';
+import {
+  openPgliteWorker as openCompiledOrLoaded,
+  type SpawnStoreThread,
+} from '../../lib/db/pglite-worker.ts';
+
+/** The worker from source: vitest's transform does not reach workers, so tsx's loader is registered first. */
+const fromSource: SpawnStoreThread = (module, workerData) =>
+  new Worker(
+    `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(module.href)}, ${JSON.stringify(module.href)}))`,
+    { eval: true, workerData },
+  );
+const openPgliteWorker = (dataDir: string | undefined) => openCompiledOrLoaded(dataDir, fromSource);
 
 let inThread: Db;
 let worker: Db;
