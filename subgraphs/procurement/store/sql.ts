@@ -272,7 +272,42 @@ export function sqlOutbox(db: Db): OutboxStore {
   const relayed = vacuumAfterChanges(db, 'procurement_outbox');
   return {
     relay: async (limit, publish) => {
-      const pass = await relayOnce(limit, publish);
+      const pass = await db.transaction(async (tx) => {
+        // ORDER BY the table's bigint column, not the text alias: "10" sorts before "9". By the
+        // column, the planner also walks the partial index in order and stops at the limit.
+        const rows = await tx.query<OutboxRow>(
+          'SELECT seq::text AS seq, event_id, type, subject, time, data, traceparent, tracestate FROM procurement_outbox WHERE relayed_at IS NULL ORDER BY procurement_outbox.seq LIMIT $1 FOR UPDATE SKIP LOCKED',
+          [limit],
+        );
+        const done: string[] = [];
+        let error: unknown;
+        for (const r of rows) {
+          try {
+            await publish({
+              id: r.event_id,
+              type: r.type,
+              subject: r.subject,
+              time: r.time,
+              data: r.data,
+              ...(r.traceparent ? { traceparent: r.traceparent } : {}),
+              ...(r.tracestate ? { tracestate: r.tracestate } : {}),
+            });
+          } catch (err) {
+            error = err ?? new Error('publish failed');
+            break;
+          }
+          done.push(r.seq);
+        }
+        if (done.length)
+          await tx.query('UPDATE procurement_outbox SET relayed_at = now() WHERE seq = ANY($1::bigint[])', [
+            done,
+          ]);
+        return {
+          relayed: done.length,
+          full: rows.length === limit && error === undefined,
+          ...(error === undefined ? {} : { error }),
+        };
+      });
       await relayed(pass.relayed);
       return pass;
     },
@@ -284,43 +319,4 @@ export function sqlOutbox(db: Db): OutboxStore {
       await relayed(Number.POSITIVE_INFINITY);
     },
   };
-
-  function relayOnce(limit: number, publish: (event: OutboxEvent) => Promise<void>) {
-    return db.transaction(async (tx) => {
-      // ORDER BY the table's bigint column, not the text alias: "10" sorts before "9". By the
-      // column, the planner also walks the partial index in order and stops at the limit.
-      const rows = await tx.query<OutboxRow>(
-        'SELECT seq::text AS seq, event_id, type, subject, time, data, traceparent, tracestate FROM procurement_outbox WHERE relayed_at IS NULL ORDER BY procurement_outbox.seq LIMIT $1 FOR UPDATE SKIP LOCKED',
-        [limit],
-      );
-      const done: string[] = [];
-      let error: unknown;
-      for (const r of rows) {
-        try {
-          await publish({
-            id: r.event_id,
-            type: r.type,
-            subject: r.subject,
-            time: r.time,
-            data: r.data,
-            ...(r.traceparent ? { traceparent: r.traceparent } : {}),
-            ...(r.tracestate ? { tracestate: r.tracestate } : {}),
-          });
-        } catch (err) {
-          error = err ?? new Error('publish failed');
-          break;
-        }
-        done.push(r.seq);
-      }
-      if (done.length)
-        await tx.query('UPDATE procurement_outbox SET relayed_at = now() WHERE seq = ANY($1::bigint[])', [
-          done,
-        ]);
-      return {
-        relayed: done.length,
-        full: rows.length === limit && error === undefined,
-        ...(error === undefined ? {} : { error }),
-      };
-    });
-  }
 }

@@ -124,40 +124,6 @@ export function sqlWebhookStore(db: Db): WebhookStore {
     if (!row) throw new WebhookNotFound(`${what} not found`);
     return row;
   };
-  async function recordOutcome(d: ClaimedDelivery, outcome: AttemptOutcome, now: Date): Promise<void> {
-    const fence = 'WHERE delivery_id = $1 AND claims = $2 AND status = $3';
-    const base = [d.deliveryId, d.claim, 'pending'];
-    switch (outcome.kind) {
-      case 'delivered':
-        await db.query(
-          `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = $4, next_attempt_at = NULL,
-           last_status_code = $5, last_error = NULL ${fence}`,
-          [...base, now.toISOString(), outcome.statusCode],
-        );
-        return;
-      case 'retry':
-        await db.query(
-          `UPDATE webhook_deliveries SET next_attempt_at = $4, last_status_code = $5, last_error = $6 ${fence}`,
-          [...base, outcome.at.toISOString(), outcome.statusCode, outcome.error.slice(0, MAX_ERROR)],
-        );
-        return;
-      case 'failed':
-        await db.query(
-          `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_status_code = $4,
-           last_error = $5 ${fence}`,
-          [...base, outcome.statusCode, outcome.error.slice(0, MAX_ERROR)],
-        );
-        return;
-      case 'gone':
-        await db.query(
-          `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_status_code = 410,
-           last_error = 'the receiver answered 410 Gone' ${fence}`,
-          base,
-        );
-        return;
-    }
-  }
-
   return {
     async countEndpoints() {
       const [row] = await db.query<{ n: string | number }>('SELECT count(*) AS n FROM webhook_endpoints');
@@ -265,7 +231,37 @@ export function sqlWebhookStore(db: Db): WebhookStore {
     },
 
     async record(d, outcome, now) {
-      await recordOutcome(d, outcome, now);
+      const fence = 'WHERE delivery_id = $1 AND claims = $2 AND status = $3';
+      const base = [d.deliveryId, d.claim, 'pending'];
+      switch (outcome.kind) {
+        case 'delivered':
+          await db.query(
+            `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = $4, next_attempt_at = NULL,
+             last_status_code = $5, last_error = NULL ${fence}`,
+            [...base, now.toISOString(), outcome.statusCode],
+          );
+          break;
+        case 'retry':
+          await db.query(
+            `UPDATE webhook_deliveries SET next_attempt_at = $4, last_status_code = $5, last_error = $6 ${fence}`,
+            [...base, outcome.at.toISOString(), outcome.statusCode, outcome.error.slice(0, MAX_ERROR)],
+          );
+          break;
+        case 'failed':
+          await db.query(
+            `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_status_code = $4,
+             last_error = $5 ${fence}`,
+            [...base, outcome.statusCode, outcome.error.slice(0, MAX_ERROR)],
+          );
+          break;
+        case 'gone':
+          await db.query(
+            `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_status_code = 410,
+             last_error = 'the receiver answered 410 Gone' ${fence}`,
+            base,
+          );
+          break;
+      }
       // The claim's update and this one.
       await changed(2);
     },
