@@ -8,6 +8,7 @@ import type { Db } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import { vacuumAfterChanges } from '../../lib/db/upkeep.ts';
+import { vacuumCount } from '../support/vacuums.ts';
 
 let lite: Db;
 let pg: Awaited<ReturnType<typeof freshPostgres>>;
@@ -44,14 +45,7 @@ describe('vacuumAfterChanges', () => {
     const w = watched(lite);
     const changed = vacuumAfterChanges(w.db, 'churn', 10);
     await lite.exec('INSERT INTO churn SELECT g, 0 FROM generate_series(1, 10) g');
-    const vacuums = async () =>
-      Number(
-        (
-          await lite.query<{ n: string }>(
-            "SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'churn'",
-          )
-        )[0]?.n,
-      );
+    const vacuums = () => vacuumCount(lite, 'churn');
     const before = await vacuums();
     for (const step of [4, 5]) await changed(step);
     expect(w.sent).toEqual([]);

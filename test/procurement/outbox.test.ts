@@ -21,6 +21,7 @@ import { orderMigrations } from '../../subgraphs/procurement/store/migrations.ts
 import { sqlOrderStore, sqlOutbox } from '../../subgraphs/procurement/store/sql.ts';
 import type { OrderStore, OutboxStore } from '../../subgraphs/procurement/store/store.ts';
 import { eventSchema, eventually } from '../pricing/support.ts';
+import { vacuumCount } from '../support/vacuums.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const WINDOW_MS = 3_600_000;
@@ -237,14 +238,7 @@ describe.each([
       const real = dbOf();
       const outbox = sqlOutbox(real);
       await drain(outbox);
-      const vacuums = async () =>
-        Number(
-          (
-            await real.query<{ n: string }>(
-              "SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'procurement_outbox'",
-            )
-          )[0]?.n,
-        );
+      const vacuums = () => vacuumCount(real, 'procurement_outbox');
       const before = await vacuums();
       await real.query(
         `INSERT INTO procurement_outbox (event_id, type, subject, time, data)

@@ -6,6 +6,7 @@ import { openPostgres } from '../../lib/db/postgres.ts';
 import { cloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
 import { webhookMigrations } from '../../subgraphs/procurement/webhooks/migrations.ts';
 import { sqlWebhookStore, type WebhookStore } from '../../subgraphs/procurement/webhooks/store.ts';
+import { vacuumCount } from '../support/vacuums.ts';
 import { orderData } from './support.ts';
 
 /** The one store adapter runs on both SQL stores: PGlite (embedded) and Postgres (distributed). */
@@ -126,14 +127,7 @@ describe.each(adapters)('the webhook store on %s', (name, open) => {
   it.runIf(name === 'PGlite')(
     'vacuums the deliveries after 1,000 changed rows (PGlite runs no autovacuum)',
     async () => {
-      const vacuums = async () =>
-        Number(
-          (
-            await db.query<{ n: string }>(
-              "SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'",
-            )
-          )[0]?.n,
-        );
+      const vacuums = () => vacuumCount(db, 'webhook_deliveries');
       // A store of its own: its count of changed rows starts at zero.
       const fresh = sqlWebhookStore(db);
       const before = await vacuums();
