@@ -30,7 +30,7 @@ function errorReply(id: number, err: unknown): Reply {
   return { id, error: { message: e.message, props } };
 }
 
-/** The worker's side: opens the store, then answers one message at a time, in order. */
+/** The worker's side: opens the store, then answers each message. */
 async function serve(dataDir: string | undefined): Promise<void> {
   const port = parentPort;
   if (!port) return;
@@ -42,24 +42,21 @@ async function serve(dataDir: string | undefined): Promise<void> {
     return;
   }
   port.postMessage({ id: 0, rows: [] } satisfies Reply);
-  // PGlite runs one statement at a time anyway; a chain keeps replies in request order.
-  let chain = Promise.resolve();
-  port.on('message', (m: Request) => {
-    chain = chain.then(async () => {
-      try {
-        if (m.op === 'query') port.postMessage({ id: m.id, rows: await db.query(m.sql, m.params) });
-        else if (m.op === 'exec') {
-          await db.exec(m.sql);
-          port.postMessage({ id: m.id, rows: [] });
-        } else {
-          await db.close();
-          port.postMessage({ id: m.id, rows: [] });
-          port.close();
-        }
-      } catch (err) {
-        port.postMessage(errorReply(m.id, err));
+  // The other side sends one message at a time (its `exclusive`), and replies carry their id.
+  port.on('message', async (m: Request) => {
+    try {
+      if (m.op === 'query') port.postMessage({ id: m.id, rows: await db.query(m.sql, m.params) });
+      else if (m.op === 'exec') {
+        await db.exec(m.sql);
+        port.postMessage({ id: m.id, rows: [] });
+      } else {
+        await db.close();
+        port.postMessage({ id: m.id, rows: [] });
+        port.close();
       }
-    });
+    } catch (err) {
+      port.postMessage(errorReply(m.id, err));
+    }
   });
 }
 
