@@ -22,7 +22,16 @@ import { openLoad } from '../open-loop/generator.ts';
 import { PATHS } from '../open-loop/run.ts';
 import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
 
-const sets = process.argv.slice(2).map((s) => s.split(',').filter(Boolean));
+// Each set: its node flags, and its NAME=value items as the server's environment.
+const isEnv = (item: string) => /^[A-Z][A-Z0-9_]*=/.test(item);
+const sets = process.argv.slice(2).map((arg) => {
+  const items = arg.split(',').filter(Boolean);
+  return {
+    label: items.join(' '),
+    flags: items.filter((item) => !isEnv(item)),
+    env: Object.fromEntries(items.filter(isEnv).map((item) => item.split(/=(.*)/s).slice(0, 2))),
+  };
+});
 const orders = PATHS.find((p) => p.key === 'order')?.requests() ?? [];
 const wanted = (process.env.LOADS ?? 'rest,graphql').split(',');
 const loads = (
@@ -35,12 +44,9 @@ const loads = (
 const node = process.env.NODE || process.execPath;
 
 for (let round = 0; round < 2; round++) {
-  for (const set of sets) {
-    const isEnv = (item: string) => /^[A-Z][A-Z0-9_]*=/.test(item);
-    const flags = set.filter((item) => !isEnv(item));
-    const extraEnv = Object.fromEntries(set.filter(isEnv).map((item) => item.split(/=(.*)/s).slice(0, 2)));
+  for (const { label, flags, env: setEnv } of sets) {
     const env = {
-      ...extraEnv,
+      ...setEnv,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-heap-')),
       CATALOG_SIZE: '10000',
       RATE_LIMIT_CAPACITY: '1000000000',
@@ -74,7 +80,7 @@ for (let round = 0; round < 2; round++) {
     }
     const rss =
       Number((/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${sys.child.pid}/status`, 'utf8')) ?? [])[1]) / 1024;
-    console.log(`[${set.join(' ')}] round ${round + 1}, RSS ${rss.toFixed(0)} MB\n  ${out.join('\n  ')}`);
+    console.log(`[${label}] round ${round + 1}, RSS ${rss.toFixed(0)} MB\n  ${out.join('\n  ')}`);
     await sys.stop();
   }
 }
