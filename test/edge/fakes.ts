@@ -10,16 +10,16 @@ import type {
   PromotionEvaluation,
   QuotePorts,
 } from '../../gateway/edge/quote/ports.ts';
-import { RefusedInput } from '../../gateway/edge/quote/resilience.ts';
+import { type Deadline, RefusedInput } from '../../gateway/edge/quote/resilience.ts';
 
 export type Mode = 'ok' | 'fail' | 'hang' | 'refuse';
 
-const act = async <T>(mode: Mode, value: () => T, signal?: AbortSignal): Promise<T> => {
+const act = async <T>(mode: Mode, value: () => T, deadline?: Deadline): Promise<T> => {
   if (mode === 'fail') throw new Error('down');
   if (mode === 'refuse') throw new RefusedInput('refused this input');
   if (mode === 'hang') {
     return new Promise<T>((_, reject) =>
-      signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+      deadline?.signal.addEventListener('abort', () => reject(new Error('aborted'))),
     );
   }
   return value();
@@ -69,7 +69,7 @@ export function fakePorts(entries: CatalogEntry[]) {
       lastKnown: (keys) => act(state.cache, () => keys.map((k) => state.lastKnown.get(keyText(k)))),
     },
     pricing: {
-      calculate: (contexts, signal) => {
+      calculate: (contexts, deadline) => {
         state.pricingCalls.push([...contexts]);
         return act(
           state.pricing,
@@ -79,14 +79,14 @@ export function fakePorts(entries: CatalogEntry[]) {
               state.lastKnown.set(keyText(c), p);
               return { price: p, cached: false };
             }),
-          signal,
+          deadline,
         );
       },
     },
     promotions: {
-      evaluate: (basket, signal) => {
+      evaluate: (basket, deadline) => {
         state.baskets.push(basket);
-        return act(state.promotions, () => evaluateFake(basket, state.percentOff), signal);
+        return act(state.promotions, () => evaluateFake(basket, state.percentOff), deadline);
       },
     },
   };

@@ -4,6 +4,7 @@
  * (adapters/remote.ts). Tests fill them with fakes.
  */
 import type { PricedBasket, PromotionEvaluation } from '../../../subgraphs/promotions/api.ts';
+import type { Deadline } from './resilience.ts';
 
 export type { PricedBasket, PromotionEvaluation };
 
@@ -59,11 +60,11 @@ export type LivePrice = { price: Price; cached: boolean } | { error: string };
 
 export interface PricingPort {
   /** Calculates prices (pricing emits PriceCalculated for each miss), in context order. */
-  calculate(contexts: readonly PriceContext[], signal: AbortSignal): Promise<LivePrice[]>;
+  calculate(contexts: readonly PriceContext[], deadline: Deadline): Promise<LivePrice[]>;
 }
 
 export interface PromotionsPort {
-  evaluate(basket: PricedBasket, signal: AbortSignal): Promise<PromotionEvaluation>;
+  evaluate(basket: PricedBasket, deadline: Deadline): Promise<PromotionEvaluation>;
 }
 
 export interface QuotePorts {

@@ -4,9 +4,7 @@ import {
   ConsecutiveBreaker,
   circuitBreaker,
   handleWhen,
-  TimeoutStrategy,
-  timeout,
-  wrap,
+  TaskCancelledError,
 } from 'cockatiel';
 
 /**
@@ -18,10 +16,15 @@ export class RefusedInput extends Error {
   override name = 'RefusedInput';
 }
 
+/** What a guarded call is given: a signal that aborts when its time is up, made when first read. */
+export interface Deadline {
+  readonly signal: AbortSignal;
+}
+
 /** One dependency's protection: a timeout per call inside a circuit breaker. */
 export interface Guard {
   readonly name: string;
-  run<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  run<T>(fn: (deadline: Deadline) => Promise<T>): Promise<T>;
   /** True while the breaker is open: calls fail at once without reaching the dependency. */
   isOpen(): boolean;
 }
@@ -33,6 +36,57 @@ export interface GuardOptions {
   /** How long an open breaker waits before one trial call. */
   halfOpenAfterMs: number;
   onStateChange?: (name: string, open: boolean) => void;
+}
+
+/**
+ * A call's deadline. The AbortController is made only when the callee reads `signal` (the HTTP
+ * adapters do, to cancel their requests; the in-process ones never do). cockatiel's timeout
+ * policy makes one for every call, and a Node AbortSignal is built by changing an object's
+ * prototype, so each one got hidden classes of its own: three per call, two calls per quote, on
+ * the embedded quote's path where nothing listens (docs/performance.md, "Fifth pass").
+ */
+class CallDeadline implements Deadline {
+  #controller: AbortController | undefined;
+  #expired = false;
+
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    if (this.#expired) this.#controller.abort();
+    return this.#controller.signal;
+  }
+
+  expire(): void {
+    this.#expired = true;
+    this.#controller?.abort();
+  }
+}
+
+/**
+ * `fn`, or a TaskCancelledError when it has not settled within `ms` (the call is then given
+ * up on, and its signal aborts); as cockatiel's aggressive timeout, without its AbortController.
+ */
+function within<T>(ms: number, fn: (deadline: Deadline) => Promise<T>): Promise<T> {
+  const deadline = new CallDeadline();
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      deadline.expire();
+      reject(new TaskCancelledError(`Operation timed out after ${ms}ms`));
+    }, ms);
+    const settle = (done: () => void) => {
+      clearTimeout(timer);
+      done();
+    };
+    let call: Promise<T>;
+    try {
+      call = fn(deadline);
+    } catch (err) {
+      call = Promise.reject(err);
+    }
+    call.then(
+      (value) => settle(() => resolve(value)),
+      (err) => settle(() => reject(err)),
+    );
+  });
 }
 
 /**
@@ -49,15 +103,9 @@ export function createGuard(name: string, opts: GuardOptions): Guard {
     },
   );
   breaker.onStateChange((state) => opts.onStateChange?.(name, state === CircuitState.Open));
-  // abortOnReturn: false: aborting a finished call's signal builds a DOMException and
-  // dispatches an event on every quote, for nothing (it showed as ~10% of a quote's CPU).
-  const policy = wrap(
-    breaker,
-    timeout(opts.timeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false }),
-  );
   return {
     name,
-    run: (fn) => policy.execute(({ signal }) => fn(signal)),
+    run: (fn) => breaker.execute(() => within(opts.timeoutMs, fn)),
     isOpen: () => breaker.state === CircuitState.Open,
   };
 }
@@ -65,7 +113,7 @@ export function createGuard(name: string, opts: GuardOptions): Guard {
 /** A guarded call that yields `fallback` instead of failing. */
 export async function orElse<T>(
   guard: Guard,
-  fn: (signal: AbortSignal) => Promise<T>,
+  fn: (deadline: Deadline) => Promise<T>,
   fallback: T,
 ): Promise<T> {
   try {

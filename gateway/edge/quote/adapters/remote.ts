@@ -30,9 +30,10 @@ export const servicePool = (url: string): Pool =>
  */
 export function remotePricing(pool: Pool): PricingPort {
   return {
-    calculate: (contexts, signal) => {
+    calculate: (contexts, deadline) => {
       // Every line's request listens on the one timeout signal of this guarded call (up to 50
       // lines), and removes its listener when it completes: not a leak, so say how many.
+      const signal = deadline.signal;
       setMaxListeners(contexts.length + 10, signal);
       return Promise.all(
         contexts.map(async (ctx): Promise<LivePrice> => {
@@ -58,13 +59,13 @@ export function remotePricing(pool: Pool): PricingPort {
 /** Promotions over HTTP: POST /v1/promotions/evaluate with the priced basket. */
 export function remotePromotions(pool: Pool): PromotionsPort {
   return {
-    async evaluate(basket, signal) {
+    async evaluate(basket, deadline) {
       const res = await pool.request({
         method: 'POST',
         path: '/v1/promotions/evaluate',
         headers: JSON_HEADERS,
         body: JSON.stringify(basket),
-        signal,
+        signal: deadline.signal,
       });
       const body = await res.body.json();
       if (res.statusCode >= 400 && res.statusCode < 500)
