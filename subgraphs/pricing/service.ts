@@ -81,6 +81,16 @@ export interface PricingService {
 const CURRENCY = /^[A-Z]{3}$/;
 const MAX_AMOUNT = money('999999999999.99');
 
+/**
+ * A stored price with its cache status, built field by field. `{ ...price, cache }` (a clone
+ * that is then extended) gave every result a hidden class of its own in V8, and those classes
+ * kept every young collection promoting (docs/performance.md, "Fifth pass").
+ */
+export const withStatus = (p: StoredPrice, cache: CacheStatus): PriceResult =>
+  p.expiresAt === undefined
+    ? { response: p.response, json: p.json, cache }
+    : { response: p.response, json: p.json, expiresAt: p.expiresAt, cache };
+
 export const newCounters = (): PricingCounters => ({
   hits: 0,
   misses: 0,
@@ -173,7 +183,7 @@ export function createPricingService(deps: PricingDeps): PricingService {
   const joined = async (promise: Promise<StoredPrice>): Promise<PriceResult> => {
     const price = await promise;
     counters.hits++;
-    return { ...price, cache: 'HIT' };
+    return withStatus(price, 'HIT');
   };
 
   const service: PricingService = {
@@ -188,11 +198,11 @@ export function createPricingService(deps: PricingDeps): PricingService {
       const [hit] = await cache.getMany([ctx]);
       if (hit) {
         counters.hits++;
-        return { ...hit, cache: 'HIT' };
+        return withStatus(hit, 'HIT');
       }
       const started = flights.get(key);
       if (started) return joined(started.promise);
-      return { ...(await miss(ctx, key)), cache: 'MISS' };
+      return withStatus(await miss(ctx, key), 'MISS');
     },
 
     async calculateMany(ctxs, opts = {}) {
@@ -213,7 +223,7 @@ export function createPricingService(deps: PricingDeps): PricingService {
         const hit = cached[i];
         if (usable(c, hit) && hit) {
           counters.hits++;
-          results[i] = { ...hit, cache: 'HIT' };
+          results[i] = withStatus(hit, 'HIT');
           return;
         }
         const key = keys[i] as string;
@@ -241,7 +251,7 @@ export function createPricingService(deps: PricingDeps): PricingService {
               return;
             }
             const price = respond(ctx, base);
-            results[i] = { ...price, cache: 'MISS' };
+            results[i] = withStatus(price, 'MISS');
             const version = versions[n];
             done.push({
               ctx,
@@ -274,7 +284,7 @@ export function createPricingService(deps: PricingDeps): PricingService {
         if (r instanceof Error || r === undefined) results[i] = r ?? new Error('not priced');
         else {
           counters.hits++;
-          results[i] = { json: r.json, response: r.response, cache: 'HIT' };
+          results[i] = withStatus(r, 'HIT');
         }
       }
       await Promise.all(

@@ -1,4 +1,4 @@
-import { type AuditEntry, type ChainedEntry, GENESIS_HASH, linkHash, verifyEntries } from './entry.ts';
+import { type AuditEntry, type ChainedEntry, chain, GENESIS_HASH, verifyEntries } from './entry.ts';
 import { ephemeralAuditKeys } from './keys.ts';
 import { type AuditLog, matches } from './log.ts';
 import type { AuditReport } from './verify.ts';
@@ -21,11 +21,9 @@ export function memoryAuditLog(
       .slice(0, limit);
   return {
     append(entry: AuditEntry) {
-      seq += 1;
-      const key = keys.current();
-      const next = linkHash(seq, hash, entry, key);
-      ring[(seq - 1) % maxEntries] = { ...entry, seq, prevHash: hash, keyId: key.kid, hash: next };
-      hash = next;
+      const [chained] = chain({ seq, hash }, [entry], keys.current()) as [ChainedEntry];
+      ring[(chained.seq - 1) % maxEntries] = chained;
+      ({ seq, hash } = chained);
     },
     async flush() {},
     read,
