@@ -101,8 +101,13 @@ export interface OpenLoopRun {
 }
 
 /** The embedded system as `npm start` runs it (compiled, its start script's flags), with the bench rule. */
-export async function startEmbeddedSystem(node?: string, nodeArgs: string[] = []): Promise<ServiceProcess> {
+export async function startEmbeddedSystem(
+  node?: string,
+  nodeArgs: string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<ServiceProcess> {
   const env = {
+    ...extraEnv,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-bench-open-')),
     CATALOG_SIZE: '10000',
     // The bucket is large so the load measures the checks, not the limit (bench/scenarios/orders.ts).

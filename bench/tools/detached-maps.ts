@@ -1,6 +1,7 @@
 /**
  * Which lines of a path make V8 build a new hidden class (map) for every object they create.
- *   npm run build && [NODE=<binary>] tsx bench/tools/detached-maps.ts <rest|graphql|price|order|health> [rate=300] [seconds=4]
+ *   npm run build && [NODE=<binary>] [SERVER_ENV="NAME=value,…"] \
+ *     tsx bench/tools/detached-maps.ts <rest|graphql|price|order|health> [rate=300] [seconds=4]
  *
  * Starts the compiled embedded system with `--log-maps`, sends the path at a constant rate, and
  * counts the map transitions V8 logged while the load ran whose parent map is *detached*: a map
@@ -31,11 +32,18 @@ const path =
     : PATHS.find((p) => p.key === which);
 if (!path) throw new Error(`unknown path ${which}`);
 const logFile = join(tmpdir(), `ac-maps-${process.pid}.log`);
-const sys = await startEmbeddedSystem(process.env.NODE || undefined, [
-  '--log-maps',
-  '--no-logfile-per-isolate',
-  `--logfile=${logFile}`,
-]);
+// SERVER_ENV="NAME=value,…": the server's environment besides the bench's (e.g. ORDER_STORE=memory).
+const serverEnv = Object.fromEntries(
+  (process.env.SERVER_ENV ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((item) => item.split(/=(.*)/s).slice(0, 2) as [string, string]),
+);
+const sys = await startEmbeddedSystem(
+  process.env.NODE || undefined,
+  ['--log-maps', '--no-logfile-per-isolate', `--logfile=${logFile}`],
+  serverEnv,
+);
 const rate = Number(rateArg);
 const seconds = Number(secondsArg);
 // A warm-up first: the maps a path builds once (its first requests, the optimiser) are not its cost.
@@ -59,13 +67,18 @@ for await (const line of createInterface({
     if (!f[4]?.startsWith('0x')) continue;
     const start = Number.parseInt(f[4], 16);
     code.push({ start, end: start + Number(f[5]), name: (f[6] ?? '').trim() });
-  } else if (line.startsWith('map,Transition,')) {
+  } else if (line.startsWith('map,')) {
+    // Every map event under a warm load is a hidden class made per request; the detached
+    // transitions are the common case, the others (normalisations, prototype changes) are
+    // listed with V8's event and reason.
     const f = line.split(',');
-    if (f[8] !== 'prototype') continue;
+    const detached = f[1] === 'Transition' && f[8] === 'prototype';
+    if (f[1] === 'Transition' && !detached) continue;
+    const what = detached ? `adds ${f.slice(9).join(',')}` : `${f[1]} ${f[8]} ${f.slice(9).join(',')}`.trim();
     transitions.push({
       at: Number(f[2]),
       pc: Number.parseInt(f[5] ?? '0', 16),
-      where: `line ${f[6]}:${f[7]} adds ${f.slice(9).join(',')}`,
+      where: `line ${f[6]}:${f[7]} ${what}`,
     });
   }
 }

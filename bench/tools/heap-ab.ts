@@ -40,20 +40,31 @@ const sets = process.argv.slice(2).map((arg) => {
   };
 });
 
-/** `--trace-gc-nvp` lines: young collections (count, mean bytes promoted) and full ones. */
-function collections(lines: readonly string[]): string {
-  let young = 0;
-  let promoted = 0;
-  let full = 0;
+/**
+ * `--trace-gc-nvp` lines: young collections (count, mean bytes promoted) and full ones, of the
+ * main thread's heap. Each line starts `[pid:0x<isolate>]`; a worker thread's heap
+ * (EMBEDDED_DB_THREAD=worker) is an isolate of its own, summed apart.
+ */
+const isolateOf = (line: string) => /^\[\d+:(0x[0-9a-f]+)\]/.exec(line)?.[1] ?? '?';
+function collections(lines: readonly string[], mainIsolate: string): string {
+  const byIsolate = new Map<string, { young: number; promoted: number; full: number }>();
   for (const line of lines) {
+    const isolate = isolateOf(line);
     const kind = /\bgc=(\w+)/.exec(line)?.[1];
+    const c = byIsolate.get(isolate) ?? { young: 0, promoted: 0, full: 0 };
+    byIsolate.set(isolate, c);
     if (kind === 's' || kind === 'mmc' || kind === 'ms') {
-      young++;
-      promoted += Number(/\bpromoted=(\d+)/.exec(line)?.[1] ?? 0);
-    } else if (kind === 'mc') full++;
+      c.young++;
+      c.promoted += Number(/\bpromoted=(\d+)/.exec(line)?.[1] ?? 0);
+    } else if (kind === 'mc') c.full++;
   }
-  return `${young} young GCs, ${young ? (promoted / young / 1024).toFixed(0) : 0} KB promoted each, ${full} full`;
+  const text = (c: { young: number; promoted: number; full: number }) =>
+    `${c.young} young GCs, ${c.young ? (c.promoted / c.young / 1024).toFixed(0) : 0} KB promoted each, ${c.full} full`;
+  const main = byIsolate.get(mainIsolate);
+  const workers = [...byIsolate].filter(([isolate]) => isolate !== mainIsolate).map(([, c]) => c);
+  return [main ? text(main) : 'no GC', ...workers.map((w) => `worker: ${text(w)}`)].join('; ');
 }
+
 const orders = PATHS.find((p) => p.key === 'order')?.requests() ?? [];
 const wanted = (process.env.LOADS ?? 'rest,graphql').split(',');
 const loads = (
@@ -82,6 +93,13 @@ for (let round = 0; round < Number(process.env.ROUNDS ?? 2); round++) {
       cwd ? { cwd } : {},
     );
     let gcLines: string[] = [];
+    // The main thread collects first, while the modules load, before any worker exists.
+    const mainIsolate = isolateOf(
+      sys
+        .output()
+        .split('\n')
+        .find((line) => line.includes('gc=')) ?? '',
+    );
     sys.child.stdout?.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) if (line.includes('gc=')) gcLines.push(line);
     });
@@ -102,7 +120,7 @@ for (let round = 0; round < Number(process.env.ROUNDS ?? 2); round++) {
         });
         const p = r.primary;
         out.push(
-          `${name}${beside ? ' + 100 orders/s' : ''} at ${rate}/s: p50 ${p.p50.toFixed(2)} p99 ${p.p99.toFixed(2)} p99.9 ${p.p999.toFixed(2)} ms; ${collections(gcLines)}`,
+          `${name}${beside ? ' + 100 orders/s' : ''} at ${rate}/s: p50 ${p.p50.toFixed(2)} p99 ${p.p99.toFixed(2)} p99.9 ${p.p999.toFixed(2)} ms; ${collections(gcLines, mainIsolate)}`,
         );
       }
       const max = await load({ url: sys.url, requests, connections: 10, seconds: 5 });
