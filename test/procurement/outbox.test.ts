@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
-import { type Db, migrate, type Queryable } from '../../lib/db/index.ts';
+import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import type { CloudEvent } from '../../lib/events/cloudevent.ts';
@@ -186,22 +186,26 @@ describe.each([
     expect(await drain(sqlOutbox(dbOf()))).toEqual([]);
   });
 
-  it('stores no order when its outbox row cannot be written (one transaction)', async () => {
+  it('stores no order when its outbox row cannot be written (one statement)', async () => {
     const real = dbOf();
-    const failOutbox = (q: Queryable): Queryable => ({
-      query: async (sql, params) => {
-        if (sql.startsWith('INSERT INTO procurement_outbox'))
-          throw new Error('injected: outbox write failed');
-        return q.query(sql, params);
-      },
-    });
-    const faulty: Db = { ...real, transaction: (fn) => real.transaction((tx) => fn(failOutbox(tx))) };
-    const domain = createOrderDomain(sqlOrderStore(faulty), new ManualClock());
-    const orderId = newOrderId();
-    await expect(
-      domain.place({ request: request(), spiffeId: AGENT, traceId: 'x', orderId }),
-    ).rejects.toThrow(/outbox write failed/);
-    expect(await domain.get(orderId)).toBeNull();
+    await drain(sqlOutbox(real));
+    // The store itself refuses the outbox row, as a full disk or a broken constraint would.
+    await real.exec(`CREATE FUNCTION refuse_outbox_row() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'injected: outbox write failed'; END $$;
+      CREATE TRIGGER refuse_outbox_row BEFORE INSERT ON procurement_outbox
+        FOR EACH ROW EXECUTE FUNCTION refuse_outbox_row();`);
+    try {
+      const domain = createOrderDomain(sqlOrderStore(real), new ManualClock());
+      const orderId = newOrderId();
+      await expect(
+        domain.place({ request: request(), spiffeId: AGENT, traceId: 'x', orderId }),
+      ).rejects.toThrow(/outbox write failed/);
+      expect(await domain.get(orderId)).toBeNull();
+    } finally {
+      await real.exec(
+        'DROP TRIGGER refuse_outbox_row ON procurement_outbox; DROP FUNCTION refuse_outbox_row();',
+      );
+    }
     expect(await drain(sqlOutbox(real))).toEqual([]);
   });
 });

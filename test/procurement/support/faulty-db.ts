@@ -14,7 +14,8 @@ export interface FaultyDb extends Db {
 export async function faultyDb(): Promise<FaultyDb> {
   const db = await openPglite(undefined);
   let hold: { reached: () => void; gate: Promise<void> } | undefined;
-  const isOrderInsert = (sql: string) => sql.startsWith('INSERT INTO purchase_orders');
+  // The order store writes a new order with its outbox row in one statement (WITH … INSERT).
+  const isOrderInsert = (sql: string) => sql.includes('INSERT INTO purchase_orders');
   const fault = async (sql: string) => {
     if (!isOrderInsert(sql)) return;
     if (wrapped.failOrders) throw new Error('injected fault: order store unavailable');
@@ -32,7 +33,7 @@ export async function faultyDb(): Promise<FaultyDb> {
       await fault(sql);
       return db.query<R>(sql, params);
     },
-    // Orders are inserted inside a transaction (with their outbox row): the switches apply there.
+    // Other order changes run in a transaction (with their outbox rows): the switches apply there too.
     transaction: (fn) =>
       db.transaction((tx) =>
         fn({
