@@ -3,14 +3,11 @@
  * scenario) or in-process functions (timed calls). Every figure is reported beside a baseline
  * measured in the same run, because absolute numbers move with the machine.
  */
+import type { RequestSpec } from '../harness/requests.ts';
 import { load } from './loadgen.ts';
 
-export interface HttpRequestSpec {
-  method?: 'GET' | 'POST';
-  path: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
+/** One request of a load (harness/requests.ts: the hot paths' requests, shared with tests). */
+export type HttpRequestSpec = RequestSpec;
 
 export interface HttpTarget {
   url: string;

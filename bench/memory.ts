@@ -9,13 +9,13 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCommand, startProcess } from '../harness/processes.ts';
+import { QUOTE_REQUESTS } from '../harness/requests.ts';
 import { gql, testConfig } from '../harness/system.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../harness/tools-promotion.ts';
 import { mintDevToken } from '../lib/auth/jwt.ts';
 import type { HttpRequestSpec } from './harness.ts';
 import { load } from './loadgen.ts';
 import { startSubgraphProcesses } from './peers/subgraph-processes.ts';
-import { QUOTE_REQUESTS } from './scenarios/quote.ts';
 
 export interface MemoryRow {
   name: string;

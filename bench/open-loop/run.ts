@@ -17,17 +17,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ServiceProcess, startCommand, startProcess } from '../../harness/processes.ts';
+import { orderRequests, priceRequests, QUOTE_CATALOG_SIZE, QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { gql, testConfig } from '../../harness/system.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import type { HttpRequestSpec } from '../harness.ts';
 import { load } from '../loadgen.ts';
-import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
 import { type OpenLoadResult, openLoad, type StreamResult } from './generator.ts';
 
 export const FRACTIONS = [0.25, 0.5, 0.75] as const;
 const ORDERS_BESIDE = 100;
-const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 
 export interface Path {
   key: 'rest' | 'graphql' | 'price' | 'order';
@@ -38,34 +37,6 @@ export interface Path {
   /** Whether the mixed load (orders beside) applies: not to the order path itself. */
   mixed: boolean;
 }
-
-const priceBodies = (): HttpRequestSpec[] =>
-  Array.from({ length: 100 }, (_, i) => ({
-    method: 'POST' as const,
-    path: '/v1/prices/calculate',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      sku: `SKU-TOL-${String(i + 1).padStart(6, '0')}`,
-      currency: 'USD',
-      region: ['EU', 'US'][i % 2],
-      customerSegment: i % 4 ? 'STANDARD' : 'VIP',
-      inventoryLevel: (i * 37) % 900,
-    }),
-  }));
-
-const orders = (): HttpRequestSpec[] => [
-  {
-    method: 'POST',
-    path: '/api/v2/procurement/orders',
-    headers: { 'content-type': 'application/json', 'x-spiffe-id': AGENT },
-    body: JSON.stringify({
-      agent_id: 'agent-bench-01',
-      sku: 'SKU-BEN-000001',
-      quantity: 2,
-      max_budget_usd: 120.5,
-    }),
-  },
-];
 
 export const PATHS: Path[] = [
   {
@@ -82,8 +53,8 @@ export const PATHS: Path[] = [
     requests: () => [QUOTE_REQUESTS.graphql()],
     mixed: true,
   },
-  { key: 'price', name: 'price HIT', goal: 2, requests: priceBodies, mixed: true },
-  { key: 'order', name: 'agent order (embedded store)', goal: 20, requests: orders, mixed: false },
+  { key: 'price', name: 'price HIT', goal: 2, requests: priceRequests, mixed: true },
+  { key: 'order', name: 'agent order (embedded store)', goal: 20, requests: orderRequests, mixed: false },
 ];
 
 export interface Step {
@@ -105,11 +76,12 @@ export async function startEmbeddedSystem(
   node?: string,
   nodeArgs: string[] = [],
   extraEnv: Record<string, string> = {},
+  cwd?: string,
 ): Promise<ServiceProcess> {
   const env = {
     ...extraEnv,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-bench-open-')),
-    CATALOG_SIZE: '10000',
+    CATALOG_SIZE: String(QUOTE_CATALOG_SIZE),
     // The bucket is large so the load measures the checks, not the limit (bench/scenarios/orders.ts).
     RATE_LIMIT_CAPACITY: '1000000000',
     RATE_LIMIT_REFILL_PER_SECOND: '1000000',
@@ -118,6 +90,7 @@ export async function startEmbeddedSystem(
     compiled: true,
     nodeArgs,
     ...(node ? { node } : {}),
+    ...(cwd ? { cwd } : {}),
   });
   const token = await mintDevToken(testConfig(env), { subject: 'bench', roles: ['promotions:admin'] });
   const res = await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
@@ -161,7 +134,7 @@ export async function runOpenLoop(quick: boolean, log: (s: string) => void): Pro
           const r: OpenLoadResult = await openLoad({
             url: kind === 'control' ? bare.url : system.url,
             primary: { requests: kind === 'control' ? [{ path: '/bare' }] : requests, rate },
-            ...(kind === 'mixed' ? { background: { requests: orders(), rate: ORDERS_BESIDE } } : {}),
+            ...(kind === 'mixed' ? { background: { requests: orderRequests(), rate: ORDERS_BESIDE } } : {}),
             seconds,
           });
           steps.push({

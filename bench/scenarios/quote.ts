@@ -12,29 +12,18 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startProcess } from '../../harness/processes.ts';
+import { QUOTE_CATALOG_SIZE, QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { gql, testConfig } from '../../harness/system.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import type { Config } from '../../lib/config.ts';
-import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
 import type { HttpRequestSpec, Scenario } from '../harness.ts';
 import { startNaiveGateway } from '../peers/naive-gateway.ts';
 import { type SubgraphProcesses, startSubgraphProcesses } from '../peers/subgraph-processes.ts';
 
 const GROUP = 'quote';
 const NAIVE = 'naive Apollo gateway over HTTP, GraphQL quote';
-const CATALOG_SIZE = 10_000;
-
-/** Ten USD-priced products, four of them tools, so the spec's sample rule applies. */
-function cartLines(): { sku: string; quantity: number }[] {
-  const usd = generateCatalog(CATALOG_SIZE).filter((p) => p.prices.USD !== undefined);
-  const tools = usd.filter((p) => p.category === 'tools').slice(0, 4);
-  const others = usd
-    .filter((p) => p.category !== 'tools')
-    .filter((_, i) => i % 97 === 0)
-    .slice(0, 6);
-  return [...tools, ...others].map((p, i) => ({ sku: p.sku, quantity: 1 + (i % 3) }));
-}
+const CATALOG_SIZE = QUOTE_CATALOG_SIZE;
 
 /** Adds the bench rule through a gateway that forwards the caller's token. */
 async function addRule(url: string, config: Config): Promise<void> {
@@ -59,40 +48,6 @@ export async function addRuleDirect(subgraphs: SubgraphProcesses): Promise<void>
   const body = (await res.json()) as { errors?: unknown };
   if (body.errors) throw new Error(`could not add the bench promotion: ${JSON.stringify(body.errors)}`);
 }
-
-function graphqlQuote(): HttpRequestSpec {
-  return {
-    method: 'POST',
-    path: '/graphql',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      query: `query Quote($input: CartQuoteInput!) {
-        cartQuote(input: $input) {
-          id subtotalDecimal
-          lines { sku name quantity basePriceDecimal unitPriceDecimal lineTotalDecimal appliedModifiers source }
-          promotions { discountTotalDecimal totalDecimal applied { promotionId name amountDecimal allocations { sku amountDecimal } } }
-          quoteToken
-        }
-      }`,
-      variables: { input: { lines: cartLines(), currency: 'USD', region: 'EU', customerId: 'bench-1' } },
-    }),
-  };
-}
-
-function restQuote(): HttpRequestSpec {
-  const q = new URLSearchParams();
-  for (const l of cartLines()) q.append('line', `${l.sku}:${l.quantity}`);
-  q.set('currency', 'USD');
-  q.set('region', 'EU');
-  q.set('customerId', 'bench-1');
-  return { method: 'GET', path: `/cart/quote?${q}` };
-}
-
-/** The loads of this group, by name (bench/tools/profile.ts profiles each). */
-export const QUOTE_REQUESTS = {
-  graphql: graphqlQuote,
-  rest: restQuote,
-};
 
 /**
  * The embedded system as `npm start` runs it: the compiled gateway in its own process (so the
@@ -147,7 +102,7 @@ export const scenarios: Scenario[] = [
       await addRuleDirect(subgraphs);
       return {
         url: naive.url,
-        requests: [graphqlQuote()],
+        requests: [QUOTE_REQUESTS.graphql()],
         async close() {
           await naive.close();
           await subgraphs.close();
@@ -160,28 +115,28 @@ export const scenarios: Scenario[] = [
     group: GROUP,
     name: 'GraphQL quote, embedded',
     baseline: NAIVE,
-    setup: () => embedded(graphqlQuote()),
+    setup: () => embedded(QUOTE_REQUESTS.graphql()),
   },
   {
     kind: 'http',
     group: GROUP,
     name: 'GraphQL quote, distributed',
     baseline: NAIVE,
-    setup: () => distributed(graphqlQuote()),
+    setup: () => distributed(QUOTE_REQUESTS.graphql()),
   },
   {
     kind: 'http',
     group: GROUP,
     name: 'REST GET /cart/quote, embedded',
     baseline: NAIVE,
-    setup: () => embedded(restQuote()),
+    setup: () => embedded(QUOTE_REQUESTS.rest()),
   },
   {
     kind: 'http',
     group: GROUP,
     name: 'REST GET /cart/quote, distributed',
     baseline: NAIVE,
-    setup: () => distributed(restQuote()),
+    setup: () => distributed(QUOTE_REQUESTS.rest()),
   },
   // The latency floor without queueing: one connection, so a request never waits behind the
   // other nine and its p99 is its own work plus the collector's pauses (docs/performance.md).
@@ -190,13 +145,13 @@ export const scenarios: Scenario[] = [
     group: GROUP,
     name: 'GraphQL quote, embedded, 1 connection',
     connections: 1,
-    setup: () => embedded(graphqlQuote()),
+    setup: () => embedded(QUOTE_REQUESTS.graphql()),
   },
   {
     kind: 'http',
     group: GROUP,
     name: 'REST GET /cart/quote, embedded, 1 connection',
     connections: 1,
-    setup: () => embedded(restQuote()),
+    setup: () => embedded(QUOTE_REQUESTS.rest()),
   },
 ];

@@ -9,8 +9,8 @@
  * exactly a request's garbage.
  */
 import { Session } from 'node:inspector/promises';
+import { QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { openLoad } from '../open-loop/generator.ts';
-import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
 import { buildQuoteSystemHere } from './support.ts';
 
 interface SampleNode {

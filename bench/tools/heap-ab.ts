@@ -18,14 +18,15 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { startCommand, startEnv } from '../../harness/processes.ts';
+import { QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { gql, testConfig } from '../../harness/system.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { load } from '../loadgen.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { PATHS } from '../open-loop/run.ts';
-import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
 
 // Each set: its node flags, and its NAME=value items as the server's environment.
 const isEnv = (item: string) => /^[A-Z][A-Z0-9_]*=/.test(item);
@@ -100,9 +101,11 @@ for (let round = 0; round < Number(process.env.ROUNDS ?? 2); round++) {
         .split('\n')
         .find((line) => line.includes('gc=')) ?? '',
     );
-    sys.child.stdout?.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.includes('gc=')) gcLines.push(line);
-    });
+    // Whole lines (a chunk can end inside one).
+    if (sys.child.stdout)
+      createInterface({ input: sys.child.stdout }).on('line', (line) => {
+        if (line.includes('gc=')) gcLines.push(line);
+      });
     const token = await mintDevToken(testConfig(env), { subject: 'bench', roles: ['promotions:admin'] });
     await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
     const out: string[] = [];

@@ -13,9 +13,10 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ServiceProcess, startCommand, startProcess } from '../../harness/processes.ts';
+import { QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { load } from '../loadgen.ts';
 import { startSubgraphProcesses } from '../peers/subgraph-processes.ts';
-import { addRuleDirect, QUOTE_REQUESTS } from '../scenarios/quote.ts';
+import { addRuleDirect } from '../scenarios/quote.ts';
 import { cpuSeconds } from './support.ts';
 
 const args = process.argv.slice(2);

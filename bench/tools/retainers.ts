@@ -8,8 +8,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
+import { QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { openLoad } from '../open-loop/generator.ts';
-import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
 import { readSnapshot } from './heap-snapshot.ts';
 import { buildQuoteSystemHere } from './support.ts';
 

@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningSystem } from '../../gateway/topology.ts';
+import { QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { testConfig } from '../../harness/system.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import type { HttpRequestSpec } from '../harness.ts';
-import { QUOTE_REQUESTS } from '../scenarios/quote.ts';
 
 /** CPU seconds (user + system) a process has used: /proc/<pid>/stat fields 14 and 15. */
 export function cpuSeconds(pid: number): number {
