@@ -71,6 +71,8 @@ export interface StartProcessOptions {
   nodeArgs?: string[];
   /** Another Node binary than this process's (benchmarks compare Node releases). */
   node?: string;
+  /** The working directory (default: the checkout), e.g. for files V8 writes there. Compiled only. */
+  cwd?: string;
 }
 
 export async function startProcess(
@@ -82,7 +84,7 @@ export async function startProcess(
   // `node --import tsx`, not the tsx CLI: the CLI is a wrapper process that does not wait for
   // its child on SIGTERM, so graceful shutdown could not be observed.
   const script = opts.compiled
-    ? [...startFlags(entry), `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`]
+    ? [...startFlags(entry), join(root, `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`)]
     : ['--import', 'tsx', ENTRY[entry]];
   const withStartEnv = opts.compiled ? { ...startEnv(entry), ...env } : env;
   return startCommand(
@@ -92,6 +94,7 @@ export async function startProcess(
     withStartEnv,
     {
       timeoutMs,
+      ...(opts.compiled && opts.cwd ? { cwd: opts.cwd } : {}),
     },
   );
 }
