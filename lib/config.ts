@@ -33,12 +33,12 @@ const fields = z.object({
   /** `disk` keeps the embedded SQL store under DATA_DIR; `memory` forgets it on exit (tests). */
   EMBEDDED_DB: z.enum(['disk', 'memory']).default('disk'),
   /**
-   * `worker` runs the embedded SQL store on its own thread, so its statements do not stall the
-   * requests (lib/db/pglite-worker.ts); `main` (the default) runs it on the request thread. The
-   * trade, measured in docs/performance.md ("Fourth pass"): quotes beside orders wait less,
-   * orders go slower and the process holds ~60 MB more.
+   * `worker` (the default) runs the embedded SQL store on its own thread, so its statements and
+   * the garbage PGlite makes (its own heap) do not stall the requests (lib/db/pglite-worker.ts);
+   * `main` runs it on the request thread, where orders alone are a little faster and quotes
+   * beside them wait longer (docs/performance.md, "Fifth pass").
    */
-  EMBEDDED_DB_THREAD: z.enum(['worker', 'main']).default('main'),
+  EMBEDDED_DB_THREAD: z.enum(['worker', 'main']).default('worker'),
   /** PostgreSQL for orders, audit, catalog and promotions; unset means the embedded store. */
   DATABASE_URL: url.optional(),
   /**

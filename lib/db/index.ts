@@ -14,6 +14,10 @@ export async function openDb(
 ): Promise<Db> {
   if (config.DATABASE_URL) return (await import('./postgres.ts')).openPostgres(config.DATABASE_URL);
   const dataDir = config.EMBEDDED_DB === 'disk' ? config.DATA_DIR : undefined;
-  if (config.EMBEDDED_DB_THREAD === 'main') return (await import('./pglite.ts')).openPglite(dataDir);
+  // Run from source (tsx: `npm run dev`, tests), the store's thread could not load this
+  // TypeScript module (Node 20's workers do not take tsx's loader), so it runs on this thread.
+  const fromSource = import.meta.url.endsWith('.ts');
+  if (config.EMBEDDED_DB_THREAD === 'main' || fromSource)
+    return (await import('./pglite.ts')).openPglite(dataDir);
   return (await import('./pglite-worker.ts')).openPgliteWorker(dataDir);
 }
