@@ -39,6 +39,12 @@ const fields = z.object({
    * beside them wait longer (docs/performance.md, "Fifth pass").
    */
   EMBEDDED_DB_THREAD: z.enum(['worker', 'main']).default('worker'),
+  /**
+   * The niceness of the embedded store's own thread (EMBEDDED_DB_THREAD=worker, Linux): 0 is the
+   * process's, 19 the lowest. At 10 the store yields a contended core to the requests, so order
+   * writes do not stall the quotes beside them (docs/performance.md, "Fifth pass").
+   */
+  EMBEDDED_DB_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** PostgreSQL for orders, audit, catalog and promotions; unset means the embedded store. */
   DATABASE_URL: url.optional(),
   /**

@@ -4,10 +4,11 @@
  * path at a constant rate (the open-loop generator, each request's due time and latency kept),
  * and prints each window where requests waited long beside what the server printed in that
  * window (GC lines, log lines), both on one clock.
- *   npm run build && [NODE=<binary>] [EXTRA="--flag …"] [CONNS=64] [THRESHOLD=20] [WINDOWS=30] [DUMP=<file>] \
+ *   npm run build && [NODE=<binary>] [EXTRA="--flag …"] [CONNS=64] [THRESHOLD=20] [WINDOWS=30] [DUMP=<file>] [BESIDE=<orders/s>] \
  *     tsx bench/tools/stall-trace.ts <rest|graphql|price|order|health> <rate> [seconds=10]
  */
 import { writeFileSync } from 'node:fs';
+import { orderRequests } from '../../harness/requests.ts';
 import type { HttpRequestSpec } from '../harness.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { PATHS, startEmbeddedSystem } from '../open-loop/run.ts';
@@ -35,10 +36,13 @@ sys.child.stdout?.on('data', stamp);
 sys.child.stderr?.on('data', stamp);
 
 const rate = Number(rateArg);
+// BESIDE=<orders/s>: agent orders at that rate beside the path (the mixed load).
+const beside = Number(process.env.BESIDE ?? 0);
 const load = (seconds: number) =>
   openLoad({
     url: sys.url,
     primary: { requests: path.requests(), rate },
+    ...(beside > 0 ? { background: { requests: orderRequests(), rate: beside } } : {}),
     seconds,
     maxConnections: Number(process.env.CONNS ?? 64),
     samples: true,

@@ -10,7 +10,10 @@ export { migrate } from './db.ts';
  * and pg's are megabytes a process of the other topology never runs.
  */
 export async function openDb(
-  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_DB' | 'EMBEDDED_DB_THREAD'>,
+  config: Pick<
+    Config,
+    'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_DB' | 'EMBEDDED_DB_THREAD' | 'EMBEDDED_DB_NICE'
+  >,
 ): Promise<Db> {
   if (config.DATABASE_URL) return (await import('./postgres.ts')).openPostgres(config.DATABASE_URL);
   const dataDir = config.EMBEDDED_DB === 'disk' ? config.DATA_DIR : undefined;
@@ -19,5 +22,5 @@ export async function openDb(
   const fromSource = import.meta.url.endsWith('.ts');
   if (config.EMBEDDED_DB_THREAD === 'main' || fromSource)
     return (await import('./pglite.ts')).openPglite(dataDir);
-  return (await import('./pglite-worker.ts')).openPgliteWorker(dataDir);
+  return (await import('./pglite-worker.ts')).openPgliteWorker(dataDir, { nice: config.EMBEDDED_DB_NICE });
 }

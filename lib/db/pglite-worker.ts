@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { Db, Queryable } from './db.ts';
 import { openPglite } from './pglite.ts';
@@ -30,10 +32,29 @@ function errorReply(id: number, err: unknown): Reply {
   return { id, error: { message: e.message, props } };
 }
 
+/**
+ * Gives this thread (not the process) the niceness `nice`. On two cores the store's thread and
+ * the request thread compete: a burst of order writes (PGlite's own collections, a checkpoint)
+ * took the core a quote needed, and the quotes beside 100 orders/s waited for it. Niced, the
+ * store yields the core when both want it and keeps it when the request thread is idle (measured
+ * in docs/performance.md, "Fifth pass"). Linux gives each thread its own niceness: setpriority
+ * with a thread's id changes that thread only, and a process may always raise its own. Elsewhere
+ * (no /proc/thread-self) the thread keeps the process's priority.
+ */
+function lowerThisThreadsPriority(nice: number): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+  } catch {
+    // Not Linux, or not allowed: the store runs at the process's priority.
+  }
+}
+
 /** The worker's side: opens the store, then answers each message. */
-async function serve(dataDir: string | undefined): Promise<void> {
+async function serve(dataDir: string | undefined, nice: number): Promise<void> {
   const port = parentPort;
   if (!port) return;
+  if (nice) lowerThisThreadsPriority(nice);
   let db: Db;
   try {
     db = await openPglite(dataDir);
@@ -60,8 +81,10 @@ async function serve(dataDir: string | undefined): Promise<void> {
   });
 }
 
-if (!isMainThread && (workerData as { pgliteWorker?: boolean } | null)?.pgliteWorker) {
-  void serve((workerData as { dataDir?: string }).dataDir);
+type StoreThreadData = { pgliteWorker: true; dataDir: string | undefined; nice: number };
+if (!isMainThread && (workerData as StoreThreadData | null)?.pgliteWorker) {
+  const data = workerData as StoreThreadData;
+  void serve(data.dataDir, data.nice);
 }
 
 /**
@@ -78,9 +101,13 @@ const spawnModule: SpawnStoreThread = (module, workerData) => new Worker(module,
  */
 export async function openPgliteWorker(
   dataDir: string | undefined,
-  spawn: SpawnStoreThread = spawnModule,
+  { nice = 0, spawn = spawnModule }: { nice?: number; spawn?: SpawnStoreThread } = {},
 ): Promise<Db> {
-  const worker = spawn(new URL(import.meta.url), { pgliteWorker: true, dataDir });
+  const worker = spawn(new URL(import.meta.url), {
+    pgliteWorker: true,
+    dataDir,
+    nice,
+  } satisfies StoreThreadData);
   const pending = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
   let nextId = 0;
   let failure: Error | undefined;

@@ -2,7 +2,7 @@
  * lib/db/pglite-worker.ts: the embedded store on its own thread answers as the in-thread one
  * does (rows, types, errors), keeps transactions whole, and its data directory is the same.
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -20,7 +20,24 @@ const fromSource: SpawnStoreThread = (module, workerData) =>
     `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(module.href)}, ${JSON.stringify(module.href)}))`,
     { eval: true, workerData },
   );
-const openPgliteWorker = (dataDir: string | undefined) => openCompiledOrLoaded(dataDir, fromSource);
+const openPgliteWorker = (dataDir: string | undefined, nice = 0) =>
+  openCompiledOrLoaded(dataDir, { spawn: fromSource, nice });
+
+/** The niceness of each of this process's threads (Linux: field 19 of /proc/self/task/<tid>/stat). */
+function threadNiceness(): Map<number, number> {
+  const byThread = new Map<number, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // The command name (field 2) is in parentheses and may hold spaces: count after it.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byThread.set(Number(tid), Number(fields[16]));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byThread;
+}
 
 let inThread: Db;
 let worker: Db;
@@ -123,4 +140,25 @@ describe('the embedded store on a worker thread', () => {
     await db.close();
     await expect(db.query('SELECT 1')).rejects.toThrow(/exited/);
   }, 30_000);
+
+  it.runIf(existsSync('/proc/thread-self'))(
+    'runs at the niceness it is given, on its own thread only (EMBEDDED_DB_NICE)',
+    async () => {
+      const before = threadNiceness();
+      const niced = await openPgliteWorker(undefined, 10);
+      const after = threadNiceness();
+      await niced.close();
+      const newAtTen = [...after].filter(([tid, nice]) => !before.has(tid) && nice === 10);
+      expect(newAtTen).toHaveLength(1);
+      // This thread, and every thread that was here before, keeps its priority.
+      for (const [tid, nice] of before) if (after.has(tid)) expect(after.get(tid)).toBe(nice);
+      expect(after.get(Number(readFileSync('/proc/thread-self/stat', 'utf8').split(' ')[0]))).not.toBe(10);
+      // Given 0, the store's thread keeps the process's priority.
+      const plain = await openPgliteWorker(undefined, 0);
+      const withPlain = threadNiceness();
+      await plain.close();
+      expect([...withPlain].filter(([tid, nice]) => !before.has(tid) && nice === 10)).toHaveLength(0);
+    },
+    60_000,
+  );
 });
