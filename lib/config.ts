@@ -40,11 +40,12 @@ const fields = z.object({
    */
   EMBEDDED_DB_THREAD: z.enum(['worker', 'main']).default('worker'),
   /**
-   * The niceness of the embedded store's own thread (EMBEDDED_DB_THREAD=worker, Linux): 0 is the
-   * process's, 19 the lowest. At 10 the store yields a contended core to the requests, so order
-   * writes do not stall the quotes beside them (docs/performance.md, "Fifth pass").
+   * The niceness of the embedded store's own thread (EMBEDDED_DB_THREAD=worker, Linux): 0 (the
+   * default) is the process's, 19 the lowest. Niced, the store yields a contended core to the
+   * requests; measured, it did not win alternated rounds by more than they differed, so it is
+   * a knob, not the default (docs/performance.md, "Fifth pass").
    */
-  EMBEDDED_DB_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  EMBEDDED_DB_NICE: z.coerce.number().int().min(0).max(19).default(0),
   /** PostgreSQL for orders, audit, catalog and promotions; unset means the embedded store. */
   DATABASE_URL: url.optional(),
   /**

@@ -57,6 +57,17 @@ export const PATHS: Path[] = [
   { key: 'order', name: 'agent order (embedded store)', goal: 20, requests: orderRequests, mixed: false },
 ];
 
+/**
+ * The requests of a path by its key, for the profiling tools; `health` is GET /healthz, the
+ * server's floor (Fastify and node:http without our work).
+ */
+export function requestsOf(key: string): () => HttpRequestSpec[] {
+  if (key === 'health') return () => [{ method: 'GET', path: '/healthz' }];
+  const path = PATHS.find((p) => p.key === key);
+  if (!path) throw new Error(`unknown path ${key} (rest, graphql, price, order or health)`);
+  return path.requests;
+}
+
 export interface Step {
   path: Path['key'];
   load: 'alone' | 'mixed' | 'control';

@@ -16,16 +16,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { byPlace, mainIsolateLog, mapLogFlags, readMapEvents } from '../../harness/v8-map-log.ts';
-import type { HttpRequestSpec } from '../harness.ts';
 import { openLoad } from '../open-loop/generator.ts';
-import { PATHS, startEmbeddedSystem } from '../open-loop/run.ts';
+import { requestsOf, startEmbeddedSystem } from '../open-loop/run.ts';
 
 const [which = 'rest', rateArg = '300', secondsArg = '4'] = process.argv.slice(2);
-const path =
-  which === 'health'
-    ? { requests: (): HttpRequestSpec[] => [{ method: 'GET', path: '/healthz' }] }
-    : PATHS.find((p) => p.key === which);
-if (!path) throw new Error(`unknown path ${which}`);
+const requests = requestsOf(which);
 // V8 writes the logs into the server's working directory.
 const logDir = mkdtempSync(join(tmpdir(), 'ac-maps-'));
 // SERVER_ENV="NAME=value,…": the server's environment besides the bench's (e.g. ORDER_STORE=memory).
@@ -39,9 +34,9 @@ const sys = await startEmbeddedSystem(process.env.NODE || undefined, mapLogFlags
 const rate = Number(rateArg);
 const seconds = Number(secondsArg);
 // A warm-up first: the maps a path builds once (its first requests, the optimiser) are not its cost.
-await openLoad({ url: sys.url, primary: { requests: path.requests(), rate }, seconds: 2 });
+await openLoad({ url: sys.url, primary: { requests: requests(), rate }, seconds: 2 });
 const started = performance.now();
-const { primary } = await openLoad({ url: sys.url, primary: { requests: path.requests(), rate }, seconds });
+const { primary } = await openLoad({ url: sys.url, primary: { requests: requests(), rate }, seconds });
 const loadMs = performance.now() - started;
 await sys.stop();
 

