@@ -147,6 +147,7 @@ export async function runOpenLoop(quick: boolean, log: (s: string) => void): Pro
             primary: { requests: kind === 'control' ? [{ path: '/bare' }] : requests, rate },
             ...(kind === 'mixed' ? { background: { requests: orderRequests(), rate: ORDERS_BESIDE } } : {}),
             seconds,
+            warmupSeconds: quick ? 1 : 2,
           });
           steps.push({
             path: path.key,
