@@ -69,28 +69,40 @@ async function writeChange(tx: Queryable, c: OrderChange): Promise<void> {
   );
 }
 
+/** `v` as the next parameter of a statement: pushed onto `params`, its placeholder returned. */
+function param(params: unknown[], v: unknown): string {
+  params.push(v);
+  return `$${params.length}`;
+}
+
+/** The outbox's columns, and each one's type for a parameter in a VALUES list. */
+const OUTBOX_COLUMNS = 'event_id, type, subject, time, data, traceparent, tracestate';
+const OUTBOX_TYPES = ['text', 'text', 'text', 'text', 'jsonb', 'text', 'text'] as const;
+
+/**
+ * An outbox row as a VALUES tuple of parameters (pushed onto `params`), in OUTBOX_COLUMNS'
+ * order; `first` are values put before it (cast by the caller).
+ */
+function outboxTuple(e: OutboxEvent, params: unknown[], first: string[] = []): string {
+  const values = [
+    e.id,
+    e.type,
+    e.subject,
+    e.time,
+    JSON.stringify(e.data),
+    e.traceparent ?? null,
+    e.tracestate ?? null,
+  ];
+  const cast = values.map((v, i) => `${param(params, v)}::${OUTBOX_TYPES[i]}`);
+  return `(${[...first, ...cast].join(', ')})`;
+}
+
 /** Outbox rows of one transaction, as one multi-row INSERT. */
 async function writeEvents(tx: Queryable, events: readonly OutboxEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const values: string[] = [];
   const params: unknown[] = [];
-  for (const e of events) {
-    const b = params.length;
-    values.push(`($${b + 1},$${b + 2},$${b + 3},$${b + 4},$${b + 5}::jsonb,$${b + 6},$${b + 7})`);
-    params.push(
-      e.id,
-      e.type,
-      e.subject,
-      e.time,
-      JSON.stringify(e.data),
-      e.traceparent ?? null,
-      e.tracestate ?? null,
-    );
-  }
-  await tx.query(
-    `INSERT INTO procurement_outbox (event_id, type, subject, time, data, traceparent, tracestate) VALUES ${values.join(',')}`,
-    params,
-  );
+  const values = events.map((e) => outboxTuple(e, params));
+  await tx.query(`INSERT INTO procurement_outbox (${OUTBOX_COLUMNS}) VALUES ${values.join(',')}`, params);
 }
 
 const SELECT =
@@ -99,19 +111,16 @@ const SELECT =
 /** The WHERE clause of a listing; every value a parameter. */
 function where(q: OrderQuery, params: unknown[]): string {
   const terms: string[] = [];
-  const param = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
-  if (q.spiffeId !== undefined) terms.push(`spiffe_id = ${param(q.spiffeId)}`);
-  if (q.agentId !== undefined) terms.push(`agent_id = ${param(q.agentId)}`);
-  if (q.sku !== undefined) terms.push(`sku = ${param(q.sku)}`);
-  if (q.status !== undefined) terms.push(`status = ${param(q.status)}`);
-  if (q.placedFrom !== undefined) terms.push(`processed_at >= ${param(q.placedFrom)}`);
-  if (q.placedBefore !== undefined) terms.push(`processed_at < ${param(q.placedBefore)}`);
+  const p = (v: unknown) => param(params, v);
+  if (q.spiffeId !== undefined) terms.push(`spiffe_id = ${p(q.spiffeId)}`);
+  if (q.agentId !== undefined) terms.push(`agent_id = ${p(q.agentId)}`);
+  if (q.sku !== undefined) terms.push(`sku = ${p(q.sku)}`);
+  if (q.status !== undefined) terms.push(`status = ${p(q.status)}`);
+  if (q.placedFrom !== undefined) terms.push(`processed_at >= ${p(q.placedFrom)}`);
+  if (q.placedBefore !== undefined) terms.push(`processed_at < ${p(q.placedBefore)}`);
   // Row comparison: the index (…, processed_at DESC, order_id DESC) serves it as one range.
   if (q.after !== undefined)
-    terms.push(`(processed_at, order_id) < (${param(q.after.processedAt)}, ${param(q.after.orderId)})`);
+    terms.push(`(processed_at, order_id) < (${p(q.after.processedAt)}, ${p(q.after.orderId)})`);
   return terms.length ? ` WHERE ${terms.join(' AND ')}` : '';
 }
 
@@ -123,10 +132,7 @@ export function sqlOrderStore(db: Db): OrderStore {
   const insertBatch = groupCommit<{ order: PurchaseOrder; event: OutboxEvent }>(
     async (batch) => {
       const params: unknown[] = [];
-      const param = (v: unknown) => {
-        params.push(v);
-        return `$${params.length}`;
-      };
+      const p = (v: unknown) => param(params, v);
       const orders = batch.map(({ order: o }) => {
         const row = [
           o.orderId,
@@ -143,12 +149,11 @@ export function sqlOrderStore(db: Db): OrderStore {
           JSON.stringify(o.approvals),
           o.expiresAt,
         ];
-        return `(${row.map(param).join(',')})`;
+        return `(${row.map(p).join(',')})`;
       });
       // `n` (the batch position, ours) keeps the events in the batch's order in the outbox.
-      const events = batch.map(
-        ({ order, event: e }, n) =>
-          `(${n}, ${param(order.orderId)}::text, ${param(e.id)}::text, ${param(e.type)}::text, ${param(e.subject)}::text, ${param(e.time)}::text, ${param(JSON.stringify(e.data))}::jsonb, ${param(e.traceparent ?? null)}::text, ${param(e.tracestate ?? null)}::text)`,
+      const events = batch.map(({ order, event }, n) =>
+        outboxTuple(event, params, [String(n), `${p(order.orderId)}::text`]),
       );
       // One statement, atomic by itself: the orders and their outbox rows in one round trip
       // (a transaction took four: BEGIN, two INSERTs, COMMIT; each a message to the embedded
@@ -159,11 +164,11 @@ export function sqlOrderStore(db: Db): OrderStore {
         `WITH created AS (
           INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at)
           VALUES ${orders.join(',')} ON CONFLICT (order_id) DO NOTHING RETURNING order_id
-        ), events (n, order_id, event_id, type, subject, time, data, traceparent, tracestate) AS (
+        ), events (n, order_id, ${OUTBOX_COLUMNS}) AS (
           VALUES ${events.join(',')}
         )
-        INSERT INTO procurement_outbox (event_id, type, subject, time, data, traceparent, tracestate)
-        SELECT event_id, type, subject, time, data, traceparent, tracestate FROM (
+        INSERT INTO procurement_outbox (${OUTBOX_COLUMNS})
+        SELECT ${OUTBOX_COLUMNS} FROM (
           SELECT DISTINCT ON (order_id) * FROM events JOIN created USING (order_id) ORDER BY order_id, n
         ) first_event ORDER BY n`,
         params,
