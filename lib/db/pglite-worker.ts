@@ -33,11 +33,11 @@ function errorReply(id: number, err: unknown): Reply {
 }
 
 /**
- * Gives this thread (not the process) the niceness `nice`. On two cores the store's thread and
- * the request thread compete: a burst of order writes (PGlite's own collections, a checkpoint)
- * took the core a quote needed, and the quotes beside 100 orders/s waited for it. Niced, the
- * store yields the core when both want it and keeps it when the request thread is idle (measured
- * in docs/performance.md, "Fifth pass"). Linux gives each thread its own niceness: setpriority
+ * Gives this thread (not the process) the niceness `nice` (EMBEDDED_DB_NICE, 0 by default). On
+ * two cores the store's thread and the request thread compete; niced, the store yields the core
+ * when both want it and keeps it when the request thread is idle. Measured, that did not win
+ * alternated rounds by more than they differed, so it is off unless asked for
+ * (docs/performance.md, "Fifth pass"). Linux gives each thread its own niceness: setpriority
  * with a thread's id changes that thread only, and a process may always raise its own. Elsewhere
  * (no /proc/thread-self) the thread keeps the process's priority.
  */
