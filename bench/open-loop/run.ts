@@ -13,14 +13,9 @@
  * in the mixed load.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type ServiceProcess, startCommand, startProcess } from '../../harness/processes.ts';
-import { orderRequests, priceRequests, QUOTE_CATALOG_SIZE, QUOTE_REQUESTS } from '../../harness/requests.ts';
-import { gql, testConfig } from '../../harness/system.ts';
-import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
-import { mintDevToken } from '../../lib/auth/jwt.ts';
+import { startEmbeddedSystem } from '../../harness/embedded.ts';
+import { type ServiceProcess, startCommand } from '../../harness/processes.ts';
+import { orderRequests, priceRequests, QUOTE_REQUESTS } from '../../harness/requests.ts';
 import type { HttpRequestSpec } from '../harness.ts';
 import { load } from '../loadgen.ts';
 import { type OpenLoadResult, openLoad, type StreamResult } from './generator.ts';
@@ -80,33 +75,6 @@ export interface OpenLoopRun {
   node: string;
   maxima: Record<Path['key'], number>;
   steps: Step[];
-}
-
-/** The embedded system as `npm start` runs it (compiled, its start script's flags), with the bench rule. */
-export async function startEmbeddedSystem(
-  node?: string,
-  nodeArgs: string[] = [],
-  extraEnv: Record<string, string> = {},
-  cwd?: string,
-): Promise<ServiceProcess> {
-  const env = {
-    ...extraEnv,
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-bench-open-')),
-    CATALOG_SIZE: String(QUOTE_CATALOG_SIZE),
-    // The bucket is large so the load measures the checks, not the limit (bench/scenarios/orders.ts).
-    RATE_LIMIT_CAPACITY: '1000000000',
-    RATE_LIMIT_REFILL_PER_SECOND: '1000000',
-  };
-  const sys = await startProcess('embedded', env, 120_000, {
-    compiled: true,
-    nodeArgs,
-    ...(node ? { node } : {}),
-    ...(cwd ? { cwd } : {}),
-  });
-  const token = await mintDevToken(testConfig(env), { subject: 'bench', roles: ['promotions:admin'] });
-  const res = await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
-  if (res.errors) throw new Error(`could not add the bench promotion: ${JSON.stringify(res.errors)}`);
-  return sys;
 }
 
 /** The version of the Node binary the system under test runs on. */

@@ -4,7 +4,8 @@
  * other binary, the two systems started in turn, twice (A B A B), so a drift of the machine
  * shows as a spread instead of a ratio. Each system is the compiled `npm start` process.
  */
-import { closedMax, nodeVersion, PATHS, type Path, startEmbeddedSystem } from './run.ts';
+import { startEmbeddedSystem } from '../../harness/embedded.ts';
+import { closedMax, nodeVersion, PATHS, type Path } from './run.ts';
 
 export interface RuntimeComparison {
   a: string;

@@ -15,9 +15,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { byPlace, mainIsolateLog, mapLogFlags, readMapEvents } from '../../harness/v8-map-log.ts';
 import { openLoad } from '../open-loop/generator.ts';
-import { requestsOf, startEmbeddedSystem } from '../open-loop/run.ts';
+import { requestsOf } from '../open-loop/run.ts';
 
 const [which = 'rest', rateArg = '300', secondsArg = '4'] = process.argv.slice(2);
 const requests = requestsOf(which);

@@ -3,8 +3,9 @@
  * like bench/tools/profile.ts, and prints the collections' count and pause time by kind.
  *   npm run build && tsx bench/tools/gc-trace.ts <graphql|rest> [seconds=10]
  */
+
+import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { load } from '../loadgen.ts';
-import { startEmbeddedSystem } from '../open-loop/run.ts';
 import { extraNodeFlags, gcPauses, quoteRequest } from './support.ts';
 
 const [which = 'graphql', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));

@@ -20,13 +20,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startCommand, startEnv } from '../../harness/processes.ts';
-import { QUOTE_REQUESTS } from '../../harness/requests.ts';
+import { orderRequests, QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { gql, testConfig } from '../../harness/system.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { load } from '../loadgen.ts';
 import { openLoad } from '../open-loop/generator.ts';
-import { PATHS } from '../open-loop/run.ts';
 
 // Each set: its node flags, and its NAME=value items as the server's environment.
 const isEnv = (item: string) => /^[A-Z][A-Z0-9_]*=/.test(item);
@@ -66,7 +65,7 @@ function collections(lines: readonly string[], mainIsolate: string): string {
   return [main ? text(main) : 'no GC', ...workers.map((w) => `worker: ${text(w)}`)].join('; ');
 }
 
-const orders = PATHS.find((p) => p.key === 'order')?.requests() ?? [];
+const orders = orderRequests();
 const wanted = (process.env.LOADS ?? 'rest,graphql').split(',');
 const loads = (
   [

@@ -11,8 +11,9 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { openLoad } from '../open-loop/generator.ts';
-import { PATHS, startEmbeddedSystem } from '../open-loop/run.ts';
+import { PATHS } from '../open-loop/run.ts';
 import { type HeapSnapshot, readSnapshot } from './heap-snapshot.ts';
 
 const [which = 'rest', rateArg = '700'] = process.argv.slice(2);

@@ -9,8 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { load } from '../loadgen.ts';
-import { PATHS, startEmbeddedSystem } from '../open-loop/run.ts';
+import { PATHS } from '../open-loop/run.ts';
 import { cpuSeconds, extraNodeFlags, quoteRequest } from './support.ts';
 
 const [which = 'graphql', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));

@@ -8,9 +8,10 @@
  *     tsx bench/tools/stall-trace.ts <rest|graphql|price|order|health> <rate> [seconds=10]
  */
 import { writeFileSync } from 'node:fs';
+import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { orderRequests } from '../../harness/requests.ts';
 import { openLoad } from '../open-loop/generator.ts';
-import { requestsOf, startEmbeddedSystem } from '../open-loop/run.ts';
+import { requestsOf } from '../open-loop/run.ts';
 import { gcPauses } from './support.ts';
 
 const [which = 'rest', rateArg = '700', secondsArg = '10'] = process.argv.slice(2);

@@ -16,16 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
-import {
-  orderRequests,
-  priceRequests,
-  QUOTE_CATALOG_SIZE,
-  QUOTE_REQUESTS,
-  type RequestSpec,
-} from '../../harness/requests.ts';
-import { gql, testConfig } from '../../harness/system.ts';
-import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
+import { startEmbeddedSystem } from '../../harness/embedded.ts';
+import type { ServiceProcess } from '../../harness/processes.ts';
+import { orderRequests, priceRequests, QUOTE_REQUESTS, type RequestSpec } from '../../harness/requests.ts';
 import {
   byPlace,
   type MapEvent,
@@ -33,7 +26,6 @@ import {
   mapLogFlags,
   readMapEvents,
 } from '../../harness/v8-map-log.ts';
-import { mintDevToken } from '../../lib/auth/jwt.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const WARM = 400;
@@ -91,23 +83,9 @@ describe.each(binaries)('hidden classes on the hot paths, %s', (_label, node) =>
   let events: MapEvent[] = [];
 
   beforeAll(async () => {
-    const env = {
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-maps-data-')),
-      CATALOG_SIZE: String(QUOTE_CATALOG_SIZE),
-      RATE_LIMIT_CAPACITY: '1000000000',
-      RATE_LIMIT_REFILL_PER_SECOND: '1000000',
-    };
     const spawnedAt = performance.now();
-    const sys: ServiceProcess = await startProcess('embedded', env, 120_000, {
-      compiled: true,
-      node,
-      nodeArgs: mapLogFlags(),
-      cwd: logDir,
-    });
+    const sys: ServiceProcess = await startEmbeddedSystem(node, mapLogFlags(), {}, logDir);
     try {
-      const token = await mintDevToken(testConfig(env), { subject: 'test', roles: ['promotions:admin'] });
-      const added = await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
-      expect(added.errors).toBeUndefined();
       // The log's clock starts a little after the spawn, so an event at log time t happened at
       // t or later here: a window taken on this clock holds only its own path's events, given
       // a pause after it longer than that delay.

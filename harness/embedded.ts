@@ -1,0 +1,39 @@
+/**
+ * The embedded system as `npm start` runs it (compiled, its start script's flags), in its own
+ * process, with the bench promotion added: what the benchmarks load and the tests that guard
+ * the hot paths measure (test/runtime/hidden-classes.test.ts).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mintDevToken } from '../lib/auth/jwt.ts';
+import { type ServiceProcess, startProcess } from './processes.ts';
+import { QUOTE_CATALOG_SIZE } from './requests.ts';
+import { gql, testConfig } from './system.ts';
+import { TOOLS_RULE, UPSERT_PROMOTION } from './tools-promotion.ts';
+
+export async function startEmbeddedSystem(
+  node?: string,
+  nodeArgs: string[] = [],
+  extraEnv: Record<string, string> = {},
+  cwd?: string,
+): Promise<ServiceProcess> {
+  const env = {
+    ...extraEnv,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-embedded-')),
+    CATALOG_SIZE: String(QUOTE_CATALOG_SIZE),
+    // The bucket is large so a load measures the checks, not the limit (bench/scenarios/orders.ts).
+    RATE_LIMIT_CAPACITY: '1000000000',
+    RATE_LIMIT_REFILL_PER_SECOND: '1000000',
+  };
+  const sys = await startProcess('embedded', env, 120_000, {
+    compiled: true,
+    nodeArgs,
+    ...(node ? { node } : {}),
+    ...(cwd ? { cwd } : {}),
+  });
+  const token = await mintDevToken(testConfig(env), { subject: 'bench', roles: ['promotions:admin'] });
+  const res = await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });
+  if (res.errors) throw new Error(`could not add the bench promotion: ${JSON.stringify(res.errors)}`);
+  return sys;
+}
