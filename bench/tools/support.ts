@@ -1,7 +1,7 @@
 /**
  * What the profiling tools share: the compiled embedded system built in this process, one of the
  * quote loads, a process's CPU time from /proc, and GC pauses from --trace-gc lines. The tools that
- * start the system as its own process use the open-loop bench's startEmbeddedSystem.
+ * start the system as its own process use harness/embedded.ts (startEmbeddedSystem).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
