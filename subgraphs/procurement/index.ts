@@ -3,6 +3,8 @@ import type { RequestContext } from '../../lib/auth/context.ts';
 import { migrate } from '../../lib/db/index.ts';
 import { buildShieldedSubgraphSchema, type SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
+import { apiKeyResolvers } from './api-keys/graphql.ts';
+import { checkoutApiKeysFor } from './api-keys/index.ts';
 import { approvalResolvers } from './approval/graphql.ts';
 import { type ExpirySweep, startExpirySweep } from './approval/sweep.ts';
 import { createOrderDomain, type OrderDomain } from './domain/order-domain.ts';
@@ -82,7 +84,12 @@ export async function createProcurementSubgraph(
   const orders = procurementResolvers(domain, webhooks.admin);
   const policies = spendResolvers(spend, platform.clock, config.SPIFFE_TRUST_DOMAINS);
   const approvals = approvalResolvers(domain, spend, platform.clock);
-  const schema = buildShieldedSubgraphSchema('procurement', mergeResolvers(orders, policies, approvals));
+  // ACP checkout API keys (docs/acp-keys.md); the gateway verifies through the same store.
+  const apiKeys = apiKeyResolvers(await checkoutApiKeysFor(platform));
+  const schema = buildShieldedSubgraphSchema(
+    'procurement',
+    mergeResolvers(orders, policies, approvals, apiKeys),
+  );
   return {
     name: 'procurement',
     schema,
