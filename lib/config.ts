@@ -188,6 +188,36 @@ const fields = z.object({
   /** The console's GraphQL explorer page; unset: on, except with NODE_ENV=production. */
   CONSOLE_GRAPHQL_EXPLORER: bool.optional(),
 
+  // Agentic Commerce Protocol merchant (docs/acp.md).
+  /** The ACP API's base URL as agents see it; its path is where the routes are served. Unset: PUBLIC_BASE_URL + /acp. */
+  ACP_API_BASE_URL: url.optional(),
+  /** This system's origin as callers see it (permalinks, discovery); unset: http://HOST:PORT. */
+  PUBLIC_BASE_URL: url.optional(),
+  /** How long an open checkout session lives before it expires. */
+  ACP_SESSION_TTL_SECONDS: positiveInt.default(3600),
+  /** The pricing region of a session whose fulfilment address names no country. */
+  ACP_DEFAULT_REGION: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/, 'a region as the cart quote takes it')
+    .default('US'),
+  /** Currencies checkout sessions may use (lower case, ISO 4217); orders and spend policies are in USD. */
+  ACP_CURRENCIES: list.pipe(z.array(z.enum(['usd'])).min(1)).default('usd'),
+  /** Policy links shown on every session: `terms_of_use=https://…,return_policy=https://…`. */
+  ACP_LINKS: list
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(terms_of_use|privacy_policy|return_policy|shipping_policy|contact_us|about_us|faq|support)=https?:\/\/\S+$/,
+            'type=url with an ACP link type',
+          ),
+      ),
+    )
+    .default(''),
+  /** Largest ACP request body. */
+  ACP_BODY_LIMIT_BYTES: positiveInt.default(65_536),
+
   // Promotions.
   /** Where redemption limits are consumed: the SQL store (durable, default) or Redis (needs REDIS_URL). */
   PROMOTION_REDEMPTION_STORE: z.enum(['sql', 'redis']).default('sql'),

@@ -5,6 +5,7 @@ import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { orderDomainOf, spendLedgerOf } from '../../subgraphs/procurement/index.ts';
 import { spendLedgerFor } from '../../subgraphs/procurement/spend/index.ts';
+import type { SpendLedger } from '../../subgraphs/procurement/spend/ledger.ts';
 import { feedingActivity } from './activity/from-audit.ts';
 import { memoryActivityStore } from './activity/memory.ts';
 import { redisActivityStore } from './activity/redis.ts';
@@ -28,6 +29,7 @@ import type { BlockStore } from './block/store.ts';
 import { registerAgentRoutes } from './chain.ts';
 import { memoryIdempotencyStore } from './idempotency/memory.ts';
 import { redisIdempotencyStore } from './idempotency/redis.ts';
+import type { IdempotencyStore } from './idempotency/store.ts';
 import { loadAgentKeys, SignatureKeysError } from './identity/signature/keys.ts';
 import { memoryNonceStore } from './identity/signature/nonce-memory.ts';
 import { redisNonceStore } from './identity/signature/nonce-redis.ts';
@@ -41,8 +43,23 @@ import type { BucketStore } from './rate-limit/store.ts';
 import { type ScopePolicy, ScopePolicyError, scopePolicy } from './scope/policy.ts';
 import { tokenVerifierFor } from './scope/token.ts';
 
+/** The chain's own parts, for the protocol edges that run the same steps (ACP: gateway/agent/acp/). */
+export interface AgentChainParts {
+  readonly policy: ScopePolicy;
+  readonly blocks: BlockStore;
+  readonly buckets: BucketStore;
+  readonly bucketPolicy: BucketPolicy;
+  readonly idempotency: IdempotencyStore;
+  readonly orders: OrderPort;
+  /** The audit log as the chain writes it (feeding the activity view). */
+  readonly audit: AuditLog;
+  readonly spend: { readonly ledger: SpendLedger; readonly withoutPolicy: 'allow' | 'deny' };
+}
+
 /** The agent gateway's state, for the operator API (gateway/operator/): the same stores the chain uses. */
 export interface AgentGatewayState {
+  /** The parts the protocol edges share with the chain. */
+  readonly chain: AgentChainParts;
   readonly blocks: BlockStore;
   readonly blockPolicy: BlockPolicy;
   readonly buckets: BucketStore;
@@ -161,6 +178,20 @@ export async function mountAgentGateway(
     : memoryBlockStore(SPEC_BLOCK_POLICY);
   const buckets = redis ? redisBucketStore(redis, prefix, bucketPolicy) : memoryBucketStore(bucketPolicy);
 
+  const chain: AgentChainParts = {
+    policy,
+    blocks,
+    buckets,
+    bucketPolicy,
+    idempotency: redis ? redisIdempotencyStore(redis, prefix, times) : memoryIdempotencyStore(times),
+    orders,
+    audit: feedingActivity(audit, activity),
+    // Embedded: the procurement module's ledger, where operators' policies are; else Redis.
+    spend: {
+      ledger: spendLedgerOf(procurement) ?? spendLedgerFor(platform),
+      withoutPolicy: config.SPEND_POLICY_DEFAULT,
+    },
+  };
   await registerAgentRoutes(app, {
     clock,
     log,
@@ -175,17 +206,14 @@ export async function mountAgentGateway(
     blocks,
     buckets,
     bucketPolicy,
-    idempotency: redis ? redisIdempotencyStore(redis, prefix, times) : memoryIdempotencyStore(times),
+    idempotency: chain.idempotency,
     orders,
-    audit: feedingActivity(audit, activity),
+    audit: chain.audit,
     bodyLimit: config.ORDER_BODY_LIMIT_BYTES,
-    // Embedded: the procurement module's ledger, where operators' policies are; else Redis.
-    spend: {
-      ledger: spendLedgerOf(procurement) ?? spendLedgerFor(platform),
-      withoutPolicy: config.SPEND_POLICY_DEFAULT,
-    },
+    spend: chain.spend,
   });
   return {
+    chain,
     blocks,
     blockPolicy: SPEC_BLOCK_POLICY,
     buckets,

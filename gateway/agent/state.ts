@@ -4,7 +4,14 @@ import type { SpendStatus } from '../../subgraphs/procurement/spend/ledger.ts';
 import type { ExpectedDigest } from './identity/signature/digest.ts';
 
 /** How step 1 proved the identity: a mesh source, a signature, or a mesh source and a signature that agree. */
-export type IdentitySource = 'mtls' | 'proxy' | 'signature' | 'mtls+signature' | 'proxy+signature';
+export type IdentitySource =
+  | 'mtls'
+  | 'proxy'
+  | 'signature'
+  | 'mtls+signature'
+  | 'proxy+signature'
+  /** An agent platform's checkout API key (ACP): the key is bound to one agent identity. */
+  | 'api-key';
 
 /** What the chain learns about one agent request, step by step (read by the audit). */
 export interface AgentRequestState {
@@ -34,6 +41,10 @@ export interface AgentRequestState {
   spend: { orderId: string; reserved: boolean; status?: SpendStatus } | undefined;
   /** Step 7¾: the spend policy asks this many distinct operators to approve the order (issue 22). */
   approval: { required: 1 | 2 } | undefined;
+  /** A body that passed its contract without being an order (ACP): resets the block count as an order does. */
+  validBody: boolean;
+  /** The order a call placed or concerns when neither Location nor the path names it (ACP completion). */
+  orderId: string | undefined;
 }
 
 declare module 'fastify' {
@@ -53,4 +64,6 @@ export const freshState = (): AgentRequestState => ({
   idempotency: undefined,
   spend: undefined,
   approval: undefined,
+  validBody: false,
+  orderId: undefined,
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { callerVerifierFor } from '../../lib/auth/jwt.ts';
 import type { SubgraphModule, SubgraphName } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
+import { mountAcp } from '../agent/acp/index.ts';
 import { mountAgentGateway } from '../agent/index.ts';
 import { registerContracts } from '../contracts/index.ts';
 import { registerOperatorRoutes } from '../operator/index.ts';
@@ -34,5 +35,7 @@ export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): 
     clock: deps.platform.clock,
     log: deps.platform.log,
   });
-  await registerQuoteRoutes(app, deps);
+  const quotes = await registerQuoteRoutes(app, deps);
+  // ACP checkout sessions: the same chain parts, priced by the same quote (docs/acp.md).
+  await mountAcp(app, deps.platform, agentState.chain, quotes);
 }

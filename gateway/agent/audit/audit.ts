@@ -9,6 +9,7 @@ import type { AuditLog } from './log.ts';
  * Read from the reply, so every route of the chain is covered without each setting it.
  */
 function orderIdOf(req: FastifyRequest, reply: FastifyReply): string | null {
+  if (req.agent?.orderId) return req.agent.orderId;
   const location = reply.getHeader('location');
   const fromLocation = typeof location === 'string' ? location.slice(location.lastIndexOf('/') + 1) : '';
   if (ORDER_ID.test(fromLocation)) return fromLocation;

@@ -40,7 +40,7 @@ export function blockBookkeeping(o: BlockOptions) {
         const s = await o.store.recordError(id.id, o.clock.now());
         if (s.until > 0 && s.count === 0)
           o.log.warn({ traceId: req.traceId, identity: id.id }, 'agent blocked');
-      } else if (a.order && a.failures > 0) {
+      } else if ((a.order || a.validBody) && a.failures > 0) {
         await o.store.reset(id.id);
       }
     } catch (err) {

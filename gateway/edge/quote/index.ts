@@ -15,7 +15,7 @@ import { registerPricingFallback } from './graphql-fallback.ts';
 import type { PromotionsPort, QuotePorts } from './ports.ts';
 import { createGuard } from './resilience.ts';
 import { quoteRoutes } from './routes.ts';
-import { createQuoteService } from './service.ts';
+import { createQuoteService, type QuoteService } from './service.ts';
 
 /** Catalog entries stay in the edge this long (see catalog-memo.ts). */
 const CATALOG_MEMO_MS = 10_000;
@@ -58,8 +58,11 @@ function portsFor(deps: EdgeDeps): QuotePorts & { close(): Promise<void> } {
   };
 }
 
-/** GET /cart/quote, POST /cart/quote/verify and /.well-known/jwks.json, in either topology. */
-export async function registerQuoteRoutes(app: FastifyInstance, deps: EdgeDeps): Promise<void> {
+/**
+ * GET /cart/quote, POST /cart/quote/verify and /.well-known/jwks.json, in either topology.
+ * Returns the quote service, which the checkout sessions price through (gateway/agent/acp/).
+ */
+export async function registerQuoteRoutes(app: FastifyInstance, deps: EdgeDeps): Promise<QuoteService> {
   const { platform } = deps;
   const { config, clock, metrics } = platform;
   const tokens = await quoteTokensFor(config, clock);
@@ -117,4 +120,5 @@ export async function registerQuoteRoutes(app: FastifyInstance, deps: EdgeDeps):
   });
   registerPricingFallback(platform, service, guards.pricing);
   await app.register(quoteRoutes(service, tokens, await callerVerifierFor(config)));
+  return service;
 }

@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../../../lib/clock.ts';
+import type { Logger } from '../../../lib/logger.ts';
+import { parseIdempotencyKey, recordKey } from '../idempotency/key.ts';
+import type { IdempotencyStore } from '../idempotency/store.ts';
+import { acpError, sendAcpError } from './errors.ts';
+
+/**
+ * ACP's idempotency (RFC agentic_checkout §6), on the order route's own store
+ * (gateway/agent/idempotency/): required on every POST (400), keyed by the caller's identity
+ * and the request path, compared by the body's canonical JSON (key order and `1.0`/`1` do not
+ * matter; `null` and absent do, and so does array order), replayed with the first status and
+ * body and `Idempotent-Replayed: true`, 422 for another body, 409 with Retry-After while the
+ * first is in flight. 5xx answers are not kept (the key is free again); every other answer is,
+ * for IDEMPOTENCY_TTL_SECONDS (24 h by default, the RFC's minimum).
+ */
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    acpIdempotency?: { key: string; fingerprint: string; replayed: boolean };
+  }
+}
+
+/** The body as canonical JSON text: object keys sorted at every level (RFC 8785's ordering). */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export const bodyFingerprint = (body: unknown): string =>
+  createHash('sha256')
+    .update(canonicalJson(body ?? null))
+    .digest('base64url');
+
+const pathOf = (req: FastifyRequest) => (req.raw.url ?? req.url).split('?')[0] as string;
+
+export function acpIdempotencyStep(o: { store: IdempotencyStore; clock: Clock }) {
+  return async function idempotency(req: FastifyRequest, reply: FastifyReply) {
+    const identity = req.agent.identity;
+    if (!identity) return;
+    const header = req.headers['idempotency-key'];
+    if (header === undefined) {
+      req.agent.reason = 'idempotency: Idempotency-Key missing';
+      return sendAcpError(
+        reply,
+        acpError(400, 'idempotency_key_required', 'Idempotency-Key header is required on all POST requests'),
+      );
+    }
+    const key = parseIdempotencyKey(header);
+    if (!key) {
+      req.agent.reason = 'idempotency: unusable Idempotency-Key';
+      return sendAcpError(
+        reply,
+        acpError(
+          400,
+          'invalid_idempotency_key',
+          'Idempotency-Key must be one value of 1 to 255 visible ASCII characters',
+        ),
+      );
+    }
+    reply.header('idempotency-key', key);
+    const k = recordKey(identity.id, `acp ${pathOf(req)}\0${key}`);
+    const fingerprint = bodyFingerprint(req.body);
+    const r = await o.store.begin(k, fingerprint, o.clock.now());
+    switch (r.kind) {
+      case 'started':
+        req.acpIdempotency = { key: k, fingerprint, replayed: false };
+        return;
+      case 'replay':
+        req.agent.reason = 'idempotency: replayed';
+        req.acpIdempotency = { key: k, fingerprint, replayed: true };
+        if (r.reply.location) reply.header('location', r.reply.location);
+        return reply
+          .code(r.reply.status)
+          .header('idempotent-replayed', 'true')
+          .type('application/json')
+          .send(r.reply.body);
+      case 'mismatch':
+        req.agent.reason = 'idempotency: key reused with another body';
+        return sendAcpError(
+          reply,
+          acpError(
+            422,
+            'idempotency_conflict',
+            'Idempotency-Key has already been used with a different request body',
+          ),
+        );
+      case 'in-flight':
+        req.agent.reason = 'idempotency: key in flight';
+        return sendAcpError(
+          reply,
+          acpError(
+            409,
+            'idempotency_in_flight',
+            'A request with this Idempotency-Key is currently being processed',
+            undefined,
+            {
+              'retry-after': '1',
+            },
+          ),
+        );
+    }
+  };
+}
+
+/**
+ * onSend, after the reply is final: keep it for replay, or free the key after a 5xx (§6.5). A
+ * failure to keep it must not turn a done operation into an error: it is logged.
+ */
+export function acpIdempotencyRecord(o: { store: IdempotencyStore; clock: Clock; log: Logger }) {
+  return async function record(req: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const held = req.acpIdempotency;
+    if (!held || held.replayed) return payload;
+    req.acpIdempotency = undefined;
+    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+      await o.store.release(held.key).catch(() => {});
+      return payload;
+    }
+    const location = reply.getHeader('location');
+    await o.store
+      .complete(
+        held.key,
+        held.fingerprint,
+        { status: reply.statusCode, body: payload, ...(typeof location === 'string' ? { location } : {}) },
+        o.clock.now(),
+      )
+      .catch((err) => o.log.error({ err, traceId: req.traceId }, 'ACP idempotency record not stored'));
+    return payload;
+  };
+}

@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import { migrate } from '../../../lib/db/index.ts';
+import type { Platform } from '../../../lib/platform.ts';
+import { checkoutMigrations } from '../../../subgraphs/procurement/checkout/migrations.ts';
+import { sqlCheckoutSessionStore } from '../../../subgraphs/procurement/checkout/sql.ts';
+import { type CartQuoter, createCheckoutService } from '../checkout/service.ts';
+import { apiKeyVerifier, checkoutApiKeysFor } from '../identity/api-key.ts';
+import type { AgentChainParts } from '../index.ts';
+import { discoveryDocument, registerDiscovery } from './discovery.ts';
+import { registerAcpRoutes } from './routes.ts';
+
+/** Where the ACP API is, as agents see it: ACP_API_BASE_URL, else PUBLIC_BASE_URL (or http://HOST:PORT) + /acp. */
+export function acpBaseUrl(config: Platform['config']): URL {
+  if (config.ACP_API_BASE_URL) return new URL(config.ACP_API_BASE_URL);
+  return new URL('/acp', publicOrigin(config));
+}
+
+export const publicOrigin = (config: Platform['config']): string =>
+  config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`;
+
+/**
+ * This system as an Agentic Commerce Protocol merchant (docs/acp.md): discovery at
+ * /.well-known/acp.json and the five checkout operations at api_base_url, over the agent
+ * chain's own parts (scope policy, block and rate-limit stores, the order route's idempotency
+ * store, the order domain, spend, audit) and the edge's cart quote.
+ */
+export async function mountAcp(
+  app: FastifyInstance,
+  platform: Platform,
+  chain: AgentChainParts,
+  quoter: CartQuoter,
+): Promise<void> {
+  const { config, clock, log } = platform;
+  await migrate(platform.db, checkoutMigrations);
+  const base = acpBaseUrl(config);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const origin = publicOrigin(config).replace(/\/+$/, '');
+  const checkout = createCheckoutService({
+    store: sqlCheckoutSessionStore(platform.db),
+    quoter,
+    orders: chain.orders,
+    spend: chain.spend,
+    clock,
+    log,
+    sessionTtlMs: config.ACP_SESSION_TTL_SECONDS * 1000,
+  });
+  registerDiscovery(app, discoveryDocument(base.href.replace(/\/+$/, ''), config.ACP_CURRENCIES));
+  await registerAcpRoutes(app, {
+    clock,
+    log,
+    keys: apiKeyVerifier(await checkoutApiKeysFor(platform), {
+      clock,
+      trustDomains: config.SPIFFE_TRUST_DOMAINS,
+    }),
+    policy: chain.policy,
+    blocks: chain.blocks,
+    buckets: chain.buckets,
+    bucketPolicy: chain.bucketPolicy,
+    idempotency: chain.idempotency,
+    audit: chain.audit,
+    checkout,
+    limits: { currencies: config.ACP_CURRENCIES, defaultRegion: config.ACP_DEFAULT_REGION },
+    render: {
+      links: config.ACP_LINKS.map((l) => {
+        const at = l.indexOf('=');
+        return { type: l.slice(0, at), url: l.slice(at + 1) };
+      }),
+      orderUrl: (orderId) => `${origin}/api/v2/procurement/orders/${orderId}`,
+    },
+    basePath,
+    bodyLimit: config.ACP_BODY_LIMIT_BYTES,
+  });
+}

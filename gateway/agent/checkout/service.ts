@@ -1,0 +1,442 @@
+import type { SpiffeId } from '../../../lib/auth/spiffe.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import type { Logger } from '../../../lib/logger.ts';
+import { Problem } from '../../../lib/problem.ts';
+import type { CartInput } from '../../../lib/quote-token/index.ts';
+import {
+  pricedSession,
+  type QuotedCart,
+  type UnquotedItem,
+} from '../../../subgraphs/procurement/checkout/pricing.ts';
+import {
+  type CheckoutSession,
+  COMPLETION_PROBLEMS,
+  completable,
+  createSession,
+  effectiveStatus,
+  isOpen,
+  type NewSession,
+  newSessionId,
+  orderIdOfSession,
+  type SessionChange,
+  type SessionItem,
+  type SessionPricing,
+  updateSession,
+  withProblem,
+  withStatus,
+} from '../../../subgraphs/procurement/checkout/session.ts';
+import type { CheckoutSessionStore } from '../../../subgraphs/procurement/checkout/store.ts';
+import type { PurchaseOrderRequest, UsdAmount } from '../../../subgraphs/procurement/contract/types.ts';
+import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts';
+import { candidateSubjects, textOfCents } from '../../../subgraphs/procurement/spend/policy.ts';
+import { decideApproval } from '../approval/approval.ts';
+import { DomainUnavailable, type OrderPort } from '../order/order-port.ts';
+
+/**
+ * The checkout session service: the one session core both agent-commerce protocols (ACP now,
+ * UCP next) stand on. It prices through the cart quote (the same flow as GET /cart/quote, so a
+ * session's total is the quote's), keeps sessions in the SQL store, and completes one as a
+ * purchase order through the same spend policy, approval and order domain as POST /v2/orders.
+ * Protocol edges (gateway/agent/acp/) only translate requests and render sessions.
+ */
+
+/** The quote, as the edge's quote service gives it (gateway/edge/quote/service.ts). */
+export interface CartQuoter {
+  quote(cart: CartInput): Promise<{
+    lines: QuotedCart['lines'];
+    subtotal: number;
+    discountTotal: number;
+    total: number;
+    promotions: QuotedCart['promotions'];
+    quoteToken: string;
+    expiresAt: string;
+  }>;
+}
+
+export interface CheckoutDeps {
+  readonly store: CheckoutSessionStore;
+  readonly quoter: CartQuoter;
+  readonly orders: OrderPort;
+  readonly spend: { readonly ledger: SpendLedger; readonly withoutPolicy: 'allow' | 'deny' };
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** How long an open session lives (ACP_SESSION_TTL_SECONDS). */
+  readonly sessionTtlMs: number;
+}
+
+/** The catalog, the store or the order domain cannot answer now: 503, nothing changed. */
+export class CheckoutUnavailable extends Error {
+  override name = 'CheckoutUnavailable';
+}
+
+export type Outcome =
+  | { readonly kind: 'ok'; readonly session: CheckoutSession }
+  | { readonly kind: 'not-found' }
+  /** The session's status does not allow this (completed, canceled, expired, pending approval): 405. */
+  | { readonly kind: 'not-allowed'; readonly session: CheckoutSession }
+  /** Completion of a session with blocking messages: 400 naming them. */
+  | { readonly kind: 'not-ready'; readonly session: CheckoutSession }
+  /** Another change of the same session is under way (a completion placing its order): 409. */
+  | { readonly kind: 'busy'; readonly session: CheckoutSession };
+
+export interface CreateCommand {
+  readonly protocol: 'acp' | 'ucp';
+  readonly owner: SpiffeId;
+  readonly agentId: string;
+  readonly keyId: string | null;
+  readonly currency: string;
+  readonly region: string;
+  readonly items: readonly SessionItem[];
+  readonly codes: readonly string[];
+  readonly extensions: readonly string[];
+  readonly buyer: Record<string, unknown> | null;
+  readonly fulfillment: Record<string, unknown> | null;
+}
+
+export interface CompleteCommand {
+  readonly purchaseOrderNumber: string;
+  readonly traceId: string;
+  readonly buyer?: Record<string, unknown> | null;
+}
+
+/** The catalog's SKUs; any other item id is unknown without asking the catalog. */
+export const SKU = /^SKU-[A-Z]{3}-\d{6}$/;
+/** A code as the cart quote takes one (schemas/openapi/edge.yaml). */
+const COUPON = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+/** Quote attempts at most: unknown SKUs are found first, then SKUs without a price. */
+const QUOTE_ROUNDS = 3;
+/** How often a change is recomputed when another one of the same session landed first. */
+const CAS_ROUNDS = 3;
+
+const usd = (cents: number): UsdAmount => {
+  // The contract's UsdAmount spelling: no trailing zeros ("12.5", "1000").
+  const t = textOfCents(cents);
+  return t.replace(/\.00$/, '').replace(/(\.\d)0$/, '$1') as UsdAmount;
+};
+
+const quoteIdOf = (token: string): string => {
+  // The token is ours and was just signed: its payload's jti is the quote's id.
+  const payload = token.split('.')[1] ?? '';
+  const jti = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { jti?: unknown }).jti;
+  return typeof jti === 'string' ? jti : '';
+};
+
+export function createCheckoutService(d: CheckoutDeps) {
+  /** Prices the items through the cart quote; the ones it cannot take become blocking problems. */
+  async function price(
+    items: readonly SessionItem[],
+    codes: readonly string[],
+    currency: string,
+    region: string,
+  ): Promise<SessionPricing> {
+    const unquoted: UnquotedItem[] = [];
+    let indexes: number[] = [];
+    items.forEach((it, i) => {
+      if (SKU.test(it.sku)) indexes.push(i);
+      else unquoted.push({ item: i, kind: 'unknown_sku', message: `${it.sku} is not in the catalog` });
+    });
+    for (let round = 0; round < QUOTE_ROUNDS && indexes.length > 0; round++) {
+      try {
+        const q = await d.quoter.quote({
+          lines: indexes.map((i) => items[i] as SessionItem),
+          currency,
+          region,
+          // A code the cart quote could not even take is simply unknown (rejectedCodes says so).
+          coupons: codes.filter((c) => COUPON.test(c.trim())),
+        });
+        const quoted: QuotedCart = {
+          lines: q.lines,
+          subtotal: q.subtotal,
+          discountTotal: q.discountTotal,
+          total: q.total,
+          promotions: q.promotions,
+          quote: { id: quoteIdOf(q.quoteToken), expiresAt: q.expiresAt, token: q.quoteToken },
+        };
+        return pricedSession(items, codes, indexes, quoted, unquoted);
+      } catch (err) {
+        if (!(err instanceof Problem)) throw err;
+        if (err.status !== 422) throw new CheckoutUnavailable(err.message);
+        // The quote names the lines it cannot take (/line/<j>); the others are quoted again.
+        const refused = new Map<number, string>();
+        for (const e of (err.body.errors ?? []) as { pointer: string; message: string }[]) {
+          const j = Number(/^\/line\/(\d+)$/.exec(e.pointer)?.[1]);
+          if (Number.isInteger(j) && indexes[j] !== undefined) refused.set(indexes[j] as number, e.message);
+        }
+        if (refused.size === 0) throw new CheckoutUnavailable(err.message);
+        for (const [item, message] of refused)
+          unquoted.push({
+            item,
+            kind: /not in the catalog/.test(message) ? 'unknown_sku' : 'unpriced',
+            message,
+          });
+        indexes = indexes.filter((i) => !refused.has(i));
+      }
+    }
+    unquoted.sort((a, b) => a.item - b.item);
+    return pricedSession(items, codes, [], null, unquoted);
+  }
+
+  /**
+   * The session as it stands now: an open one past its time is expired, and one waiting for
+   * its order's approval follows the order's fate (approved → completed, else canceled). Both
+   * are written back, so every replica and every protocol read the same.
+   */
+  async function current(s: CheckoutSession): Promise<CheckoutSession> {
+    const now = d.clock.now();
+    if (effectiveStatus(s, now) === 'expired' && s.status !== 'expired')
+      return persist(withStatus(s, 'expired', now));
+    if (s.status !== 'pending_approval' || !s.orderId) return s;
+    let found: Awaited<ReturnType<OrderPort['get']>>;
+    try {
+      found = await d.orders.get(s.orderId);
+    } catch (err) {
+      d.log.warn(
+        { err, sessionId: s.id },
+        'order of a pending checkout session unreadable; shown as pending',
+      );
+      return s;
+    }
+    const status = found?.response.status;
+    if (!status || status === 'PENDING_APPROVAL') return s;
+    if (status === 'APPROVED') return persist(withStatus(s, 'completed', now));
+    const reason = found?.response.decision_reason;
+    const kind =
+      status === 'EXPIRED'
+        ? 'approval_expired'
+        : status === 'REJECTED'
+          ? 'approval_rejected'
+          : 'order_cancelled';
+    const said =
+      status === 'REJECTED'
+        ? `an operator rejected the order${reason ? `: ${reason}` : ''}`
+        : status === 'EXPIRED'
+          ? 'no operator decided the order in time; its approval request expired'
+          : 'the order was cancelled';
+    return persist(
+      withStatus(s, 'canceled', now, {
+        problems: withProblem(s, { kind, message: said, blocking: false }),
+      }),
+    );
+  }
+
+  /** Writes a change; when another landed first, the stored session is what stands. */
+  async function persist(next: CheckoutSession): Promise<CheckoutSession> {
+    if (await d.store.replace(next)) return next;
+    return (await d.store.get(next.id)) ?? next;
+  }
+
+  async function load(id: string, owner: SpiffeId): Promise<CheckoutSession | null> {
+    const s = await d.store.get(id);
+    return s && s.owner === owner.id ? current(s) : null;
+  }
+
+  async function create(c: CreateCommand): Promise<CheckoutSession> {
+    const pricing = await price(c.items, c.codes, c.currency, c.region);
+    const n: NewSession = {
+      id: newSessionId(),
+      protocol: c.protocol,
+      owner: c.owner.id,
+      agentId: c.agentId,
+      keyId: c.keyId,
+      currency: c.currency,
+      region: c.region,
+      items: c.items,
+      codes: c.codes,
+      extensions: c.extensions,
+      buyer: c.buyer,
+      fulfillment: c.fulfillment,
+      ttlMs: d.sessionTtlMs,
+    };
+    const s = createSession(n, pricing, d.clock.now());
+    if (!(await d.store.insert(s))) throw new Error(`checkout session id ${s.id} collided`);
+    return s;
+  }
+
+  async function update(id: string, owner: SpiffeId, change: SessionChange): Promise<Outcome> {
+    for (let round = 0; round < CAS_ROUNDS; round++) {
+      const s = await load(id, owner);
+      if (!s) return { kind: 'not-found' };
+      if (s.status === 'complete_in_progress') return { kind: 'busy', session: s };
+      if (!isOpen(s)) return { kind: 'not-allowed', session: s };
+      const items = change.items ?? s.items;
+      const codes = change.codes ?? s.codes;
+      const pricing = await price(items, codes, s.currency, change.region ?? s.region);
+      const next = updateSession(s, change, pricing, d.clock.now());
+      if (await d.store.replace(next)) return { kind: 'ok', session: next };
+    }
+    throw new CheckoutUnavailable('the session kept changing while it was updated');
+  }
+
+  async function cancel(id: string, owner: SpiffeId): Promise<Outcome> {
+    for (let round = 0; round < CAS_ROUNDS; round++) {
+      const s = await load(id, owner);
+      if (!s) return { kind: 'not-found' };
+      if (s.status === 'complete_in_progress') return { kind: 'busy', session: s };
+      if (s.status === 'pending_approval' && s.orderId) {
+        // The agent withdraws its order while it waits: the order domain cancels it (the spend
+        // reservation goes back with it), and the session follows.
+        const r = await d.orders.cancel(s.orderId, owner.id).catch((err: unknown) => {
+          throw new CheckoutUnavailable(err instanceof Error ? err.message : 'order domain unavailable');
+        });
+        if (r.kind === 'not-cancellable') return { kind: 'not-allowed', session: await current(s) };
+      } else if (!isOpen(s)) return { kind: 'not-allowed', session: s };
+      const next = withStatus(s, 'canceled', d.clock.now());
+      if (await d.store.replace(next)) return { kind: 'ok', session: next };
+    }
+    throw new CheckoutUnavailable('the session kept changing while it was canceled');
+  }
+
+  /**
+   * Completion as a purchase order: the session is marked `complete_in_progress` (updates now
+   * wait), re-priced if its quote ran out (a changed total is refused, not charged), its total is
+   * reserved under the spend policy in one atomic ledger step, and the order is placed with the
+   * session's lines. Above the policy's approvalAbove the order waits for an operator and the
+   * session is `pending_approval`. Every step is keyed by the session's order id, so a retry (or
+   * a resumed completion after a crash) never reserves or orders twice.
+   */
+  async function complete(id: string, owner: SpiffeId, c: CompleteCommand): Promise<Outcome> {
+    let s = await load(id, owner);
+    if (!s) return { kind: 'not-found' };
+    if (!completable(s)) return { kind: isOpen(s) ? 'not-ready' : 'not-allowed', session: s };
+    const now = d.clock.now();
+    if (s.status !== 'complete_in_progress') {
+      // Re-price when the quote's 15 minutes are over: its prices are no longer promised.
+      if (!s.quote || Date.parse(s.quote.expiresAt) <= now) {
+        const pricing = await price(s.items, s.codes, s.currency, s.region);
+        const repriced = updateSession(s, {}, pricing, now);
+        if (repriced.status !== 'ready_for_payment' || repriced.totals.totalCents !== s.totals.totalCents) {
+          const shown =
+            repriced.totals.totalCents === s.totals.totalCents
+              ? repriced
+              : {
+                  ...repriced,
+                  status: 'not_ready_for_payment' as const,
+                  problems: withProblem(repriced, {
+                    kind: 'price_changed',
+                    message: `the total changed from ${textOfCents(s.totals.totalCents)} to ${textOfCents(repriced.totals.totalCents)} ${s.currency}; review it and complete again`,
+                    blocking: true,
+                  }),
+                };
+          // A business outcome of the completion: the session, with the message saying why.
+          return { kind: 'ok', session: await persist(shown) };
+        }
+        s = repriced;
+      }
+      const cleared = s.problems.filter((p) => !COMPLETION_PROBLEMS.has(p.kind));
+      const buyer = c.buyer !== undefined ? c.buyer : s.buyer;
+      const started: CheckoutSession = {
+        ...withStatus(s, 'complete_in_progress', now, {
+          orderId: orderIdOfSession(s.id),
+          purchaseOrderNumber: c.purchaseOrderNumber,
+          problems: cleared,
+        }),
+        buyer,
+      };
+      if (!(await d.store.replace(started))) {
+        const now2 = await load(id, owner);
+        return now2 ? { kind: 'busy', session: now2 } : { kind: 'not-found' };
+      }
+      s = started;
+    }
+    return place(s, owner, c.traceId);
+  }
+
+  /** Spend, approval and the order, for a session marked complete_in_progress. */
+  async function place(s: CheckoutSession, owner: SpiffeId, traceId: string): Promise<Outcome> {
+    const orderId = s.orderId ?? orderIdOfSession(s.id);
+    const first = s.lines[0];
+    if (!first) return { kind: 'not-ready', session: s };
+    const candidates = candidateSubjects(owner);
+    const request: PurchaseOrderRequest = {
+      agent_id: s.agentId,
+      sku: first.sku,
+      quantity: s.lines.reduce((n, l) => n + l.quantity, 0),
+      max_budget_usd: usd(s.totals.totalCents),
+    };
+    const back = (kind: 'spend_refused', message: string) =>
+      persist(
+        withStatus(s, 'not_ready_for_payment', d.clock.now(), {
+          orderId: null,
+          problems: withProblem(s, { kind, message, blocking: true }),
+        }),
+      ).then((session) => ({ kind: 'ok' as const, session }));
+
+    let status: Awaited<ReturnType<SpendLedger['status']>>;
+    try {
+      status = await d.spend.ledger.status(candidates, d.clock.now());
+      const refusedSku = status?.policy.skuPrefixes?.length
+        ? s.lines.find((l) => !status?.policy.skuPrefixes?.some((p) => l.sku.startsWith(p)))
+        : undefined;
+      if (refusedSku) return back('spend_refused', `the spend policy does not allow ${refusedSku.sku}`);
+      const r = await d.spend.ledger.reserve({
+        orderId,
+        candidates,
+        sku: first.sku,
+        amountCents: s.totals.totalCents,
+        now: d.clock.now(),
+      });
+      if (r.kind === 'no-policy' && d.spend.withoutPolicy === 'deny')
+        return back('spend_refused', 'no spend policy covers this agent; an operator must set one');
+      if (r.kind === 'refused') {
+        const left = textOfCents(Math.max(0, r.status.policy.budgetCents - r.status.spentCents));
+        const why = {
+          expired: 'the spend policy has expired',
+          'sku-not-allowed': `the spend policy does not allow ${first.sku}`,
+          'per-order': `the total is above the spend policy's maximum per order`,
+          budget: `the total is above what is left of the budget (${left} USD)`,
+        }[r.reason];
+        return back('spend_refused', why);
+      }
+      if (r.kind === 'reserved') status = r.status;
+    } catch (err) {
+      if (err instanceof CheckoutUnavailable) throw err;
+      throw new CheckoutUnavailable(err instanceof Error ? err.message : 'spend ledger unavailable');
+    }
+
+    const approval = decideApproval(status ?? undefined, request);
+    try {
+      const placed = await d.orders.place({
+        request,
+        spiffeId: owner.id,
+        traceId,
+        orderId,
+        ...(approval ? { approvalsRequired: approval.required } : {}),
+        lines: s.lines.map((l) => ({
+          sku: l.sku,
+          quantity: l.quantity,
+          unitPrice: textOfCents(l.unitCents),
+          discount: textOfCents(l.discountCents),
+          lineTotal: textOfCents(l.totalCents),
+        })),
+        total: textOfCents(s.totals.totalCents),
+        checkoutSessionId: s.id,
+      } as Parameters<OrderPort['place']>[0]);
+      const next = withStatus(
+        s,
+        placed.status === 'PENDING_APPROVAL' ? 'pending_approval' : 'completed',
+        d.clock.now(),
+        {
+          orderId: placed.order_id,
+        },
+      );
+      return { kind: 'ok', session: await persist(next) };
+    } catch (err) {
+      d.log.error({ err, traceId, sessionId: s.id }, 'checkout order not placed');
+      if (err instanceof DomainUnavailable && err.notStored)
+        await d.spend.ledger.release(orderId, d.clock.now()).catch(() => {});
+      // The session stays complete_in_progress: a retry resumes with the same order id.
+      throw new CheckoutUnavailable('the order could not be placed now');
+    }
+  }
+
+  return {
+    create,
+    update,
+    cancel,
+    complete,
+    get: load,
+    list: (q: Parameters<CheckoutSessionStore['list']>[0]) => d.store.list(q),
+  };
+}
+
+export type CheckoutService = ReturnType<typeof createCheckoutService>;

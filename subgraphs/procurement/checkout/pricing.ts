@@ -1,0 +1,181 @@
+import { centsOf } from '../../../lib/money.ts';
+import {
+  type CodeRejection,
+  EMPTY_TOTALS,
+  type RejectedCode,
+  type SessionDiscount,
+  type SessionItem,
+  type SessionLine,
+  type SessionPricing,
+  type SessionProblem,
+} from './session.ts';
+
+/**
+ * A consolidated cart quote (GET /cart/quote's reply and its signed token), as far as a session
+ * needs it. Structural, so this core does not import the edge: the gateway hands it the quote
+ * service's answer. Amounts are the quote's 2-decimal numbers; they become cents here.
+ */
+export interface QuotedCart {
+  readonly lines: readonly {
+    readonly sku: string;
+    readonly name: string;
+    readonly quantity: number;
+    readonly unitPrice: number;
+    readonly lineTotal: number;
+    readonly discount: number;
+    readonly total: number;
+  }[];
+  readonly subtotal: number;
+  readonly discountTotal: number;
+  readonly total: number;
+  readonly promotions: {
+    readonly status: 'evaluated' | 'unavailable';
+    readonly applied: readonly {
+      readonly promotionId: string;
+      readonly name: string;
+      readonly couponCode?: string;
+      readonly amount: number;
+      readonly allocations: readonly { readonly sku: string; readonly amount: number }[];
+    }[];
+    readonly notApplied: readonly {
+      readonly promotionId: string;
+      readonly reason: string;
+      readonly detail: string;
+    }[];
+    readonly coupons: readonly {
+      readonly code: string;
+      readonly status: string;
+      readonly promotionId?: string;
+    }[];
+  };
+  readonly quote: { readonly id: string; readonly expiresAt: string; readonly token: string };
+}
+
+/** A SKU the quote could not take (unknown to the catalog, or without a price in the currency). */
+export interface UnquotedItem {
+  readonly item: number;
+  readonly kind: 'unknown_sku' | 'unpriced';
+  readonly message: string;
+}
+
+/** Codes are matched as promotions match them: trimmed, upper case. */
+export const normalizeCode = (code: string): string => code.trim().toUpperCase();
+
+/** Promotions' reason a coupon's rule gave nothing → the discount extension's reason. */
+const REJECTION_OF: Readonly<Record<string, CodeRejection>> = {
+  EXPIRED: 'expired',
+  REDEMPTION_LIMIT_REACHED: 'usage_limit_reached',
+  EXCLUSIVE_CONFLICT: 'combination_disallowed',
+  STOPPED_BY_HIGHER_PRIORITY: 'combination_disallowed',
+  CONDITION_FAILED: 'minimum_not_met',
+  NO_ELIGIBLE_ITEMS: 'minimum_not_met',
+};
+
+/** Each requested code's fate: applied (absent here) or rejected with promotions' own reason. */
+export function rejectedCodes(codes: readonly string[], q: QuotedCart['promotions']): RejectedCode[] {
+  const out: RejectedCode[] = [];
+  const seen = new Set<string>();
+  codes.forEach((code, index) => {
+    const norm = normalizeCode(code);
+    if (seen.has(norm)) {
+      out.push({ index, code, reason: 'already_applied', message: `${code} was given more than once` });
+      return;
+    }
+    seen.add(norm);
+    if (q.status === 'unavailable') return; // reported once, as a problem (pricedSession)
+    const result = q.coupons.find((c) => c.code === norm);
+    if (!result || result.status === 'UNKNOWN') {
+      out.push({ index, code, reason: 'invalid', message: `${code} is not a known discount code` });
+      return;
+    }
+    if (result.status === 'APPLIED') return;
+    if (result.status === 'EXPIRED') {
+      out.push({ index, code, reason: 'expired', message: `${code} has expired` });
+      return;
+    }
+    const why = q.notApplied.find((n) => n.promotionId === result.promotionId);
+    out.push({
+      index,
+      code,
+      reason: (why && REJECTION_OF[why.reason]) ?? 'invalid',
+      message: why ? `${code} does not apply: ${why.detail}` : `${code} does not apply to this cart`,
+    });
+  });
+  return out;
+}
+
+/**
+ * A session's pricing from a quote of its priceable items (`quotedItems[i]` is the item index of
+ * the quote's line i) and the items that could not be quoted. Totals come from the quote itself,
+ * so a session's total is GET /cart/quote's for the same cart, to the cent. Pure.
+ */
+export function pricedSession(
+  items: readonly SessionItem[],
+  codes: readonly string[],
+  quotedItems: readonly number[],
+  quoted: QuotedCart | null,
+  unquoted: readonly UnquotedItem[],
+): SessionPricing {
+  const problems: SessionProblem[] = unquoted.map((u) => ({
+    kind: u.kind,
+    item: u.item,
+    message: u.message,
+    blocking: true,
+  }));
+  if (!quoted) return { lines: [], discounts: [], rejected: [], problems, totals: EMPTY_TOTALS, quote: null };
+
+  const lines: SessionLine[] = quoted.lines.map((l, i) => {
+    const baseCents = centsOf(l.lineTotal);
+    const discountCents = centsOf(l.discount);
+    return {
+      item: quotedItems[i] as number,
+      sku: l.sku,
+      name: l.name,
+      quantity: (items[quotedItems[i] as number] as SessionItem).quantity,
+      unitCents: centsOf(l.unitPrice),
+      baseCents,
+      discountCents,
+      totalCents: baseCents - discountCents,
+    };
+  });
+  const lineOfSku = new Map(lines.map((l, i) => [l.sku, i]));
+  const discounts: SessionDiscount[] = quoted.promotions.applied.map((a) => ({
+    promotionId: a.promotionId,
+    name: a.name,
+    code: a.couponCode ?? null,
+    amountCents: centsOf(a.amount),
+    allocations: a.allocations.flatMap((x) => {
+      const line = lineOfSku.get(x.sku);
+      return line === undefined ? [] : [{ line, amountCents: centsOf(x.amount) }];
+    }),
+  }));
+  if (quoted.promotions.status === 'unavailable')
+    problems.push(
+      codes.length > 0
+        ? {
+            kind: 'promotions_unavailable',
+            message: 'discount codes cannot be checked right now; try again shortly',
+            blocking: true,
+          }
+        : {
+            kind: 'promotions_unavailable',
+            message: 'promotions could not be evaluated; prices are shown without them',
+            blocking: false,
+          },
+    );
+  const baseCents = centsOf(quoted.subtotal);
+  const discountCents = centsOf(quoted.discountTotal);
+  return {
+    lines,
+    discounts,
+    rejected: rejectedCodes(codes, quoted.promotions),
+    problems,
+    totals: {
+      baseCents,
+      discountCents,
+      subtotalCents: baseCents - discountCents,
+      totalCents: centsOf(quoted.total),
+    },
+    quote: quoted.quote,
+  };
+}
