@@ -1,4 +1,5 @@
 import type { PurchaseOrderRequest, PurchaseOrderResponse, UsdAmount } from '../contract/types.ts';
+import { checkoutOf, sameCheckout } from './order-lines.ts';
 
 /**
  * The order's states (docs/procurement.md, "Order lifecycle"): APPROVED on creation (the spec),
@@ -21,6 +22,18 @@ export interface Approval {
   /** Unix time in seconds, fractional. */
   readonly at: number;
   readonly note: string | null;
+}
+
+/** One priced line of a checkout order; amounts are exact decimal text with two decimals ("12.50"), never doubles. */
+export interface OrderLine {
+  readonly sku: string;
+  readonly quantity: number;
+  /** Price per unit after dynamic pricing, before discounts. */
+  readonly unitPrice: string;
+  /** This line's share of the promotions (allocations add up exactly to the order's discount). */
+  readonly discount: string;
+  /** unitPrice × quantity − discount. */
+  readonly lineTotal: string;
 }
 
 /** A stored purchase order. */
@@ -53,6 +66,15 @@ export interface PurchaseOrder {
   readonly decisionReason: string | null;
   /** Bumped by every change: a change is written only over the version it was computed from. */
   readonly version: number;
+  /**
+   * A checkout order's priced lines (docs/procurement.md, "Orders with many lines"); null for an
+   * order placed through /v2, whose one line is `sku` × `quantity`.
+   */
+  readonly lines: readonly OrderLine[] | null;
+  /** A checkout order's total (the sum of its line totals, "12.50"); null for a /v2 order. */
+  readonly total: string | null;
+  /** The ACP checkout session the order completes; null for a /v2 order. */
+  readonly checkoutSessionId: string | null;
 }
 
 /** What the order domain is asked to do: an already validated request and who sent it. */
@@ -71,6 +93,16 @@ export interface PlaceOrder {
    * approval: the order is stored PENDING_APPROVAL and needs this many distinct approvals.
    */
   readonly approvalsRequired?: 1 | 2;
+  /**
+   * A checkout order's lines (1..50). With them, `total` is required and `request` must agree:
+   * `sku` the first line's, `quantity` the lines' sum, `max_budget_usd` the total (build it with
+   * `checkoutRequest`). The /v2 contract's limits do not apply to such an order (its total
+   * passed the spend policy instead). A command that disagrees is refused (InvalidPlaceOrder).
+   */
+  readonly lines?: readonly OrderLine[];
+  /** Exact decimal text with two decimals, the sum of the lines' lineTotal. */
+  readonly total?: string;
+  readonly checkoutSessionId?: string;
 }
 
 /**
@@ -82,6 +114,7 @@ export interface PlaceOrder {
 export function approve(cmd: PlaceOrder, orderId: string, nowMs: number, approvalTtlMs = 0): PurchaseOrder {
   const r = cmd.request;
   const pending = cmd.approvalsRequired !== undefined;
+  const checkout = checkoutOf(cmd);
   return Object.freeze({
     orderId,
     status: pending ? 'PENDING_APPROVAL' : 'APPROVED',
@@ -89,7 +122,8 @@ export function approve(cmd: PlaceOrder, orderId: string, nowMs: number, approva
     spiffeId: cmd.spiffeId,
     sku: r.sku,
     quantity: r.quantity,
-    allocatedBudget: r.max_budget_usd,
+    // A checkout order's budget is its total, in the canonical form every order's budget has.
+    allocatedBudget: checkout?.allocatedBudget ?? r.max_budget_usd,
     processedAt: nowMs / 1000,
     cancelledAt: null,
     traceId: cmd.traceId,
@@ -100,6 +134,9 @@ export function approve(cmd: PlaceOrder, orderId: string, nowMs: number, approva
     decidedBy: null,
     decisionReason: null,
     version: 0,
+    lines: checkout?.lines ?? null,
+    total: checkout?.total ?? null,
+    checkoutSessionId: checkout?.checkoutSessionId ?? null,
   });
 }
 
@@ -149,17 +186,20 @@ export function toResponse(o: PurchaseOrder): PurchaseOrderResponse {
 /**
  * Whether a stored order is the one this command asks for: the same owner and the same request
  * (every field of PurchaseOrderRequest, the amount as its exact text, as the gateway's
- * Idempotency-Key fingerprint compares it). An order id derived from an Idempotency-Key names
- * one request; a retry with that key and another body must not receive the first order.
+ * Idempotency-Key fingerprint compares it), and for a checkout order the same lines, total and
+ * checkout session. An order id derived from an Idempotency-Key names one request; a retry with
+ * that key and another body (or another checkout) must not receive the first order.
  */
 export function placedBy(order: PurchaseOrder, cmd: PlaceOrder): boolean {
   const r = cmd.request;
+  const checkout = checkoutOf(cmd);
   return (
     order.spiffeId === cmd.spiffeId &&
     order.agentId === r.agent_id &&
     order.sku === r.sku &&
     order.quantity === r.quantity &&
-    order.allocatedBudget === r.max_budget_usd
+    order.allocatedBudget === (checkout?.allocatedBudget ?? r.max_budget_usd) &&
+    sameCheckout(order, checkout)
   );
 }
 
@@ -170,3 +210,5 @@ export class OrderIdConflict extends Error {
     this.name = 'OrderIdConflict';
   }
 }
+
+export { type Checkout, checkoutRequest, InvalidPlaceOrder } from './order-lines.ts';

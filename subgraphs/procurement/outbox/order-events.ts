@@ -17,8 +17,9 @@ export type OrderEventType =
 
 /**
  * `data` of OrderPlaced and OrderCancelled (schemas/events/order-*.json): the order in its REST
- * shape, snake_case, plus its owner and line. `allocated_budget` is exact decimal text: event
- * consumers in any language read it without a double in between.
+ * shape, snake_case, plus its owner and line (a checkout order: its lines, total and checkout
+ * session too). `allocated_budget` is exact decimal text: event consumers in any language read
+ * it without a double in between.
  */
 export interface OrderEventData {
   readonly order_id: string;
@@ -32,6 +33,21 @@ export interface OrderEventData {
   readonly processed_at: number;
   /** Unix seconds, fractional; null for OrderPlaced. */
   readonly cancelled_at: number | null;
+  /** A checkout order's lines (absent for a /v2 order, whose one line is sku × quantity). */
+  readonly lines?: readonly OrderLineEventData[];
+  /** A checkout order's total, exact decimal text with two decimals ("12.50"). */
+  readonly total?: string;
+  /** The ACP checkout session a checkout order completed, when it has one. */
+  readonly checkout_session_id?: string;
+}
+
+/** One line of a checkout order in event data: amounts as exact decimal text ("12.50"). */
+export interface OrderLineEventData {
+  readonly sku: string;
+  readonly quantity: number;
+  readonly unit_price: string;
+  readonly discount: string;
+  readonly line_total: string;
 }
 
 /**
@@ -78,6 +94,19 @@ export const orderEventData = (o: PurchaseOrder): OrderEventData => ({
   allocated_budget: o.allocatedBudget,
   processed_at: o.processedAt,
   cancelled_at: o.cancelledAt,
+  ...(o.lines === null
+    ? {}
+    : {
+        lines: o.lines.map((l) => ({
+          sku: l.sku,
+          quantity: l.quantity,
+          unit_price: l.unitPrice,
+          discount: l.discount,
+          line_total: l.lineTotal,
+        })),
+      }),
+  ...(o.total === null ? {} : { total: o.total }),
+  ...(o.checkoutSessionId === null ? {} : { checkout_session_id: o.checkoutSessionId }),
 });
 
 const APPROVAL_EVENTS: ReadonlySet<string> = new Set([

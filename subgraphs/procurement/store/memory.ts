@@ -12,7 +12,7 @@ const newestFirst = (a: PurchaseOrder, b: PurchaseOrder) => (before(a, b) ? 1 : 
 export const matches = (o: PurchaseOrder, q: OrderQuery): boolean =>
   (q.spiffeId === undefined || o.spiffeId === q.spiffeId) &&
   (q.agentId === undefined || o.agentId === q.agentId) &&
-  (q.sku === undefined || o.sku === q.sku) &&
+  (q.sku === undefined || o.sku === q.sku || (o.lines?.some((l) => l.sku === q.sku) ?? false)) &&
   (q.status === undefined || o.status === q.status) &&
   (q.placedFrom === undefined || o.processedAt >= q.placedFrom) &&
   (q.placedBefore === undefined || o.processedAt < q.placedBefore) &&

@@ -118,4 +118,30 @@ export const orderMigrations: readonly Migration[] = [
     id: 'procurement:013-order-changes-by-order',
     sql: 'CREATE INDEX purchase_order_changes_order ON purchase_order_changes (order_id, seq)',
   },
+  {
+    // Checkout orders (one order, many priced lines; docs/procurement.md, "Orders with many
+    // lines"): the lines as jsonb (amounts as exact text), the total as text with two decimals,
+    // the ACP checkout session. The /v2 contract's limits (quantity 1..100, budget (0, 5000])
+    // stay on /v2 orders only: a checkout order's quantity is the sum of up to 50 lines of up to
+    // 10,000, and its total (= its allocated budget) passed the spend policy, not that contract.
+    id: 'procurement:014-checkout-order-lines',
+    sql: `ALTER TABLE purchase_orders
+      ADD COLUMN lines jsonb,
+      ADD COLUMN total text,
+      ADD COLUMN checkout_session_id text CHECK (char_length(checkout_session_id) BETWEEN 1 AND 128),
+      DROP CONSTRAINT purchase_orders_quantity_check,
+      DROP CONSTRAINT purchase_orders_allocated_budget_check,
+      ADD CONSTRAINT purchase_orders_quantity_check CHECK (
+        CASE WHEN lines IS NULL THEN quantity BETWEEN 1 AND 100 ELSE quantity BETWEEN 1 AND 500000 END
+      ),
+      ADD CONSTRAINT purchase_orders_allocated_budget_check CHECK (
+        CASE WHEN lines IS NULL THEN allocated_budget > 0 AND allocated_budget <= 5000
+        ELSE allocated_budget >= 0 AND allocated_budget < 1000000000 END
+      ),
+      ADD CONSTRAINT purchase_orders_checkout_check CHECK (
+        CASE WHEN lines IS NULL THEN total IS NULL AND checkout_session_id IS NULL
+        ELSE jsonb_typeof(lines) = 'array' AND jsonb_array_length(lines) BETWEEN 1 AND 50
+          AND total ~ '^[0-9]{1,9}\\.[0-9]{2}$' AND total::numeric = allocated_budget END
+      )`,
+  },
 ];

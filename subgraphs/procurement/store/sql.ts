@@ -1,7 +1,7 @@
 import type { Db, Queryable } from '../../../lib/db/index.ts';
 import { vacuumAfterChanges } from '../../../lib/db/upkeep.ts';
 import { usdAmount } from '../contract/json.ts';
-import type { Approval, OrderStatus, PurchaseOrder } from '../domain/purchase-order.ts';
+import type { Approval, OrderLine, OrderStatus, PurchaseOrder } from '../domain/purchase-order.ts';
 import type { OutboxEvent } from '../outbox/order-events.ts';
 import { groupCommit } from './group-commit.ts';
 import type { OrderChange, OrderQuery, OrderStore, OutboxStore } from './store.ts';
@@ -25,6 +25,43 @@ interface Row {
   decided_by: string | null;
   decision_reason: string | null;
   version: number;
+  /** jsonb (PGlite and pg parse it; text when a driver does not). */
+  lines: StoredLine[] | string | null;
+  total: string | null;
+  checkout_session_id: string | null;
+}
+
+/** A line as stored in the `lines` jsonb column: snake_case as in the events, amounts as text. */
+interface StoredLine {
+  sku: string;
+  quantity: number;
+  unit_price: string;
+  discount: string;
+  line_total: string;
+}
+
+const storedLine = (l: OrderLine): StoredLine => ({
+  sku: l.sku,
+  quantity: l.quantity,
+  unit_price: l.unitPrice,
+  discount: l.discount,
+  line_total: l.lineTotal,
+});
+
+function linesOf(v: Row['lines']): readonly OrderLine[] | null {
+  if (v === null) return null;
+  const stored = typeof v === 'string' ? (JSON.parse(v) as StoredLine[]) : v;
+  return Object.freeze(
+    stored.map((l) =>
+      Object.freeze({
+        sku: l.sku,
+        quantity: Number(l.quantity),
+        unitPrice: l.unit_price,
+        discount: l.discount,
+        lineTotal: l.line_total,
+      }),
+    ),
+  );
 }
 
 const num = (v: number | null) => (v === null ? null : Number(v));
@@ -59,6 +96,9 @@ const fromRow = (r: Row): PurchaseOrder =>
     decidedBy: r.decided_by,
     decisionReason: r.decision_reason,
     version: Number(r.version),
+    lines: linesOf(r.lines),
+    total: r.total,
+    checkoutSessionId: r.checkout_session_id,
   });
 
 /** The change record of one transaction. */
@@ -106,7 +146,7 @@ async function writeEvents(tx: Queryable, events: readonly OutboxEvent[]): Promi
 }
 
 const SELECT =
-  'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget::text AS allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, decided_at, decided_by, decision_reason, version FROM purchase_orders';
+  'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget::text AS allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, decided_at, decided_by, decision_reason, version, lines, total, checkout_session_id FROM purchase_orders';
 
 /** The WHERE clause of a listing; every value a parameter. */
 function where(q: OrderQuery, params: unknown[]): string {
@@ -114,7 +154,11 @@ function where(q: OrderQuery, params: unknown[]): string {
   const p = (v: unknown) => param(params, v);
   if (q.spiffeId !== undefined) terms.push(`spiffe_id = ${p(q.spiffeId)}`);
   if (q.agentId !== undefined) terms.push(`agent_id = ${p(q.agentId)}`);
-  if (q.sku !== undefined) terms.push(`sku = ${p(q.sku)}`);
+  // A checkout order matches on any of its lines' SKUs (its `sku` column is the first line's).
+  if (q.sku !== undefined) {
+    const sku = p(q.sku);
+    terms.push(`(sku = ${sku} OR lines @> jsonb_build_array(jsonb_build_object('sku', ${sku}::text)))`);
+  }
   if (q.status !== undefined) terms.push(`status = ${p(q.status)}`);
   if (q.placedFrom !== undefined) terms.push(`processed_at >= ${p(q.placedFrom)}`);
   if (q.placedBefore !== undefined) terms.push(`processed_at < ${p(q.placedBefore)}`);
@@ -148,6 +192,9 @@ export function sqlOrderStore(db: Db): OrderStore {
           o.approvalsRequired,
           JSON.stringify(o.approvals),
           o.expiresAt,
+          o.lines === null ? null : JSON.stringify(o.lines.map(storedLine)),
+          o.total,
+          o.checkoutSessionId,
         ];
         return `(${row.map(p).join(',')})`;
       });
@@ -162,7 +209,7 @@ export function sqlOrderStore(db: Db): OrderStore {
       // an id twice in one batch gets one.
       await db.query(
         `WITH created AS (
-          INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at)
+          INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, lines, total, checkout_session_id)
           VALUES ${orders.join(',')} ON CONFLICT (order_id) DO NOTHING RETURNING order_id
         ), events (n, order_id, ${OUTBOX_COLUMNS}) AS (
           VALUES ${events.join(',')}
