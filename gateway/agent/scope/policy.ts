@@ -1,3 +1,4 @@
+import { DEFAULT_AGENT_SCOPES } from '../../../lib/auth/agent-scopes.ts';
 import {
   isPathAtOrBelow,
   PROCUREMENT_AGENT_PATH,
@@ -5,21 +6,14 @@ import {
   type SpiffeId,
 } from '../../../lib/auth/spiffe.ts';
 
-/** The scope that lets a workload create purchase orders. */
-export const ORDER_CREATE_SCOPE = 'orders:create';
-/** The scope that lets a workload read its own spend policy (GET /api/v2/procurement/spend). */
-export const SPEND_READ_SCOPE = 'spend:read';
-/** Read back and list the workload's own orders (never another identity's). */
-export const ORDER_READ_SCOPE = 'orders:read';
-/** Cancel the workload's own orders while they are cancellable. */
-export const ORDER_CANCEL_SCOPE = 'orders:cancel';
-/** What the default policy grants the procurement agent. */
-export const DEFAULT_AGENT_SCOPES: readonly string[] = [
+// The agent scopes live in lib/ (checkout API keys are issued with a subset of them too).
+export {
+  DEFAULT_AGENT_SCOPES,
+  ORDER_CANCEL_SCOPE,
   ORDER_CREATE_SCOPE,
   ORDER_READ_SCOPE,
-  ORDER_CANCEL_SCOPE,
   SPEND_READ_SCOPE,
-];
+} from '../../../lib/auth/agent-scopes.ts';
 
 /**
  * Which scopes each workload holds. An entry for a SPIFFE ID covers that ID and the IDs below

@@ -1,5 +1,5 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { DEFAULT_AGENT_SCOPES } from '../../../gateway/agent/scope/policy.ts';
+import { DEFAULT_AGENT_SCOPES } from '../../../lib/auth/agent-scopes.ts';
 import { isProcurementAgent, parseSpiffeId } from '../../../lib/auth/spiffe.ts';
 import { componentSchema } from '../contract/openapi.ts';
 import { ApiKeyInputInvalid } from './errors.ts';
