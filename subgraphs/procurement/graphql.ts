@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../lib/auth/context.ts';
 import { cursorOf, decodeCursor, encodeCursor } from './domain/cursor.ts';
 import type { OrderDomain } from './domain/order-domain.ts';
-import type { OrderStatus, PurchaseOrder } from './domain/purchase-order.ts';
+import type { OrderLine, OrderStatus, PurchaseOrder } from './domain/purchase-order.ts';
 import { webhookResolvers } from './webhooks/graphql.ts';
 import type { WebhookAdmin } from './webhooks/service.ts';
 
@@ -19,6 +19,12 @@ interface ListArgs {
   after?: string | null;
   limit?: number | null;
 }
+
+/** A line as PurchaseOrderLine reads it: a /v2 order's one line has no amounts. */
+type LineView = Pick<OrderLine, 'sku' | 'quantity'> & Partial<Omit<OrderLine, 'sku' | 'quantity'>>;
+
+/** A checkout order's lines, or a /v2 order's one line (its sku and quantity, no amounts). */
+const linesOf = (o: PurchaseOrder): readonly LineView[] => o.lines ?? [{ sku: o.sku, quantity: o.quantity }];
 
 const badInput = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 
@@ -56,6 +62,15 @@ export function procurementResolvers(
       // digits, so its double prints back as the same decimal: exact in the reply's text.
       allocatedBudget: (o: { allocatedBudget: string }) => Number(o.allocatedBudget),
       cursor: (o: PurchaseOrder) => encodeCursor(cursorOf(o)),
+      lines: linesOf,
+      // Kept as text ("1250.00"): the Decimal scalar prints it as stored.
+      totalDecimal: (o: PurchaseOrder) => o.total,
+      checkoutSessionId: (o: PurchaseOrder) => o.checkoutSessionId,
+    },
+    PurchaseOrderLine: {
+      unitPriceDecimal: (l: LineView) => l.unitPrice ?? null,
+      discountDecimal: (l: LineView) => l.discount ?? null,
+      lineTotalDecimal: (l: LineView) => l.lineTotal ?? null,
     },
   };
 }

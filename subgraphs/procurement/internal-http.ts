@@ -3,10 +3,10 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { isProcurementAgentId } from '../../lib/auth/spiffe.ts';
 import type { Config } from '../../lib/config.ts';
 import { parseStrictJson } from '../../lib/json/strict-json.ts';
-import { validatePurchaseOrderRequest } from './contract/validate.ts';
+import { type Violation, validateCheckoutOrder, validatePurchaseOrderRequest } from './contract/validate.ts';
 import { decodeCursor } from './domain/cursor.ts';
 import type { OrderDomain } from './domain/order-domain.ts';
-import { OrderIdConflict } from './domain/purchase-order.ts';
+import { InvalidPlaceOrder, OrderIdConflict, type PlaceOrder } from './domain/purchase-order.ts';
 
 /** Where the distributed gateway reaches the order domain (not a public path). */
 export const INTERNAL_ORDERS_PATH = '/internal/procurement/orders';
@@ -25,6 +25,33 @@ interface PlaceBody {
   traceId: unknown;
   orderId?: unknown;
   approvalsRequired?: unknown;
+  /** A checkout order's (docs/procurement.md, "Orders with many lines"). */
+  lines?: unknown;
+  total?: unknown;
+  checkoutSessionId?: unknown;
+}
+
+/**
+ * The order of a place body, checked again here (defence in depth): the agent's request as JSON
+ * text, parsed strictly so its budget is judged exactly, against the /v2 contract; or, for a
+ * checkout order, its request (built from the lines: the /v2 limits are not its rules) and its
+ * lines, total and session. Whether they agree is the domain's check (InvalidPlaceOrder).
+ */
+function orderOf(
+  b: PlaceBody,
+):
+  | { ok: true; value: Pick<PlaceOrder, 'request' | 'lines' | 'total' | 'checkoutSessionId'> }
+  | { ok: false; error: string; errors: readonly Violation[] } {
+  const parsed = typeof b.request === 'string' ? parseStrictJson(b.request) : undefined;
+  const request = parsed?.ok ? parsed.value : undefined;
+  if (b.lines !== undefined || b.total !== undefined || b.checkoutSessionId !== undefined) {
+    const checkout = validateCheckoutOrder(request, b);
+    return checkout.ok ? checkout : { ok: false, error: 'invalid checkout order', errors: checkout.errors };
+  }
+  const contract = validatePurchaseOrderRequest(request);
+  return contract.ok
+    ? { ok: true, value: { request: contract.value } }
+    : { ok: false, error: 'invalid PurchaseOrderRequest', errors: contract.errors };
 }
 
 const ORDER_ID = /^ord_[0-9a-f]{32}$/;
@@ -48,17 +75,15 @@ export function internalOrderRoutes(
   return async (app) => {
     app.post<{ Body: PlaceBody }>(
       INTERNAL_ORDERS_PATH,
-      { bodyLimit: config.ORDER_BODY_LIMIT_BYTES * 2 + 4096 },
+      // 50 lines of a checkout order take about 6 KiB beside the request and the identity.
+      { bodyLimit: config.ORDER_BODY_LIMIT_BYTES * 2 + 16_384 },
       async (req, reply) => {
         const secret = req.headers[GATEWAY_SECRET_HEADER];
         if (typeof secret !== 'string' || !sameSecret(secret, config.GATEWAY_SHARED_SECRET))
           return reply.code(403).send({ error: 'the order domain accepts calls from the gateway only' });
         const body = req.body ?? ({} as PlaceBody);
-        // The agent's request as JSON text: parsed strictly so its budget is judged exactly.
-        const parsed = typeof body.request === 'string' ? parseStrictJson(body.request) : undefined;
-        const contract = validatePurchaseOrderRequest(parsed?.ok ? parsed.value : undefined);
-        if (!contract.ok)
-          return reply.code(422).send({ error: 'invalid PurchaseOrderRequest', errors: contract.errors });
+        const order = orderOf(body);
+        if (!order.ok) return reply.code(422).send({ error: order.error, errors: order.errors });
         if (
           !isProcurementAgentId(body.spiffeId, config.SPIFFE_TRUST_DOMAINS) ||
           typeof body.traceId !== 'string'
@@ -71,7 +96,7 @@ export function internalOrderRoutes(
           return reply.code(422).send({ error: 'approvalsRequired is 1 or 2' });
         try {
           const created = await domain.place({
-            request: contract.value,
+            ...order.value,
             spiffeId: body.spiffeId as string,
             traceId: body.traceId,
             ...(typeof body.orderId === 'string' ? { orderId: body.orderId } : {}),
@@ -82,6 +107,8 @@ export function internalOrderRoutes(
           // Nothing was stored: the id belongs to an order of another request (a reused key).
           if (err instanceof OrderIdConflict)
             return reply.code(409).send({ error: err.message, code: ORDER_ID_CONFLICT });
+          // Lines, total and request that disagree: refused, nothing stored.
+          if (err instanceof InvalidPlaceOrder) return reply.code(422).send({ error: err.message });
           throw err;
         }
       },

@@ -1,9 +1,15 @@
 import { type Dispatcher, Pool } from 'undici';
-import { isUsdAmount, purchaseOrderRequestJson } from '../../../subgraphs/procurement/contract/json.ts';
+import {
+  isUsdAmount,
+  purchaseOrderRequestJson,
+  usdAmount,
+} from '../../../subgraphs/procurement/contract/json.ts';
 import type { PurchaseOrderResponse } from '../../../subgraphs/procurement/contract/types.ts';
 import type { CancelOutcome } from '../../../subgraphs/procurement/domain/order-domain.ts';
 import {
+  InvalidPlaceOrder,
   OrderIdConflict,
+  type PlaceOrder,
   type PurchaseOrder,
   toResponse,
 } from '../../../subgraphs/procurement/domain/purchase-order.ts';
@@ -39,13 +45,30 @@ function neverSent(err: unknown): boolean {
  * Distributed topology: the procurement process's internal endpoint, with keep-alive, a time
  * limit and the gateway secret. Never retried: a retry of a POST could create a second order.
  */
-const conflictCode = (text: string): unknown => {
+const answerOf = (text: string): { code?: unknown; error?: unknown } => {
   try {
-    return (JSON.parse(text) as { code?: unknown }).code;
+    return (JSON.parse(text) ?? {}) as { code?: unknown; error?: unknown };
   } catch {
-    return undefined;
+    return {};
   }
 };
+
+/**
+ * The place command as the internal route reads it: the request as the agent's JSON text
+ * (exact budget), a checkout order's lines, total and session beside it as they are (amounts
+ * are text). A checkout order's budget is its total, written canonically ("12.5") whichever
+ * form of the same amount the caller gave, as the in-process domain accepts either.
+ */
+function placeBody(cmd: PlaceOrder): string {
+  const request =
+    cmd.lines === undefined
+      ? cmd.request
+      : {
+          ...cmd.request,
+          max_budget_usd: usdAmount(cmd.request.max_budget_usd) ?? cmd.request.max_budget_usd,
+        };
+  return JSON.stringify({ ...cmd, request: purchaseOrderRequestJson(request) });
+}
 
 export function httpOrders(
   baseUrl: string,
@@ -76,14 +99,21 @@ export function httpOrders(
   return {
     async place(cmd) {
       let res: Dispatcher.ResponseData;
+      let body: string;
+      try {
+        body = placeBody(cmd);
+      } catch (err) {
+        // A budget that is no amount: the command never left this process.
+        throw new InvalidPlaceOrder(err instanceof Error ? err.message : 'the order cannot be sent');
+      }
       try {
         res = await pool.request({
           method: 'POST',
           path: INTERNAL_ORDERS_PATH,
           headers,
-          // The request travels as the agent's JSON text (exact budget); the domain parses and
-          // checks it again with the same strict parser and contract.
-          body: JSON.stringify({ ...cmd, request: purchaseOrderRequestJson(cmd.request) }),
+          // The domain parses and checks the request again with the same strict parser and
+          // contract (a checkout order: its lines, total and session too).
+          body,
           signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (err) {
@@ -93,8 +123,14 @@ export function httpOrders(
         );
       }
       const text = await res.body.text().catch(() => '');
-      if (res.statusCode === 409 && cmd.orderId && conflictCode(text) === ORDER_ID_CONFLICT)
+      if (res.statusCode === 409 && cmd.orderId && answerOf(text).code === ORDER_ID_CONFLICT)
         throw new OrderIdConflict(cmd.orderId);
+      // A checkout order the domain refused as built (lines, total and request disagree, or
+      // break the wire's limits): the caller's error, as in process; nothing was stored.
+      if (res.statusCode === 422 && cmd.lines !== undefined)
+        throw new InvalidPlaceOrder(
+          String(answerOf(text).error ?? 'the order domain refused the checkout order'),
+        );
       // The domain answered without placing it (its store rolls a failed write back).
       if (res.statusCode !== 201)
         throw new DomainUnavailable(`order domain answered ${res.statusCode}`, true);

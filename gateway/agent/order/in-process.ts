@@ -1,6 +1,10 @@
 import { decodeCursor } from '../../../subgraphs/procurement/domain/cursor.ts';
 import type { CancelOutcome, OrderDomain } from '../../../subgraphs/procurement/domain/order-domain.ts';
-import { OrderIdConflict, toResponse } from '../../../subgraphs/procurement/domain/purchase-order.ts';
+import {
+  InvalidPlaceOrder,
+  OrderIdConflict,
+  toResponse,
+} from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import { type CancelResult, DomainUnavailable, type OrderPort } from './order-port.ts';
 
 /** The domain's cancel outcome as the gateway answers it (shared with the HTTP adapter). */
@@ -20,7 +24,8 @@ export function inProcessOrders(domain: OrderDomain): OrderPort {
       try {
         return await domain.place(cmd);
       } catch (err) {
-        if (err instanceof OrderIdConflict) throw err;
+        // Both are the caller's: nothing was stored, and asking again would not change that.
+        if (err instanceof OrderIdConflict || err instanceof InvalidPlaceOrder) throw err;
         // A failed write of the embedded or SQL store rolls back: no order exists.
         throw new DomainUnavailable(err instanceof Error ? err.message : 'order store failed', true);
       }

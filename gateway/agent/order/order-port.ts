@@ -20,6 +20,13 @@ export type CancelResult =
  * decision: list and cancel take the caller's SPIFFE ID.
  */
 export interface OrderPort {
+  /**
+   * Stores the order (a /v2 order, or a checkout order with `lines`, `total` and
+   * `checkoutSessionId`: docs/procurement.md, "Orders with many lines"). Rejects with
+   * OrderIdConflict when `cmd.orderId` names an order of another request or checkout, and with
+   * InvalidPlaceOrder when a checkout order's lines, total and request disagree (build the
+   * request with `checkoutRequest`); in both cases nothing was stored.
+   */
   place(cmd: PlaceOrder): Promise<PurchaseOrderResponse>;
   /** The order as its owner sees it; null when absent. */
   get(orderId: string): Promise<{ spiffeId: string; response: PurchaseOrderResponse } | null>;

@@ -1,5 +1,7 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { exactNumber, plainText, useExactNumberKeywords } from '../../../lib/json/exact-number.ts';
+import type { OrderLine } from '../domain/purchase-order.ts';
+import { checkoutFieldsSchema, checkoutRequestSchema } from './checkout.ts';
 import { componentSchema } from './openapi.ts';
 import type { PurchaseOrderRequest, UsdAmount } from './types.ts';
 
@@ -71,6 +73,67 @@ export function validatePurchaseOrderRequest(body: unknown): ContractResult {
     };
   }
   return { ok: false, errors: (check.errors ?? []).map(toViolation) };
+}
+
+/** The checkout fields of a place command, checked for shape (the domain checks they agree). */
+export interface CheckoutOrder {
+  readonly request: PurchaseOrderRequest;
+  readonly lines: readonly OrderLine[];
+  readonly total: string;
+  readonly checkoutSessionId?: string;
+}
+
+export type CheckoutResult =
+  | { readonly ok: true; readonly value: CheckoutOrder }
+  | { readonly ok: false; readonly errors: readonly Violation[] };
+
+const checkCheckoutRequest = ajv.compile(checkoutRequestSchema);
+const checkCheckoutFields = ajv.compile({ ...checkoutFieldsSchema, additionalProperties: false });
+
+/**
+ * Checks a checkout order on the internal wire: its request (parsed strictly, the contract's
+ * agent_id and sku rules, the quantity and budget of a checkout instead of the /v2 limits) and
+ * its lines, total and session (checkout.ts). At most 64 violations are reported.
+ */
+export function validateCheckoutOrder(
+  request: unknown,
+  fields: { lines?: unknown; total?: unknown; checkoutSessionId?: unknown },
+): CheckoutResult {
+  const given: Record<string, unknown> = {};
+  for (const key of ['lines', 'total', 'checkoutSessionId'] as const)
+    if (fields[key] !== undefined) given[key] = fields[key];
+  const errors: Violation[] = [];
+  if (!checkCheckoutRequest(request))
+    for (const v of (checkCheckoutRequest.errors ?? []).map(toViolation))
+      errors.push({ ...v, pointer: `/request${v.pointer}` });
+  if (!checkCheckoutFields(given)) errors.push(...(checkCheckoutFields.errors ?? []).map(toViolation));
+  if (errors.length) return { ok: false, errors: errors.slice(0, 64) };
+  const r = request as { agent_id: string; sku: string; quantity: number; max_budget_usd: number };
+  const c = given as { lines: OrderLine[]; total: string; checkoutSessionId?: string };
+  return {
+    ok: true,
+    value: Object.freeze({
+      request: Object.freeze({
+        agent_id: r.agent_id,
+        sku: r.sku,
+        quantity: r.quantity,
+        max_budget_usd: plainText(exactNumber(request, 'max_budget_usd', r.max_budget_usd)) as UsdAmount,
+      }),
+      lines: Object.freeze(
+        c.lines.map((l) =>
+          Object.freeze({
+            sku: l.sku,
+            quantity: l.quantity,
+            unitPrice: l.unitPrice,
+            discount: l.discount,
+            lineTotal: l.lineTotal,
+          }),
+        ),
+      ),
+      total: c.total,
+      ...(c.checkoutSessionId === undefined ? {} : { checkoutSessionId: c.checkoutSessionId }),
+    }),
+  };
 }
 
 /** The parsed query of the agent's order list. */
