@@ -1,0 +1,275 @@
+/**
+ * Hostile and random input on the ACP routes (embedded system): every refusal is a clear ACP
+ * error (never a 5xx) and stores nothing; random carts cost exactly what GET /cart/quote says.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { API_VERSION, acp, expectError, expectSession, issueKey, totalOf } from './support/acp.ts';
+
+let sys: TestSystem;
+let key: string;
+let skus: string[] = [];
+let platforms = 0;
+
+/**
+ * A key of a platform of its own: each refusal counts towards its identity's block (more than 5
+ * in a row block it), so cases that send bad bodies each get a fresh identity.
+ */
+const fresh = async () =>
+  (
+    await issueKey(sys, {
+      spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/acp-fuzz-${++platforms}`,
+    })
+  ).key;
+
+const stored = async () =>
+  Number((await sys.platform.db.query<{ n: string }>('SELECT count(*) AS n FROM checkout_sessions'))[0]?.n);
+
+beforeAll(async () => {
+  // A bucket that never runs dry here: these tests are about bodies, not about the rate limit.
+  sys = await startEmbedded({ RATE_LIMIT_CAPACITY: '100000', RATE_LIMIT_REFILL_PER_SECOND: '100000' });
+  key = await fresh();
+  const candidates = ['ABC', 'ELC', 'TOY', 'TOL', 'BOK', 'APP', 'GRC', 'HOM'].flatMap((c) =>
+    Array.from({ length: 12 }, (_, i) => `SKU-${c}-${String(i + 1).padStart(6, '0')}`),
+  );
+  const r = await sys.gql('query($skus: [ID!]!) { products(skus: $skus) { sku } }', {
+    variables: { skus: candidates },
+  });
+  skus = ((r.data?.products ?? []) as ({ sku: string } | null)[]).flatMap((p) => (p ? [p.sku] : []));
+});
+afterAll(() => sys?.close());
+
+const valid = { currency: 'usd', capabilities: {}, line_items: [{ id: 'SKU-ABC-000001', quantity: 1 }] };
+const raw = (body: string, headers: Record<string, string> = {}, as = key) =>
+  fetch(`${sys.url}/acp/checkout_sessions`, {
+    method: 'POST',
+    headers: {
+      'api-version': API_VERSION,
+      authorization: `Bearer ${as}`,
+      'idempotency-key': `fuzz-${Math.random()}`,
+      'content-type': 'application/json',
+      ...headers,
+    },
+    body,
+  });
+
+describe('hostile input: a clear ACP error and nothing stored', () => {
+  const withItems = (items: unknown) => JSON.stringify({ ...valid, line_items: items });
+  const cases: [string, () => string, number, string | undefined, string | undefined][] = [
+    [
+      '10,000 line items',
+      () =>
+        withItems(
+          Array.from({ length: 10_000 }, (_, i) => ({ id: `SKU-ABC-${String(i).padStart(6, '0')}` })),
+        ),
+      413,
+      'content_too_large',
+      undefined,
+    ],
+    [
+      '51 line items',
+      () =>
+        withItems(Array.from({ length: 51 }, (_, i) => ({ id: `SKU-ABC-${String(i).padStart(6, '0')}` }))),
+      400,
+      'too_many_items',
+      '$.line_items',
+    ],
+    [
+      'quantity 0',
+      () => withItems([{ id: 'SKU-ABC-000001', quantity: 0 }]),
+      400,
+      'invalid',
+      '$.line_items[0].quantity',
+    ],
+    [
+      'quantity -1',
+      () => withItems([{ id: 'SKU-ABC-000001', quantity: -1 }]),
+      400,
+      'invalid',
+      '$.line_items[0].quantity',
+    ],
+    [
+      'quantity 1.5',
+      () => withItems([{ id: 'SKU-ABC-000001', quantity: 1.5 }]),
+      400,
+      'invalid',
+      '$.line_items[0].quantity',
+    ],
+    [
+      'quantity 1e400',
+      () => withItems([]).replace('[]', '[{"id":"SKU-ABC-000001","quantity":1e400}]'),
+      400,
+      'malformed_request',
+      undefined,
+    ],
+    [
+      'quantity 1000',
+      () => withItems([{ id: 'SKU-ABC-000001', quantity: 1000 }]),
+      400,
+      'quantity_exceeded',
+      '$.line_items[0].quantity',
+    ],
+    [
+      'a duplicate JSON key',
+      () =>
+        '{"currency":"usd","capabilities":{},"line_items":[{"id":"SKU-ABC-000001","quantity":1,"quantity":900}]}',
+      400,
+      'malformed_request',
+      undefined,
+    ],
+    ['an unknown field', () => JSON.stringify({ ...valid, surprise: true }), 400, 'invalid', '$.surprise'],
+    [
+      'a missing currency',
+      () => JSON.stringify({ capabilities: {}, line_items: valid.line_items }),
+      400,
+      'missing',
+      '$.currency',
+    ],
+    [
+      'an unsupported currency',
+      () => JSON.stringify({ ...valid, currency: 'eur' }),
+      400,
+      'unsupported_currency',
+      '$.currency',
+    ],
+    [
+      'the same item twice',
+      () => withItems([{ id: 'SKU-ABC-000001' }, { id: 'SKU-ABC-000001' }]),
+      400,
+      'duplicate_item',
+      '$.line_items[1].id',
+    ],
+    ['no line items', () => withItems([]), 400, 'invalid', '$.line_items'],
+    ['an array body', () => '[]', 400, 'invalid', '$'],
+    ['not JSON', () => '{"currency":', 400, 'malformed_request', undefined],
+    ['a body of 10 MB', () => `{"x":"${'a'.repeat(10 * 1024 * 1024)}"}`, 413, 'content_too_large', undefined],
+  ];
+
+  it.each(cases)('refuses %s', async (_what, body, status, code, param) => {
+    const before = await stored();
+    const res = await raw(body(), {}, await fresh());
+    const reply = {
+      status: res.status,
+      headers: res.headers,
+      body: (await res.json()) as Record<string, unknown>,
+    };
+    expectError(reply, status, code);
+    if (param) expect(reply.body.param).toBe(param);
+    expect(await stored()).toBe(before);
+  });
+
+  it('refuses another media type with 415', async () => {
+    const res = await raw(JSON.stringify(valid), { 'content-type': 'text/plain' }, await fresh());
+    expectError(
+      { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> },
+      415,
+    );
+  });
+
+  it("answers 404 for another platform's session, and leaves it as it was", async () => {
+    const mine = expectSession(await acp(sys.url, key, 'POST', '/checkout_sessions', valid), 201);
+    const other = await issueKey(sys, {
+      spiffeId: 'spiffe://example.org/ns/ai/sa/procurement-agent/acp-other',
+    });
+    expectError(await acp(sys.url, other.key, 'GET', `/checkout_sessions/${mine.id}`), 404, 'not_found');
+    expectError(
+      await acp(sys.url, other.key, 'POST', `/checkout_sessions/${mine.id}/cancel`, {}),
+      404,
+      'not_found',
+    );
+    expect(expectSession(await acp(sys.url, key, 'GET', `/checkout_sessions/${mine.id}`)).status).toBe(
+      'ready_for_payment',
+    );
+  });
+
+  it('never answers 5xx to random bodies (property)', async () => {
+    const before = await stored();
+    let created = 0;
+    let runs = 0;
+    let as = key;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.json(),
+          fc
+            .record({
+              currency: fc.constantFrom('usd', 'USD', 'eur', ''),
+              capabilities: fc.constant({}),
+              line_items: fc.array(
+                fc.record(
+                  {
+                    id: fc.oneof(fc.constantFrom('SKU-ABC-000001', 'SKU-ELC-000004'), fc.string()),
+                    quantity: fc.oneof(fc.integer({ min: -5, max: 2000 }), fc.double()),
+                  },
+                  { requiredKeys: ['id'] },
+                ),
+                { maxLength: 5 },
+              ),
+            })
+            .map((b) => JSON.stringify(b)),
+        ),
+        async (body) => {
+          // A fresh identity every 4 bodies: never 5 refusals in a row on one (the block).
+          if (runs++ % 4 === 0) as = await fresh();
+          const res = await raw(body, {}, as);
+          expect(res.status).toBeLessThan(500);
+          const json = (await res.json()) as Record<string, unknown>;
+          if (res.status === 201) created++;
+          else expectError({ status: res.status, headers: res.headers, body: json }, res.status);
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect(await stored()).toBe(before + created);
+  });
+});
+
+describe('totals', () => {
+  it('equal GET /cart/quote for the same cart, to the cent (property)', async () => {
+    expect(skus.length).toBeGreaterThan(10);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.constantFrom(...skus), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 6, maxLength: 6 }),
+        fc.subarray(['WELCOME10', 'SAVE5']),
+        async (lines, quantities, codes) => {
+          const items = lines.map((id, i) => ({ id, quantity: quantities[i] as number }));
+          const session = expectSession(
+            await acp(sys.url, key, 'POST', '/checkout_sessions', {
+              currency: 'usd',
+              capabilities: { extensions: ['discount'] },
+              line_items: items,
+              discounts: { codes },
+            }),
+            201,
+          );
+          const q = new URLSearchParams([
+            ['currency', 'USD'],
+            ['region', 'US'],
+          ]);
+          for (const it of items) q.append('line', `${it.id}:${it.quantity}`);
+          for (const c of codes) q.append('coupon', c);
+          const quote = (await (await fetch(`${sys.url}/cart/quote?${q}`)).json()) as {
+            subtotal: number;
+            discountTotal: number;
+            total: number;
+          };
+          expect(totalOf(session)).toBe(Math.round(quote.total * 100));
+          expect(totalOf(session, 'items_base_amount')).toBe(Math.round(quote.subtotal * 100));
+          expect(totalOf(session, 'items_discount')).toBe(Math.round(quote.discountTotal * 100));
+          // Line totals add up to the session's, and allocations to each discount's amount.
+          const lineTotals = (session.line_items as { totals: { type: string; amount: number }[] }[]).map(
+            (l) => l.totals.find((t) => t.type === 'total')?.amount ?? 0,
+          );
+          expect(lineTotals.reduce((a, b) => a + b, 0)).toBe(totalOf(session));
+          const applied = (
+            session.discounts as { applied: { amount: number; allocations: { amount: number }[] }[] }
+          ).applied;
+          for (const a of applied) expect(a.allocations.reduce((s, x) => s + x.amount, 0)).toBe(a.amount);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
