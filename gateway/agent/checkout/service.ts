@@ -26,7 +26,7 @@ import {
   withStatus,
 } from '../../../subgraphs/procurement/checkout/session.ts';
 import type { CheckoutSessionStore } from '../../../subgraphs/procurement/checkout/store.ts';
-import type { PurchaseOrderRequest, UsdAmount } from '../../../subgraphs/procurement/contract/types.ts';
+import { checkoutRequest, type OrderLine } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts';
 import { candidateSubjects, textOfCents } from '../../../subgraphs/procurement/spend/policy.ts';
 import { decideApproval } from '../approval/approval.ts';
@@ -107,12 +107,6 @@ const COUPON = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 const QUOTE_ROUNDS = 3;
 /** How often a change is recomputed when another one of the same session landed first. */
 const CAS_ROUNDS = 3;
-
-const usd = (cents: number): UsdAmount => {
-  // The contract's UsdAmount spelling: no trailing zeros ("12.5", "1000").
-  const t = textOfCents(cents);
-  return t.replace(/\.00$/, '').replace(/(\.\d)0$/, '$1') as UsdAmount;
-};
 
 const quoteIdOf = (token: string): string => {
   // The token is ours and was just signed: its payload's jti is the quote's id.
@@ -347,12 +341,15 @@ export function createCheckoutService(d: CheckoutDeps) {
     const first = s.lines[0];
     if (!first) return { kind: 'not-ready', session: s };
     const candidates = candidateSubjects(owner);
-    const request: PurchaseOrderRequest = {
-      agent_id: s.agentId,
-      sku: first.sku,
-      quantity: s.lines.reduce((n, l) => n + l.quantity, 0),
-      max_budget_usd: usd(s.totals.totalCents),
-    };
+    const lines: OrderLine[] = s.lines.map((l) => ({
+      sku: l.sku,
+      quantity: l.quantity,
+      unitPrice: textOfCents(l.unitCents),
+      discount: textOfCents(l.discountCents),
+      lineTotal: textOfCents(l.totalCents),
+    }));
+    const total = textOfCents(s.totals.totalCents);
+    const request = checkoutRequest(s.agentId, lines, total);
     const back = (kind: 'spend_refused', message: string) =>
       persist(
         withStatus(s, 'not_ready_for_payment', d.clock.now(), {
@@ -401,16 +398,10 @@ export function createCheckoutService(d: CheckoutDeps) {
         traceId,
         orderId,
         ...(approval ? { approvalsRequired: approval.required } : {}),
-        lines: s.lines.map((l) => ({
-          sku: l.sku,
-          quantity: l.quantity,
-          unitPrice: textOfCents(l.unitCents),
-          discount: textOfCents(l.discountCents),
-          lineTotal: textOfCents(l.totalCents),
-        })),
-        total: textOfCents(s.totals.totalCents),
+        lines,
+        total,
         checkoutSessionId: s.id,
-      } as Parameters<OrderPort['place']>[0]);
+      });
       const next = withStatus(
         s,
         placed.status === 'PENDING_APPROVAL' ? 'pending_approval' : 'completed',
