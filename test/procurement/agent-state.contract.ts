@@ -187,46 +187,49 @@ export function agentStateContract(label: string, make: () => AgentStateAdapters
       });
     });
 
-    describe('idempotency records', () => {
-      const reply = { status: 201, body: '{"order_id":"o1"}', location: '/x/o1' };
+    describe('idempotency records', () => idempotencyContract(() => make().idempotency()));
+  });
+}
 
-      it('starts a new key, reports it in flight, then replays the stored reply', async () => {
-        const s = make().idempotency();
-        expect(await s.begin('k', 'fp', T0)).toEqual({ kind: 'started' });
-        expect(await s.begin('k', 'fp', T0 + 1)).toEqual({ kind: 'in-flight' });
-        await s.complete('k', 'fp', reply, T0 + 2);
-        expect(await s.begin('k', 'fp', T0 + 3)).toEqual({ kind: 'replay', reply });
-      });
+/** The idempotency records' part of the contract, for adapters of that store alone (SQL). */
+export function idempotencyContract(store: () => IdempotencyStore): void {
+  const reply = { status: 201, body: '{"order_id":"o1"}', location: '/x/o1' };
 
-      it('reports a mismatch when the key comes back with another body, in flight or finished', async () => {
-        const s = make().idempotency();
-        await s.begin('k', 'fp', T0);
-        expect(await s.begin('k', 'other', T0)).toEqual({ kind: 'mismatch' });
-        await s.complete('k', 'fp', reply, T0);
-        expect(await s.begin('k', 'other', T0)).toEqual({ kind: 'mismatch' });
-      });
+  it('starts a new key, reports it in flight, then replays the stored reply', async () => {
+    const s = store();
+    expect(await s.begin('k', 'fp', T0)).toEqual({ kind: 'started' });
+    expect(await s.begin('k', 'fp', T0 + 1)).toEqual({ kind: 'in-flight' });
+    await s.complete('k', 'fp', reply, T0 + 2);
+    expect(await s.begin('k', 'fp', T0 + 3)).toEqual({ kind: 'replay', reply });
+  });
 
-      it('frees a released key and an abandoned in-flight key after its hold time', async () => {
-        const s = make().idempotency();
-        await s.begin('k', 'fp', T0);
-        await s.release('k');
-        expect(await s.begin('k', 'other', T0)).toEqual({ kind: 'started' });
-        expect(await s.begin('k', 'other', T0 + times.inFlightMs + 1)).toEqual({ kind: 'started' });
-      });
+  it('reports a mismatch when the key comes back with another body, in flight or finished', async () => {
+    const s = store();
+    await s.begin('k', 'fp', T0);
+    expect(await s.begin('k', 'other', T0)).toEqual({ kind: 'mismatch' });
+    await s.complete('k', 'fp', reply, T0);
+    expect(await s.begin('k', 'other', T0)).toEqual({ kind: 'mismatch' });
+  });
 
-      it('forgets finished replies after their lifetime', async () => {
-        const s = make().idempotency();
-        await s.begin('k', 'fp', T0);
-        await s.complete('k', 'fp', reply, T0);
-        expect(await s.begin('k', 'other', T0 + times.ttlMs + 1)).toEqual({ kind: 'started' });
-      });
+  it('frees a released key and an abandoned in-flight key after its hold time', async () => {
+    const s = store();
+    await s.begin('k', 'fp', T0);
+    await s.release('k');
+    expect(await s.begin('k', 'other', T0)).toEqual({ kind: 'started' });
+    expect(await s.begin('k', 'other', T0 + times.inFlightMs + 1)).toEqual({ kind: 'started' });
+  });
 
-      it('lets exactly one of many concurrent first uses start', async () => {
-        const s = make().idempotency();
-        const rs = await Promise.all(Array.from({ length: 20 }, () => s.begin('k', 'fp', T0)));
-        expect(rs.filter((r) => r.kind === 'started')).toHaveLength(1);
-        expect(rs.filter((r) => r.kind === 'in-flight')).toHaveLength(19);
-      });
-    });
+  it('forgets finished replies after their lifetime', async () => {
+    const s = store();
+    await s.begin('k', 'fp', T0);
+    await s.complete('k', 'fp', reply, T0);
+    expect(await s.begin('k', 'other', T0 + times.ttlMs + 1)).toEqual({ kind: 'started' });
+  });
+
+  it('lets exactly one of many concurrent first uses start', async () => {
+    const s = store();
+    const rs = await Promise.all(Array.from({ length: 20 }, () => s.begin('k', 'fp', T0)));
+    expect(rs.filter((r) => r.kind === 'started')).toHaveLength(1);
+    expect(rs.filter((r) => r.kind === 'in-flight')).toHaveLength(19);
   });
 }

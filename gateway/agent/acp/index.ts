@@ -4,6 +4,7 @@ import type { Platform } from '../../../lib/platform.ts';
 import { checkoutMigrations } from '../../../subgraphs/procurement/checkout/migrations.ts';
 import { sqlCheckoutSessionStore } from '../../../subgraphs/procurement/checkout/sql.ts';
 import { type CartQuoter, createCheckoutService } from '../checkout/service.ts';
+import { idempotencyMigrations, sqlIdempotencyStore } from '../idempotency/sql.ts';
 import { apiKeyVerifier, checkoutApiKeysFor } from '../identity/api-key.ts';
 import type { AgentChainParts } from '../index.ts';
 import { discoveryDocument, registerDiscovery } from './discovery.ts';
@@ -32,6 +33,16 @@ export async function mountAcp(
 ): Promise<void> {
   const { config, clock, log } = platform;
   await migrate(platform.db, checkoutMigrations);
+  // ACP replays a reply for 24 hours, across a restart too (§6.6): with Redis the chain's own
+  // store does; embedded, the same store's SQL adapter does (the in-memory one forgets).
+  let idempotency = chain.idempotency;
+  if (!platform.redis) {
+    await migrate(platform.db, idempotencyMigrations);
+    idempotency = sqlIdempotencyStore(platform.db, {
+      ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
+      inFlightMs: config.IDEMPOTENCY_IN_FLIGHT_MS,
+    });
+  }
   const base = acpBaseUrl(config);
   const basePath = base.pathname.replace(/\/+$/, '');
   const origin = publicOrigin(config).replace(/\/+$/, '');
@@ -56,7 +67,7 @@ export async function mountAcp(
     blocks: chain.blocks,
     buckets: chain.buckets,
     bucketPolicy: chain.bucketPolicy,
-    idempotency: chain.idempotency,
+    idempotency,
     audit: chain.audit,
     checkout,
     limits: { currencies: config.ACP_CURRENCIES, defaultRegion: config.ACP_DEFAULT_REGION },
