@@ -7,6 +7,7 @@ import { type CartQuoter, createCheckoutService } from '../checkout/service.ts';
 import { idempotencyMigrations, sqlIdempotencyStore } from '../idempotency/sql.ts';
 import { apiKeyVerifier, checkoutApiKeysFor } from '../identity/api-key.ts';
 import type { AgentChainParts } from '../index.ts';
+import { serveAcpToolsOnMcp } from '../mcp/acp/binding.ts';
 import { discoveryDocument, registerDiscovery } from './discovery.ts';
 import { registerAcpRoutes } from './routes.ts';
 
@@ -56,13 +57,16 @@ export async function mountAcp(
     sessionTtlMs: config.ACP_SESSION_TTL_SECONDS * 1000,
   });
   registerDiscovery(app, discoveryDocument(base.href.replace(/\/+$/, ''), config.ACP_CURRENCIES));
+  const keys = apiKeyVerifier(await checkoutApiKeysFor(platform), {
+    clock,
+    trustDomains: config.SPIFFE_TRUST_DOMAINS,
+  });
+  // The same five operations as MCP tools on /mcp (docs/mcp.md, "ACP tools"), same key verifier.
+  serveAcpToolsOnMcp(app, { keys, policy: chain.policy, basePath });
   await registerAcpRoutes(app, {
     clock,
     log,
-    keys: apiKeyVerifier(await checkoutApiKeysFor(platform), {
-      clock,
-      trustDomains: config.SPIFFE_TRUST_DOMAINS,
-    }),
+    keys,
     policy: chain.policy,
     blocks: chain.blocks,
     buckets: chain.buckets,
