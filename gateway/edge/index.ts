@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { callerVerifierFor } from '../../lib/auth/jwt.ts';
 import type { SubgraphModule, SubgraphName } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
+import type { PromotionEngine } from '../../subgraphs/promotions/api.ts';
 import { mountAcp } from '../agent/acp/index.ts';
+import { localRedemptions, type RedemptionsPort, remoteRedemptions } from '../agent/checkout/redemptions.ts';
 import { mountAgentGateway } from '../agent/index.ts';
 import { registerContracts } from '../contracts/index.ts';
 import { registerOperatorRoutes } from '../operator/index.ts';
@@ -37,5 +39,16 @@ export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): 
   });
   const quotes = await registerQuoteRoutes(app, deps);
   // ACP checkout sessions: the same chain parts, priced by the same quote (docs/acp.md).
-  await mountAcp(app, deps.platform, agentState.chain, quotes);
+  const promotionsApi = (deps.local.promotions as { api?: PromotionEngine } | undefined)?.api;
+  let redemptions: RedemptionsPort;
+  if (promotionsApi) redemptions = localRedemptions(promotionsApi);
+  else {
+    const remote = remoteRedemptions(
+      deps.platform.config.PROMOTIONS_URL,
+      deps.platform.config.GATEWAY_SHARED_SECRET,
+    );
+    deps.platform.onClose(() => remote.close());
+    redemptions = remote;
+  }
+  await mountAcp(app, deps.platform, agentState.chain, quotes, redemptions);
 }

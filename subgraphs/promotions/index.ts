@@ -20,7 +20,11 @@ export async function createPromotionsSubgraph(platform: Platform): Promise<Prom
   return {
     name: 'promotions',
     schema,
-    routes: promotionsRoutes(engine, await callerVerifierFor(platform.config)),
+    routes: promotionsRoutes(
+      engine,
+      await callerVerifierFor(platform.config),
+      platform.config.GATEWAY_SHARED_SECRET,
+    ),
     api: engine,
     close: () => engine.close(),
   };

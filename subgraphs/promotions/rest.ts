@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { hasAnyRole } from '../../lib/auth/caller.ts';
 import type { CallerVerifier } from '../../lib/auth/jwt.ts';
@@ -34,7 +35,11 @@ function problemOf(err: unknown): Problem | undefined {
  * The REST face of the promotions module (schemas/openapi/promotions.yaml). Thin: parse,
  * call the service, map the result; the service validates against the same document.
  */
-export function promotionsRoutes(engine: PromotionEngine, verifier: CallerVerifier): FastifyPluginAsync {
+export function promotionsRoutes(
+  engine: PromotionEngine,
+  verifier: CallerVerifier,
+  gatewaySecret?: string,
+): FastifyPluginAsync {
   return async (app) => {
     app.setErrorHandler((err, req, reply) => {
       const problem = problemOf(err);
@@ -71,7 +76,7 @@ export function promotionsRoutes(engine: PromotionEngine, verifier: CallerVerifi
       '/v1/promotions/redemptions',
       { bodyLimit: 16_384 },
       async (req: FastifyRequest, reply: FastifyReply) => {
-        await requireRole(req, verifier);
+        await requireRole(req, verifier, gatewaySecret);
         const result = await engine.redeem(req.body as RedemptionRequest);
         if (result.status === 'LIMIT_REACHED')
           throw new Problem(
@@ -86,13 +91,23 @@ export function promotionsRoutes(engine: PromotionEngine, verifier: CallerVerifi
     );
 
     app.post('/v1/promotions/redemptions/release', { bodyLimit: 16_384 }, async (req: FastifyRequest) => {
-      await requireRole(req, verifier);
+      await requireRole(req, verifier, gatewaySecret);
       return engine.release(req.body as ReleaseRequest);
     });
   };
 }
 
-async function requireRole(req: FastifyRequest, verifier: CallerVerifier): Promise<void> {
+/**
+ * A caller with a redeeming role, or the gateway itself (its shared secret, as every subgraph
+ * takes it): the checkout completion records a session's redemptions for the agent it serves.
+ */
+async function requireRole(
+  req: FastifyRequest,
+  verifier: CallerVerifier,
+  gatewaySecret?: string,
+): Promise<void> {
+  const presented = req.headers['x-gateway-secret'];
+  if (gatewaySecret && typeof presented === 'string' && sameSecret(presented, gatewaySecret)) return;
   let caller: Awaited<ReturnType<typeof callerOf>>['caller'];
   try {
     caller = (await callerOf(req, verifier)).caller;
@@ -120,3 +135,9 @@ async function requireRole(req: FastifyRequest, verifier: CallerVerifier): Promi
   if (!hasAnyRole(caller, REDEEM_ROLES))
     throw new Problem(403, 'forbidden', 'Forbidden', `requires one of the roles: ${REDEEM_ROLES.join(', ')}`);
 }
+
+const sameSecret = (a: string, b: string): boolean => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};

@@ -97,6 +97,21 @@ export async function createPromotionService(platform: Platform): Promise<Promot
   };
   await reload();
   const unsubscribe = platform.bus.subscribe(EventTypes.PromotionRulesChanged, () => reload());
+  // An order that ends without being bought (cancelled, rejected by an operator, its approval
+  // expired) gives back the redemptions its checkout recorded. Every instance reads every event;
+  // a release is idempotent (a repeat finds nothing), so replicas need no coordination.
+  const releaseOf = async (event: { data: unknown }) => {
+    const d = event.data as { order_id?: unknown; agent_id?: unknown };
+    if (typeof d.order_id !== 'string' || typeof d.agent_id !== 'string') return;
+    await redemptions
+      .release(d.order_id, d.agent_id)
+      .catch((err) => platform.log.error({ err, orderId: d.order_id }, 'redemptions not released'));
+  };
+  const unsubscribeOrders = [
+    EventTypes.OrderCancelled,
+    EventTypes.OrderRejected,
+    EventTypes.OrderExpired,
+  ].map((type) => platform.bus.subscribe(type, releaseOf));
 
   const changed = async (
     stored: StoredRule,
@@ -186,6 +201,7 @@ export async function createPromotionService(platform: Platform): Promise<Promot
     reload,
     async close() {
       unsubscribe();
+      for (const off of unsubscribeOrders) off();
       await reloading.catch(() => {});
     },
   };

@@ -265,6 +265,70 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
       });
     });
 
+    describe('promotion redemptions', () => {
+      // WELCOME10 (the seeded sample rule): 10 % off a cart of 20 or more, once per customer.
+      const withCode = [{ id: 'SKU-ABC-000001', quantity: 3 }];
+      const openWith = async (p: Awaited<ReturnType<typeof platform>>) =>
+        expectSession(
+          await p.call('POST', '/checkout_sessions', {
+            currency: 'usd',
+            capabilities: { extensions: ['discount'] },
+            line_items: withCode,
+            discounts: { codes: ['WELCOME10'] },
+          }),
+          201,
+        );
+      const applied = (s: Record<string, unknown>) =>
+        ((s.discounts as { applied?: { code?: string }[] } | undefined)?.applied ?? []).some(
+          (a) => a.code === 'WELCOME10',
+        );
+
+      it('records them at completion: the same agent cannot use a once-per-customer code again', async () => {
+        const p = await platform();
+        const first = await openWith(p);
+        expect(applied(first)).toBe(true);
+        expect(expectSession(await p.complete(first.id)).status).toBe('completed');
+        const second = await openWith(p);
+        expect(applied(second)).toBe(false);
+        expect((second.discounts as { rejected: { code: string; reason: string }[] }).rejected).toEqual([
+          expect.objectContaining({ code: 'WELCOME10', reason: 'discount_code_usage_limit_reached' }),
+        ]);
+      });
+
+      it('re-prices a session whose promotion ran out since its quote, and completes it at the new total', async () => {
+        const p = await platform();
+        const a = await openWith(p);
+        const b = await openWith(p);
+        expect(applied(a) && applied(b)).toBe(true);
+        expect(expectSession(await p.complete(a.id)).status).toBe('completed');
+        const refused = expectSession(await p.complete(b.id));
+        expect(refused.status).toBe('not_ready_for_payment');
+        expect(applied(refused)).toBe(false);
+        expect(totalOf(refused)).toBeGreaterThan(totalOf(b) as number);
+        expect(JSON.stringify(refused.messages)).toContain('redemption limit');
+        const done = expectSession(await p.complete(b.id));
+        expect(done.status).toBe('completed');
+        expect(totalOf(done)).toBe(totalOf(refused));
+      });
+
+      it('gives them back when the order is cancelled', async () => {
+        const p = await platform({ budget: '100000.00', approvalAbove: '0.01' });
+        const first = await openWith(p);
+        expect(expectSession(await p.complete(first.id)).status).toBe('pending_approval');
+        expect(applied(await openWith(p))).toBe(false);
+        expect(expectSession(await p.call('POST', `/checkout_sessions/${first.id}/cancel`, {})).status).toBe(
+          'canceled',
+        );
+        // The release follows the OrderCancelled event (in the promotions process when distributed).
+        let again: Record<string, unknown> = {};
+        for (let i = 0; i < 50 && !applied(again); i++) {
+          if (i > 0) await new Promise((r) => setTimeout(r, 100));
+          again = await openWith(p);
+        }
+        expect(applied(again)).toBe(true);
+      });
+    });
+
     describe('spend policy and approval', () => {
       it('completes exactly as many of ten concurrent sessions as the budget covers, never more', async () => {
         const probe = await platform();

@@ -67,7 +67,7 @@ describe('the examples of the ACP release', () => {
       const asSent = await acp(sys.url, key, 'POST', `/checkout_sessions/${id}/complete`, mapped(name));
       expectError(asSent, 400);
       expect(String(asSent.body.param)).toMatch(/^\$\.(payment_data|authentication_result)/);
-      const onAccount = {
+      const onAccount: Record<string, unknown> = {
         ...mapped(name),
         payment_data: { purchase_order_number: 'PO-EX-1', payment_terms: 'net_30' },
       };

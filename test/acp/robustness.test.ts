@@ -11,6 +11,7 @@ let sys: TestSystem;
 let key: string;
 let skus: string[] = [];
 let platforms = 0;
+const FUZZ_AGENT = 'agent-acp-fuzz-001';
 
 /**
  * A key of a platform of its own: each refusal counts towards its identity's block (more than 5
@@ -247,6 +248,8 @@ describe('totals', () => {
           const q = new URLSearchParams([
             ['currency', 'USD'],
             ['region', 'US'],
+            // The session's customer: the agent id of its key.
+            ['customerId', FUZZ_AGENT],
           ]);
           for (const it of items) q.append('line', `${it.id}:${it.quantity}`);
           for (const c of codes) q.append('coupon', c);

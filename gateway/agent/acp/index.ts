@@ -3,6 +3,7 @@ import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
 import { checkoutMigrations } from '../../../subgraphs/procurement/checkout/migrations.ts';
 import { sqlCheckoutSessionStore } from '../../../subgraphs/procurement/checkout/sql.ts';
+import type { RedemptionsPort } from '../checkout/redemptions.ts';
 import { type CartQuoter, createCheckoutService } from '../checkout/service.ts';
 import { idempotencyMigrations, sqlIdempotencyStore } from '../idempotency/sql.ts';
 import { apiKeyVerifier, checkoutApiKeysFor } from '../identity/api-key.ts';
@@ -31,6 +32,7 @@ export async function mountAcp(
   platform: Platform,
   chain: AgentChainParts,
   quoter: CartQuoter,
+  redemptions: RedemptionsPort,
 ): Promise<void> {
   const { config, clock, log } = platform;
   await migrate(platform.db, checkoutMigrations);
@@ -52,6 +54,7 @@ export async function mountAcp(
     quoter,
     orders: chain.orders,
     spend: chain.spend,
+    redemptions,
     clock,
     log,
     sessionTtlMs: config.ACP_SESSION_TTL_SECONDS * 1000,

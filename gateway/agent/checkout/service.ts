@@ -31,6 +31,7 @@ import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts
 import { candidateSubjects, textOfCents } from '../../../subgraphs/procurement/spend/policy.ts';
 import { decideApproval } from '../approval/approval.ts';
 import { DomainUnavailable, type OrderPort } from '../order/order-port.ts';
+import type { RedemptionsPort } from './redemptions.ts';
 
 /**
  * The checkout session service: the one session core both agent-commerce protocols (ACP now,
@@ -58,6 +59,8 @@ export interface CheckoutDeps {
   readonly quoter: CartQuoter;
   readonly orders: OrderPort;
   readonly spend: { readonly ledger: SpendLedger; readonly withoutPolicy: 'allow' | 'deny' };
+  /** Where a completion records the promotions it used (absent: none are recorded). */
+  readonly redemptions?: RedemptionsPort;
   readonly clock: Clock;
   readonly log: Logger;
   /** How long an open session lives (ACP_SESSION_TTL_SECONDS). */
@@ -103,6 +106,8 @@ export interface CompleteCommand {
 export const SKU = /^SKU-[A-Z]{3}-\d{6}$/;
 /** A code as the cart quote takes one (schemas/openapi/edge.yaml). */
 const COUPON = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+/** A customer id as the cart quote takes one. */
+const CUSTOMER = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/;
 /** Quote attempts at most: unknown SKUs are found first, then SKUs without a price. */
 const QUOTE_ROUNDS = 3;
 /** How often a change is recomputed when another one of the same session landed first. */
@@ -122,6 +127,7 @@ export function createCheckoutService(d: CheckoutDeps) {
     codes: readonly string[],
     currency: string,
     region: string,
+    agentId: string,
   ): Promise<SessionPricing> {
     const unquoted: UnquotedItem[] = [];
     let indexes: number[] = [];
@@ -135,6 +141,8 @@ export function createCheckoutService(d: CheckoutDeps) {
           lines: indexes.map((i) => items[i] as SessionItem),
           currency,
           region,
+          // Promotions count per-customer caps by the agent the order will carry.
+          ...(CUSTOMER.test(agentId) ? { customerId: agentId } : {}),
           // A code the cart quote could not even take is simply unknown (rejectedCodes says so).
           coupons: codes.filter((c) => COUPON.test(c.trim())),
         });
@@ -225,7 +233,7 @@ export function createCheckoutService(d: CheckoutDeps) {
   }
 
   async function create(c: CreateCommand): Promise<CheckoutSession> {
-    const pricing = await price(c.items, c.codes, c.currency, c.region);
+    const pricing = await price(c.items, c.codes, c.currency, c.region, c.agentId);
     const n: NewSession = {
       id: newSessionId(),
       protocol: c.protocol,
@@ -254,7 +262,7 @@ export function createCheckoutService(d: CheckoutDeps) {
       if (!isOpen(s)) return { kind: 'not-allowed', session: s };
       const items = change.items ?? s.items;
       const codes = change.codes ?? s.codes;
-      const pricing = await price(items, codes, s.currency, change.region ?? s.region);
+      const pricing = await price(items, codes, s.currency, change.region ?? s.region, s.agentId);
       const next = updateSession(s, change, pricing, d.clock.now());
       if (await d.store.replace(next)) return { kind: 'ok', session: next };
     }
@@ -296,7 +304,7 @@ export function createCheckoutService(d: CheckoutDeps) {
     if (s.status !== 'complete_in_progress') {
       // Re-price when the quote's 15 minutes are over: its prices are no longer promised.
       if (!s.quote || Date.parse(s.quote.expiresAt) <= now) {
-        const pricing = await price(s.items, s.codes, s.currency, s.region);
+        const pricing = await price(s.items, s.codes, s.currency, s.region, s.agentId);
         const repriced = updateSession(s, {}, pricing, now);
         if (repriced.status !== 'ready_for_payment' || repriced.totals.totalCents !== s.totals.totalCents) {
           const shown =
@@ -390,6 +398,38 @@ export function createCheckoutService(d: CheckoutDeps) {
       throw new CheckoutUnavailable(err instanceof Error ? err.message : 'spend ledger unavailable');
     }
 
+    const promotionIds = [...new Set(s.discounts.map((x) => x.promotionId))];
+    const customer = { orderId, customerId: s.agentId };
+    if (d.redemptions && promotionIds.length > 0) {
+      let redeemed: Awaited<ReturnType<RedemptionsPort['redeem']>>;
+      try {
+        redeemed = await d.redemptions.redeem({ ...customer, promotionIds });
+      } catch (err) {
+        await d.spend.ledger.release(orderId, d.clock.now()).catch(() => {});
+        throw new CheckoutUnavailable(err instanceof Error ? err.message : 'promotions unavailable');
+      }
+      if (redeemed.status === 'LIMIT_REACHED') {
+        // A promotion's cap ran out since the quote: nothing was consumed or ordered. The
+        // session is priced again without it, and the agent sees the new total first.
+        await d.spend.ledger.release(orderId, d.clock.now()).catch(() => {});
+        const pricing = await price(s.items, s.codes, s.currency, s.region, s.agentId);
+        const names = s.discounts
+          .filter((x) => redeemed.limitReached.includes(x.promotionId))
+          .map((x) => x.name);
+        const repriced = updateSession({ ...s, orderId: null }, {}, pricing, d.clock.now());
+        const shown: CheckoutSession = {
+          ...repriced,
+          status: 'not_ready_for_payment',
+          problems: withProblem(repriced, {
+            kind: 'price_changed',
+            message: `${names.join(', ') || 'a promotion'} reached its redemption limit; the total is now ${textOfCents(repriced.totals.totalCents)} ${s.currency}: review it and complete again`,
+            blocking: true,
+          }),
+        };
+        return { kind: 'ok', session: await persist(shown) };
+      }
+    }
+
     const approval = decideApproval(status ?? undefined, request);
     try {
       const placed = await d.orders.place({
@@ -413,8 +453,10 @@ export function createCheckoutService(d: CheckoutDeps) {
       return { kind: 'ok', session: await persist(next) };
     } catch (err) {
       d.log.error({ err, traceId, sessionId: s.id }, 'checkout order not placed');
-      if (err instanceof DomainUnavailable && err.notStored)
+      if (err instanceof DomainUnavailable && err.notStored) {
         await d.spend.ledger.release(orderId, d.clock.now()).catch(() => {});
+        if (d.redemptions && promotionIds.length > 0) await d.redemptions.release(customer).catch(() => {});
+      }
       // The session stays complete_in_progress: a retry resumes with the same order id.
       throw new CheckoutUnavailable('the order could not be placed now');
     }

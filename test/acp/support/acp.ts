@@ -17,6 +17,8 @@ const ISSUE = `mutation ($input: IssueCheckoutApiKeyInput!) {
   issueCheckoutApiKey(input: $input) { key apiKey { id } }
 }`;
 
+let agents = 0;
+
 export const PLATFORM_SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/acp-platform';
 
 /** A fresh key for a platform acting as `spiffeId` (its own agent identity: its own budget, block, bucket). */
@@ -31,7 +33,8 @@ export async function issueKey(
       input: {
         name: 'Test platform',
         spiffeId: o.spiffeId ?? PLATFORM_SPIFFE,
-        agentId: o.agentId ?? 'agent-acp-test-01',
+        // Each key its own agent id by default: promotions count per-customer caps by it.
+        agentId: o.agentId ?? `agent-acp-${process.pid}-${++agents}`,
         scopes: o.scopes ?? ['orders:create', 'orders:read', 'orders:cancel'],
       },
     },
