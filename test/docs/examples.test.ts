@@ -95,6 +95,7 @@ describe('the documentation examples', () => {
     expect(files).toEqual(
       new Set([
         'README.md',
+        'docs/acp.md',
         'docs/acp-keys.md',
         'docs/deployment.md',
         'docs/edge.md',
