@@ -9,9 +9,13 @@ import { injectAgentCall } from '../identity/in-process.ts';
 import { mediaTypeStep, parseErrorProblem, registerStrictJsonParser, requireJson } from '../parse/parse.ts';
 import { stateUnavailable } from '../problems.ts';
 import { rateLimitStep } from '../rate-limit/rate-limit.ts';
+import { ORDER_CREATE_SCOPE } from '../scope/policy.ts';
 import { callerScopes } from '../scope/scope.ts';
+import { isAcpCredential } from './acp/binding.ts';
+import { type AcpCaller, acpKeyStep, runAcpCall } from './acp/caller.ts';
+import { acpToolbox } from './acp/toolbox.ts';
 import { toolDescriptions } from './descriptions.ts';
-import { type McpRuntime, serveMcp } from './server.ts';
+import { agentToolbox, type McpRuntime, type McpToolbox, serveMcp } from './server.ts';
 import { agentTools } from './tools.ts';
 
 export const MCP_PATH = '/mcp';
@@ -25,6 +29,11 @@ export type McpDeps = Pick<
 > & {
   readonly audit: AuditLog;
 };
+
+/** Who a /mcp request is: a workload with its /v2 scopes, or an ACP platform with a checkout API key. */
+type McpCallerKind =
+  | { readonly kind: 'agent'; readonly scopes: ReadonlySet<string> }
+  | ({ readonly kind: 'acp' } & AcpCaller);
 
 /** A lone tools/call: its route takes the rate-limit token, so /mcp must not take a second. */
 const isToolCall = (body: unknown) =>
@@ -45,13 +54,18 @@ function webRequest(req: FastifyRequest): Request {
 
 /**
  * POST /mcp: the MCP server (Streamable HTTP, stateless, JSON replies). Its own checks are
- * only those that must come before any MCP exchange: identity (401, the same step as REST),
- * a bearer token when sent (401), the agent routes' body steps (415, 413, 400, all as
- * problem+json), and the identity's rate limit (429)
- * for every message but a tool call (whose route takes the token). Every tool call runs through its
- * REST route in process (server.ts), so scope, block, rate limit, contract, idempotency and
- * audit are the REST chain's own, in its order. GET and DELETE answer 405: a stateless
- * server has no stream to resume and no session to end.
+ * only those that must come before any MCP exchange: who calls (401), the agent routes' body
+ * steps (415, 413, 400, all as problem+json), and the identity's rate limit (429) for every
+ * message but a tool call (whose route takes the token). Who calls decides which tools:
+ *
+ *   Authorization: Bearer acp_…   an ACP platform's checkout API key (acp/caller.ts): the five
+ *                                 ACP checkout tools, each run through its ACP route
+ *   anything else                 a workload proven as for REST (the identity step, and a
+ *                                 bearer JWT narrowing its scopes): the /v2 tools
+ *
+ * Every tool call runs through its REST route in process, so scope, block, rate limit,
+ * contract, idempotency and audit are the REST chain's own, in its order. GET and DELETE answer
+ * 405: a stateless server has no stream to resume and no session to end.
  */
 export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promise<void> {
   const identity = identityStep({ ...d.identity, log: d.log });
@@ -59,19 +73,30 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
   // Every other message (initialize, tools/list, notifications) costs one token of the same
   // bucket, so /mcp is bounded per identity like every agent path.
   const rateLimit = rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock });
-  const scopesOf = new WeakMap<FastifyRequest, ReadonlySet<string>>();
+  const callers = new WeakMap<FastifyRequest, McpCallerKind>();
 
   async function scopes(req: FastifyRequest, reply: FastifyReply) {
     const id = req.agent.identity;
     if (!id) return;
     const v = await callerScopes(id, req.headers.authorization, d);
     if (v.ok) {
-      scopesOf.set(req, v.scopes);
+      callers.set(req, { kind: 'agent', scopes: v.scopes });
       return;
     }
     req.agent.reason = v.reason;
     return sendProblem(reply, v.problem, req.url);
   }
+
+  const acpKey = acpKeyStep(app, d.log, (req, found) => callers.set(req, { kind: 'acp', ...found }));
+
+  /** Step 1 and 2 of /mcp: the credential's shape says which door, then that door's identity and scopes. */
+  async function caller(req: FastifyRequest, reply: FastifyReply) {
+    if (isAcpCredential(req.headers.authorization)) return acpKey(req, reply);
+    await identity(req, reply);
+    if (reply.sent) return reply;
+    return scopes(req, reply);
+  }
+
   // Refusals of /mcp itself are audited like any refused agent call; an answered MCP message
   // is not (its tool calls are, once each, by the route they run).
   async function auditRefusal(req: FastifyRequest, reply: FastifyReply) {
@@ -83,7 +108,6 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
     tools,
     // The block store runs with SPEC_BLOCK_POLICY (agent/index.ts), the buckets with d.bucketPolicy.
     descriptions: toolDescriptions(tools, { bucket: d.bucketPolicy, block: SPEC_BLOCK_POLICY }),
-    version: SERVER_VERSION,
     async inject(caller, call) {
       try {
         const res = await injectAgentCall(
@@ -111,28 +135,50 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
       }
     },
     refused(caller, problem, reason) {
-      d.audit.append({
-        at: d.clock.now(),
-        traceId: caller.req.traceId,
-        method: 'POST',
-        path: MCP_PATH,
-        status: problem.status,
-        durationMs: 0,
-        identity: caller.identity.id,
-        reason: reason.slice(0, 1024),
-      });
+      auditRefusedCall(caller.req, problem.status, reason);
     },
   };
 
+  /** A tool call refused before it reached a route: one entry, as a refusal of /mcp. */
+  function auditRefusedCall(req: FastifyRequest, status: number, reason: string) {
+    const id = req.agent.identity;
+    if (!id) return;
+    d.audit.append({
+      at: d.clock.now(),
+      traceId: req.traceId,
+      method: 'POST',
+      path: MCP_PATH,
+      status,
+      durationMs: 0,
+      identity: id.id,
+      reason: reason.slice(0, 1024),
+      identitySource: req.agent.identitySource ?? null,
+    });
+  }
+
+  /** The ACP tools run the ACP routes in process with the caller's own key, which the route verifies again. */
+  function acpTools(req: FastifyRequest, who: Extract<McpCallerKind, { kind: 'acp' }>): McpToolbox {
+    return acpToolbox({
+      scopes: who.scopes,
+      requiredScope: ORDER_CREATE_SCOPE,
+      refused: (status, reason) => auditRefusedCall(req, status, reason),
+      run: (call) => runAcpCall(app, d.log, req, who.basePath, call),
+    });
+  }
+
   async function handle(req: FastifyRequest, reply: FastifyReply) {
     const id = req.agent.identity;
-    const granted = scopesOf.get(req);
-    if (!id || !granted) throw new Error('/mcp reached its handler without identity');
+    const who = callers.get(req);
+    if (!id || !who) throw new Error('/mcp reached its handler without identity');
     if (!isToolCall(req.body)) {
       await rateLimit(req, reply);
       if (reply.sent) return reply;
     }
-    const res = await serveMcp(runtime, { identity: id, scopes: granted, req }, req.body, webRequest(req));
+    const toolbox =
+      who.kind === 'acp'
+        ? acpTools(req, who)
+        : agentToolbox(runtime, { identity: id, scopes: who.scopes, req });
+    const res = await serveMcp(SERVER_VERSION, toolbox, req.body, webRequest(req));
     reply.code(res.status);
     res.headers.forEach((value, name) => {
       if (name !== 'content-length') reply.header(name, value);
@@ -166,7 +212,7 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
       if (req.agent) req.agent.reason = 'mcp: server failure';
       return sendProblem(reply, stateUnavailable(), req.url);
     });
-    const hooks = { onRequest: [identity, scopes], onResponse: [auditRefusal] };
+    const hooks = { onRequest: [caller], onResponse: [auditRefusal] };
     scope.post(
       MCP_PATH,
       {

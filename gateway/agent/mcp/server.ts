@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyRequest } from 'fastify';
 import type { SpiffeId } from '../../../lib/auth/spiffe.ts';
 import { UNKNOWN_TRACE } from '../../../lib/http/trace.ts';
@@ -50,7 +50,6 @@ export interface McpRuntime {
   readonly tools: readonly AgentTool[];
   /** Each tool's description for tools/list (descriptions.ts), built once. */
   readonly descriptions: ReadonlyMap<string, string>;
-  readonly version: string;
   /** Runs one HTTP call through the agent routes, in process, as the caller's identity. */
   inject(
     caller: McpCaller,
@@ -124,67 +123,97 @@ function parsedArguments(body: unknown, id: string | number): unknown {
   return undefined;
 }
 
+/** A tool as tools/list shows it. */
+export interface ListedTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly inputSchema: { type: 'object'; [keyword: string]: unknown };
+  readonly outputSchema?: { type: 'object'; [keyword: string]: unknown };
+  readonly annotations: ToolAnnotations;
+}
+
+/**
+ * The tools one caller may see and call. `call` gets the arguments as the strict parse read
+ * them; it answers a tool result, or throws an error the SDK sends as the JSON-RPC error
+ * (its `code`, `message` and `data`).
+ */
+export interface McpToolbox {
+  list(): readonly ListedTool[];
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+}
+
+/**
+ * The /v2 tools for a workload the mesh or a signature proved: tools/list shows the tools the
+ * caller's scopes allow; tools/call runs the tool's REST operation through the agent chain.
+ */
+export function agentToolbox(rt: McpRuntime, caller: McpCaller): McpToolbox {
+  const visible = rt.tools.filter((t) => caller.scopes.has(t.scope));
+  return {
+    list: () =>
+      visible.map((t) => {
+        const title = TOOL_TITLES[t.name];
+        return {
+          name: t.name,
+          ...(title ? { title } : {}),
+          description: rt.descriptions.get(t.name) ?? t.operation.summary,
+          inputSchema: t.operation.inputSchema,
+          ...(t.operation.outputSchema ? { outputSchema: t.operation.outputSchema } : {}),
+          // annotations.title too: clients of the 2025-03-26 revision read the title only there.
+          annotations: { ...(title ? { title } : {}), ...t.annotations },
+        };
+      }),
+    async call(name, args) {
+      const tool = rt.tools.find((t) => t.name === name);
+      if (!tool) {
+        const problem = unknownTool(name);
+        rt.refused(caller, problem, `mcp: unknown tool ${name.slice(0, 64)}`);
+        return problemResult(problem);
+      }
+      if (!caller.scopes.has(tool.scope)) {
+        // A hidden tool answers as its route would: 403 insufficient_scope (identity, then scope).
+        const problem = insufficientScopeBody(tool.scope);
+        rt.refused(caller, problem, `scope: ${tool.scope} not granted (tool ${name})`);
+        return problemResult(problem);
+      }
+      const call = httpCallOf(tool.operation, args);
+      const headers: Record<string, string> = { 'user-agent': 'agent-commerce-mcp' };
+      for (const h of FORWARDED) {
+        const v = caller.req.headers[h];
+        if (typeof v === 'string') headers[h] = v;
+      }
+      if (caller.req.traceId !== UNKNOWN_TRACE) headers['x-trace-id'] = caller.req.traceId;
+      if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
+      let payload: string | undefined;
+      if (call.body) {
+        headers['content-type'] = 'application/json';
+        payload = stringifyExact(call.body, args);
+      }
+      return toolResult(await rt.inject(caller, { method: call.method, url: call.url, headers, payload }));
+    },
+  };
+}
+
 /**
  * Serves one POST /mcp: a stateless server and transport made for this request and dropped
- * after it (see docs/mcp.md, "Why stateless"). tools/list shows the tools the caller's scopes
- * allow; tools/call runs the tool's REST operation through the agent chain.
+ * after it (see docs/mcp.md, "Why stateless"), over the caller's toolbox.
  */
 export async function serveMcp(
-  rt: McpRuntime,
-  caller: McpCaller,
+  version: string,
+  toolbox: McpToolbox,
   body: unknown,
   request: Request,
 ): Promise<Response> {
   const { Server, Transport, ListTools, CallTool } = await loadSdk();
   const server = new Server(
-    { name: 'agent-commerce', version: rt.version },
+    { name: 'agent-commerce', version },
     { capabilities: { tools: { listChanged: false } } },
   );
-  const visible = rt.tools.filter((t) => caller.scopes.has(t.scope));
-  server.setRequestHandler(ListTools, async () => ({
-    tools: visible.map((t) => {
-      const title = TOOL_TITLES[t.name];
-      return {
-        name: t.name,
-        ...(title ? { title } : {}),
-        description: rt.descriptions.get(t.name) ?? t.operation.summary,
-        inputSchema: t.operation.inputSchema,
-        ...(t.operation.outputSchema ? { outputSchema: t.operation.outputSchema } : {}),
-        // annotations.title too: clients of the 2025-03-26 revision read the title only there.
-        annotations: { ...(title ? { title } : {}), ...t.annotations },
-      };
-    }),
-  }));
+  server.setRequestHandler(ListTools, async () => ({ tools: [...toolbox.list()] }));
   server.setRequestHandler(CallTool, async (request, extra) => {
-    const name = request.params.name;
-    const tool = rt.tools.find((t) => t.name === name);
-    if (!tool) {
-      const problem = unknownTool(name);
-      rt.refused(caller, problem, `mcp: unknown tool ${name.slice(0, 64)}`);
-      return problemResult(problem);
-    }
-    if (!caller.scopes.has(tool.scope)) {
-      // A hidden tool answers as its route would: 403 insufficient_scope (identity, then scope).
-      const problem = insufficientScopeBody(tool.scope);
-      rt.refused(caller, problem, `scope: ${tool.scope} not granted (tool ${name})`);
-      return problemResult(problem);
-    }
     const exact = parsedArguments(body, extra.requestId);
     const args = isRecord(exact) ? exact : (request.params.arguments ?? {});
-    const call = httpCallOf(tool.operation, args);
-    const headers: Record<string, string> = { 'user-agent': 'agent-commerce-mcp' };
-    for (const h of FORWARDED) {
-      const v = caller.req.headers[h];
-      if (typeof v === 'string') headers[h] = v;
-    }
-    if (caller.req.traceId !== UNKNOWN_TRACE) headers['x-trace-id'] = caller.req.traceId;
-    if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
-    let payload: string | undefined;
-    if (call.body) {
-      headers['content-type'] = 'application/json';
-      payload = stringifyExact(call.body, args);
-    }
-    return toolResult(await rt.inject(caller, { method: call.method, url: call.url, headers, payload }));
+    return toolbox.call(request.params.name, args);
   });
   const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
