@@ -6,19 +6,29 @@
  */
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgres } from '../../harness/services.ts';
 import { testConfig } from '../../harness/system.ts';
-import { type CloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
+import { type Db, migrate } from '../../lib/db/index.ts';
+import { openPglite } from '../../lib/db/pglite.ts';
+import { openPostgres } from '../../lib/db/postgres.ts';
+import { type CloudEvent, cloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
 import { createPlatform, type Platform } from '../../lib/platform.ts';
 import { checkoutApiKeysFor } from '../../subgraphs/procurement/api-keys/index.ts';
-import type { CheckoutApiKeys } from '../../subgraphs/procurement/api-keys/store.ts';
+import { type CheckoutApiKeys, sqlCheckoutApiKeys } from '../../subgraphs/procurement/api-keys/store.ts';
 import type { SessionLine } from '../../subgraphs/procurement/checkout/session.ts';
 import { sqlCheckoutSessionStore } from '../../subgraphs/procurement/checkout/sql.ts';
 import type { OrderEventType } from '../../subgraphs/procurement/outbox/order-events.ts';
 import { ACP_ORDER_EVENTS, acpOrderEvent } from '../../subgraphs/procurement/webhooks/acp-order.ts';
 import { merchantSignature } from '../../subgraphs/procurement/webhooks/acp-signature.ts';
+import {
+  type AcpEndpointStore,
+  sqlAcpEndpointStore,
+} from '../../subgraphs/procurement/webhooks/acp-store.ts';
 import { createWebhooks, type Webhooks } from '../../subgraphs/procurement/webhooks/index.ts';
+import { webhookMigrations } from '../../subgraphs/procurement/webhooks/migrations.ts';
 import { newSigningSecret } from '../../subgraphs/procurement/webhooks/secret.ts';
 import { httpSender, type SendResult } from '../../subgraphs/procurement/webhooks/sender.ts';
+import { sqlWebhookStore, type WebhookStore } from '../../subgraphs/procurement/webhooks/store.ts';
 import type { ClaimedDelivery } from '../../subgraphs/procurement/webhooks/types.ts';
 import { type Receiver, startReceiver, waitFor } from '../webhooks/support.ts';
 import { expectAcp } from './support/validate.ts';
@@ -239,6 +249,87 @@ describe('the sender with an ACP endpoint', () => {
   });
 });
 
+/** The ACP endpoint store on both SQL stores: PGlite (embedded) and Postgres (distributed). */
+describe.each<[string, () => Promise<{ db: Db; drop(): Promise<void> }>]>([
+  ['PGlite', async () => ({ db: await openPglite(undefined), drop: async () => {} })],
+  [
+    'Postgres',
+    async () => {
+      const pg = await freshPostgres('acp_endpoints');
+      return { db: await openPostgres(pg.url, 4), drop: pg.drop };
+    },
+  ],
+])('the ACP endpoint store on %s', (_name, open) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let acp: AcpEndpointStore;
+  let store: WebhookStore;
+  const T0 = new Date('2026-01-01T00:00:00Z');
+  const types = [EventTypes.OrderPlaced, EventTypes.OrderApproved];
+  const eventOf = () => cloudEvent('/test', EventTypes.OrderPlaced, { order_id: 'ord_1' }, 'ord_1', T0);
+  const endpointOf = async (apiKeyId: string) =>
+    (await store.listEndpoints(100)).find((e) => e.apiKeyId === apiKeyId);
+
+  beforeAll(async () => {
+    ({ db, drop } = await open());
+    await migrate(db, webhookMigrations);
+    acp = sqlAcpEndpointStore(db);
+    store = sqlWebhookStore(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  it('keeps one endpoint per key: created once, given a new URL or secret, left alone by the same ones', async () => {
+    const key = 'ak_00000000000000000000000a';
+    await Promise.all([
+      acp.upsert({ apiKeyId: key, url: 'https://p.example/a', secret: 's1', eventTypes: types, now: T0 }),
+      acp.upsert({ apiKeyId: key, url: 'https://p.example/a', secret: 's1', eventTypes: types, now: T0 }),
+    ]);
+    const first = await endpointOf(key);
+    expect(first).toMatchObject({ scheme: 'acp', status: 'active', url: 'https://p.example/a' });
+    expect((await store.listEndpoints(100)).filter((e) => e.apiKeyId === key)).toHaveLength(1);
+    await store.disableEndpoint(first?.endpointId as string, 'the receiver answered 410 Gone', T0);
+    await acp.upsert({ apiKeyId: key, url: 'https://p.example/a', secret: 's1', eventTypes: types, now: T0 });
+    expect(await acp.activeEndpointOf(key)).toBeNull();
+    await acp.upsert({ apiKeyId: key, url: 'https://p.example/a', secret: 's2', eventTypes: types, now: T0 });
+    expect(await acp.activeEndpointOf(key)).toBe(first?.endpointId);
+    expect(await store.countEndpoints()).toBe(0);
+  });
+
+  it("inserts one delivery per event for the key's active endpoint only, never for an operator's", async () => {
+    const [a, b] = ['ak_00000000000000000000000b', 'ak_00000000000000000000000c'];
+    for (const k of [a, b])
+      await acp.upsert({
+        apiKeyId: k,
+        url: `https://p.example/${k}`,
+        secret: 's',
+        eventTypes: types,
+        now: T0,
+      });
+    const event = eventOf();
+    expect(await acp.enqueue(a, event, '{"type":"order_create"}', T0)).toBe(1);
+    expect(await acp.enqueue(a, event, '{"type":"order_create"}', T0)).toBe(0);
+    // The operators' fan-out does not reach ACP endpoints.
+    expect(await store.enqueue(event, T0)).toBe(0);
+    const [claimed, ...more] = await store.claimDue(T0, new Date(T0.getTime() + 60_000), 10);
+    expect(more).toEqual([]);
+    expect(claimed).toMatchObject({
+      endpointId: (await endpointOf(a))?.endpointId,
+      payload: '{"type":"order_create"}',
+      scheme: 'acp',
+      secrets: ['s'],
+    });
+    expect(
+      await store.listDeliveries({ endpointId: (await endpointOf(b))?.endpointId as string, limit: 10 }),
+    ).toEqual([]);
+    await expect(store.rotateSecret((await endpointOf(a))?.endpointId as string, 'x', T0)).rejects.toThrow(
+      /setCheckoutWebhook/,
+    );
+  });
+});
+
 describe('routing on the embedded store', () => {
   let platform: Platform;
   let webhooks: Webhooks;
@@ -368,6 +459,25 @@ describe('routing on the embedded store', () => {
     const control = (await placeFor((await platformKey('http://127.0.0.1:9/c')).id)).event;
     await waitFor('the control delivery', () => sentOf(control).length === 1);
     for (const e of events) expect(sentOf(e)).toEqual([]);
+  });
+
+  it('creates the endpoint when routing, for a webhook set through a store with no listener (another process)', async () => {
+    const other = sqlCheckoutApiKeys(platform.db, {
+      clock: platform.clock,
+      trustDomains: platform.config.SPIFFE_TRUST_DOMAINS,
+      allowPrivateUrls: true,
+    });
+    const a = await platformKey();
+    const secret = newSigningSecret();
+    await other.setWebhook(a.id, 'http://127.0.0.1:9/elsewhere', secret);
+    expect((await webhooks.admin.endpoints()).some((e) => e.apiKeyId === a.id)).toBe(false);
+    const { event } = await placeFor(a.id);
+    await waitFor('the delivery', () => sentOf(event).length === 1);
+    expect(sentOf(event)[0]?.d).toMatchObject({
+      url: 'http://127.0.0.1:9/elsewhere',
+      secrets: [secret],
+      scheme: 'acp',
+    });
   });
 
   it('creates one delivery per event, however often it is routed (every replica routes every event)', async () => {

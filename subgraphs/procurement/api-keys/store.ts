@@ -32,6 +32,12 @@ export interface CheckoutApiKeys {
   webhookOf(id: string): Promise<CheckoutWebhookTarget | null>;
   /** Called when this instance revokes a key (a verifier in the same process forgets it at once). */
   onRevoked(listener: (id: string) => void): () => void;
+  /**
+   * Called, and awaited, after this instance set a key's webhook or revoked a key (again on a
+   * repeated revocation): the webhook module brings the key's delivery endpoint in line before
+   * the operator's reply. A listener's failure fails the call, which can simply be repeated.
+   */
+  onWebhookChange(listener: (id: string) => Promise<void>): () => void;
 }
 
 export interface ApiKeyStoreOptions {
@@ -82,6 +88,10 @@ const keyOf = (r: Row): CheckoutApiKey => ({
 
 export function sqlCheckoutApiKeys(db: Db, o: ApiKeyStoreOptions): CheckoutApiKeys {
   const listeners = new Set<(id: string) => void>();
+  const webhookListeners = new Set<(id: string) => Promise<void>>();
+  const webhookChanged = async (id: string) => {
+    for (const l of webhookListeners) await l(id);
+  };
   const now = () => new Date(o.clock.now());
   const get = async (id: string): Promise<CheckoutApiKey | null> => {
     if (!isKeyId(id)) return null;
@@ -113,9 +123,11 @@ export function sqlCheckoutApiKeys(db: Db, o: ApiKeyStoreOptions): CheckoutApiKe
       );
       if (done.length === 0) {
         await existing(id);
+        await webhookChanged(id);
         return false;
       }
       for (const l of listeners) l(id);
+      await webhookChanged(id);
       return true;
     },
     async list() {
@@ -151,7 +163,10 @@ export function sqlCheckoutApiKeys(db: Db, o: ApiKeyStoreOptions): CheckoutApiKe
          WHERE id = $1 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
         [isKeyId(id) ? id : '', checked.url, secret],
       );
-      if (row) return keyOf(row);
+      if (row) {
+        await webhookChanged(row.id);
+        return keyOf(row);
+      }
       await existing(id);
       throw new ApiKeyConflict(`checkout API key ${id} is revoked`);
     },
@@ -167,6 +182,10 @@ export function sqlCheckoutApiKeys(db: Db, o: ApiKeyStoreOptions): CheckoutApiKe
     onRevoked(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onWebhookChange(listener) {
+      webhookListeners.add(listener);
+      return () => webhookListeners.delete(listener);
     },
   };
 }

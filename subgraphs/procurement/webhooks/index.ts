@@ -1,6 +1,12 @@
 import { Counter } from 'prom-client';
 import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
+import { publicOrigin } from '../../../lib/public-origin.ts';
+import { checkoutApiKeysFor } from '../api-keys/index.ts';
+import { checkoutMigrations } from '../checkout/migrations.ts';
+import { sqlCheckoutSessionStore } from '../checkout/sql.ts';
+import { createAcpRouting } from './acp-routing.ts';
+import { sqlAcpEndpointStore } from './acp-store.ts';
 import { webhookMigrations } from './migrations.ts';
 import { httpSender, type Sender } from './sender.ts';
 import { createWebhookAdmin, WEBHOOK_EVENT_TYPES, type WebhookAdmin } from './service.ts';
@@ -21,7 +27,9 @@ export interface WebhooksOptions {
 
 /**
  * Signed webhooks of order events, in every procurement process: the admin operations, the
- * fan-out from the event bus into delivery rows, and a delivery worker.
+ * fan-out from the event bus into delivery rows (operators' Standard Webhooks endpoints, and
+ * the ACP webhook of the checkout API key whose session placed a checkout order), and a
+ * delivery worker.
  */
 export async function createWebhooks(platform: Platform, opts: WebhooksOptions = {}): Promise<Webhooks> {
   const { config, clock, log } = platform;
@@ -67,7 +75,11 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
   const refreshSubscribed = async () => {
     try {
       const endpoints = await store.listEndpoints(config.WEBHOOK_MAX_ENDPOINTS);
-      subscribed = new Set(endpoints.filter((e) => e.status === 'active').flatMap((e) => e.eventTypes));
+      subscribed = new Set(
+        endpoints
+          .filter((e) => e.status === 'active' && e.scheme === 'standard-webhooks')
+          .flatMap((e) => e.eventTypes),
+      );
     } catch (err) {
       log.warn({ err }, 'webhook subscriptions not refreshed; the last known stay');
     }
@@ -83,20 +95,46 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     onReplay: () => worker.kick(),
     onRegistered: refreshSubscribed,
   });
+  // ACP order webhooks (docs/webhooks.md, "ACP order webhooks"): each checkout API key with a
+  // webhook has an `acp` endpoint, kept in line with the key when an operator sets its webhook
+  // or revokes it (awaited before the reply), at start, and whenever an order event is routed.
+  // The sessions table is the gateway's; created here too, so a procurement process started
+  // first reads an empty one.
+  const keys = await checkoutApiKeysFor(platform);
+  await migrate(platform.db, checkoutMigrations);
+  const acp = createAcpRouting({
+    endpoints: sqlAcpEndpointStore(platform.db),
+    keys,
+    sessions: sqlCheckoutSessionStore(platform.db),
+    eventTypes: WEBHOOK_EVENT_TYPES,
+    origin: publicOrigin(config),
+    disable: (endpointId, reason, now) => store.disableEndpoint(endpointId, reason, now),
+  });
+  const offKeys = keys.onWebhookChange((id) => acp.sync(id, new Date(clock.now())).then(() => {}));
+  await acp
+    .syncAll(new Date(clock.now()))
+    .catch((err: unknown) =>
+      log.warn({ err }, 'ACP webhook endpoints not synced at start; routing syncs each'),
+    );
   // Every replica receives every event (fan-out) and inserts the same rows: the unique
-  // (endpoint, event) makes all but the first insert do nothing.
-  const unsubscribe = WEBHOOK_EVENT_TYPES.map((type) =>
+  // (endpoint, event) makes all but the first insert do nothing. Two handlers per type, so a
+  // failure of one kind of delivery does not cost the other its event.
+  const unsubscribe = WEBHOOK_EVENT_TYPES.flatMap((type) => [
     platform.bus.subscribe(type, async (event) => {
       if (subscribed && !subscribed.has(type)) return;
       if ((await store.enqueue(event, new Date(clock.now()))) > 0) worker.kick();
     }),
-  );
+    platform.bus.subscribe(type, async (event) => {
+      if ((await acp.route(event, new Date(clock.now()))) > 0) worker.kick();
+    }),
+  ]);
   // Pending deliveries left by a previous run (or another replica) are picked up at start.
   worker.kick();
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       for (const off of unsubscribe) off();
+      offKeys();
       clearInterval(refresher);
       await worker.close();
       await sender.close();

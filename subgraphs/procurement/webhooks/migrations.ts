@@ -51,4 +51,20 @@ export const webhookMigrations: readonly Migration[] = [
     id: 'procurement:104-webhook-deliveries-by-endpoint',
     sql: 'CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, seq DESC)',
   },
+  {
+    // How a delivery is framed and signed: Standard Webhooks (operator endpoints, the CloudEvent
+    // as body) or ACP (an agent platform's order webhook: Merchant-Signature, the ACP Order).
+    id: 'procurement:105-webhook-endpoint-scheme',
+    sql: `ALTER TABLE webhook_endpoints
+      ADD COLUMN scheme text NOT NULL DEFAULT 'standard-webhooks' CHECK (scheme IN ('standard-webhooks', 'acp'))`,
+  },
+  {
+    // An ACP endpoint belongs to one checkout API key (its webhook URL and secret are the key's,
+    // docs/webhooks.md "ACP order webhooks"); UNIQUE: one endpoint per key, whichever replica
+    // creates it first.
+    id: 'procurement:106-webhook-endpoint-api-key',
+    sql: `ALTER TABLE webhook_endpoints
+      ADD COLUMN api_key_id text UNIQUE,
+      ADD CONSTRAINT webhook_endpoints_acp_has_key CHECK ((scheme = 'acp') = (api_key_id IS NOT NULL))`,
+  },
 ];

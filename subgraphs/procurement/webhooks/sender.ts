@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import type { Agent } from 'undici';
+import { acpHeaders } from './acp-signature.ts';
 import { checkEndpointUrl, isPrivateAddress } from './endpoint-url.ts';
 import type { ClaimedDelivery } from './types.ts';
 
@@ -33,6 +34,15 @@ export async function signatureHeaders(
     'webhook-id': d.eventId,
     'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
     'webhook-signature': d.secrets.map((s) => new Webhook(s).sign(d.eventId, now, d.payload)).join(' '),
+  };
+}
+
+/** The framing and signature headers of one attempt, by the endpoint's scheme. */
+async function headersOf(d: ClaimedDelivery, now: Date): Promise<Record<string, string>> {
+  if (d.scheme === 'acp') return acpHeaders(d, now);
+  return {
+    'content-type': 'application/cloudevents+json; charset=utf-8',
+    ...(await signatureHeaders(d, now)),
   };
 }
 
@@ -92,9 +102,8 @@ export function httpSender(opts: SenderOptions): Sender {
           dispatcher: agent,
           signal: AbortSignal.timeout(opts.timeoutMs),
           headers: {
-            'content-type': 'application/cloudevents+json; charset=utf-8',
             'user-agent': opts.userAgent ?? 'agent-commerce-webhooks/1',
-            ...(await signatureHeaders(d, now)),
+            ...(await headersOf(d, now)),
           },
           body: d.payload,
           maxRedirections: 0,

@@ -6,6 +6,7 @@ import type {
   AttemptOutcome,
   ClaimedDelivery,
   DeliveryStatus,
+  EndpointScheme,
   EndpointStatus,
   WebhookDelivery,
   WebhookEndpoint,
@@ -17,14 +18,22 @@ import type {
  * database shared by every replica can give. Times are the caller's clock, passed in.
  */
 export interface WebhookStore {
+  /** Operators' endpoints (the ACP endpoints of checkout API keys do not count). */
   countEndpoints(): Promise<number>;
   insertEndpoint(e: NewEndpoint): Promise<WebhookEndpoint>;
+  /** The first `limit` operator endpoints, then every ACP endpoint of a key; oldest first. */
   listEndpoints(limit: number): Promise<WebhookEndpoint[]>;
   /** Disables it and fails its pending deliveries; throws WebhookNotFound. */
   disableEndpoint(endpointId: string, reason: string, now: Date): Promise<WebhookEndpoint>;
-  /** New current secret; the old one keeps signing until `graceUntil`. Throws on unknown/disabled. */
+  /**
+   * New current secret; the old one keeps signing until `graceUntil`. Throws on unknown, disabled
+   * or ACP (its secret is the key's, set with setCheckoutWebhook).
+   */
   rotateSecret(endpointId: string, secret: string, graceUntil: Date): Promise<WebhookEndpoint>;
-  /** A delivery per active endpoint subscribed to the event's type, once per (endpoint, event). */
+  /**
+   * A delivery per active operator endpoint subscribed to the event's type, once per (endpoint,
+   * event). ACP endpoints get theirs by routing (acp-store.ts).
+   */
   enqueue(event: CloudEvent, now: Date): Promise<number>;
   /** Claims up to `limit` due deliveries: none is due again before `leaseUntil`. */
   claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]>;
@@ -64,6 +73,8 @@ interface EndpointRow {
   disabled_reason: string | null;
   disabled_at: Time;
   created_at: Time;
+  scheme: EndpointScheme;
+  api_key_id: string | null;
 }
 
 const endpointOf = (r: EndpointRow): WebhookEndpoint => ({
@@ -75,6 +86,8 @@ const endpointOf = (r: EndpointRow): WebhookEndpoint => ({
   disabledReason: r.disabled_reason,
   disabledAt: iso(r.disabled_at),
   createdAt: iso(r.created_at) as string,
+  scheme: r.scheme,
+  apiKeyId: r.api_key_id,
 });
 
 interface DeliveryRow {
@@ -110,7 +123,7 @@ const deliveryOf = (r: DeliveryRow): WebhookDelivery => ({
 });
 
 const ENDPOINT_COLUMNS =
-  'endpoint_id, url, event_types, description, status, disabled_reason, disabled_at, created_at';
+  'endpoint_id, url, event_types, description, status, disabled_reason, disabled_at, created_at, scheme, api_key_id';
 const DELIVERY_COLUMNS =
   'delivery_id, endpoint_id, event_id, event_type, status, attempts, replays, next_attempt_at, last_attempt_at, last_status_code, last_error, delivered_at, created_at';
 /** Error texts are the receiver's or the network's words: kept short in the table. */
@@ -126,7 +139,9 @@ export function sqlWebhookStore(db: Db): WebhookStore {
   };
   return {
     async countEndpoints() {
-      const [row] = await db.query<{ n: string | number }>('SELECT count(*) AS n FROM webhook_endpoints');
+      const [row] = await db.query<{ n: string | number }>(
+        "SELECT count(*) AS n FROM webhook_endpoints WHERE scheme = 'standard-webhooks'",
+      );
       return Number(row?.n ?? 0);
     },
 
@@ -141,7 +156,10 @@ export function sqlWebhookStore(db: Db): WebhookStore {
 
     async listEndpoints(limit) {
       const rows = await db.query<EndpointRow>(
-        `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY seq LIMIT $1`,
+        `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
+         WHERE scheme = 'acp' OR seq IN (
+           SELECT seq FROM webhook_endpoints WHERE scheme = 'standard-webhooks' ORDER BY seq LIMIT $1
+         ) ORDER BY seq`,
         [limit],
       );
       return rows.map(endpointOf);
@@ -168,11 +186,19 @@ export function sqlWebhookStore(db: Db): WebhookStore {
       const rows = await db.query<EndpointRow>(
         `UPDATE webhook_endpoints
          SET previous_secret = secret, previous_secret_until = $3, secret = $2
-         WHERE endpoint_id = $1 AND status = 'active' RETURNING ${ENDPOINT_COLUMNS}`,
+         WHERE endpoint_id = $1 AND status = 'active' AND scheme = 'standard-webhooks' RETURNING ${ENDPOINT_COLUMNS}`,
         [endpointId, secret, graceUntil.toISOString()],
       );
       if (rows[0]) return endpointOf(rows[0]);
-      await exists(db, endpointId);
+      const [found] = await db.query<{ api_key_id: string | null }>(
+        'SELECT api_key_id FROM webhook_endpoints WHERE endpoint_id = $1',
+        [endpointId],
+      );
+      if (!found) throw new WebhookNotFound(`endpoint ${endpointId} not found`);
+      if (found.api_key_id)
+        throw new WebhookConflict(
+          `endpoint ${endpointId} is the ACP webhook of checkout API key ${found.api_key_id}: set a new secret with setCheckoutWebhook`,
+        );
       throw new WebhookConflict(`endpoint ${endpointId} is disabled`);
     },
 
@@ -182,7 +208,7 @@ export function sqlWebhookStore(db: Db): WebhookStore {
       const rows = await db.query(
         `INSERT INTO webhook_deliveries (delivery_id, endpoint_id, event_id, event_type, payload, next_attempt_at, created_at)
          SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), endpoint_id, $1, $2, $3, $4, $4
-         FROM webhook_endpoints WHERE status = 'active' AND $2 = ANY (event_types)
+         FROM webhook_endpoints WHERE status = 'active' AND scheme = 'standard-webhooks' AND $2 = ANY (event_types)
          ON CONFLICT (endpoint_id, event_id) DO NOTHING
          RETURNING delivery_id`,
         [event.id, event.type, JSON.stringify(event), now.toISOString()],
@@ -204,6 +230,7 @@ export function sqlWebhookStore(db: Db): WebhookStore {
         url: string;
         secret: string;
         previous_secret: string | null;
+        scheme: EndpointScheme;
       }>(
         `WITH due AS (
            SELECT seq FROM webhook_deliveries
@@ -214,7 +241,7 @@ export function sqlWebhookStore(db: Db): WebhookStore {
          SET attempts = d.attempts + 1, claims = d.claims + 1, next_attempt_at = $2, last_attempt_at = $1
          FROM due, webhook_endpoints e
          WHERE d.seq = due.seq AND e.endpoint_id = d.endpoint_id
-         RETURNING d.delivery_id, d.endpoint_id, d.event_id, d.payload, d.attempts, d.claims, e.url, e.secret,
+         RETURNING d.delivery_id, d.endpoint_id, d.event_id, d.payload, d.attempts, d.claims, e.url, e.secret, e.scheme,
            CASE WHEN e.previous_secret_until > $1 THEN e.previous_secret END AS previous_secret`,
         [now.toISOString(), leaseUntil.toISOString(), limit],
       );
@@ -227,6 +254,7 @@ export function sqlWebhookStore(db: Db): WebhookStore {
         claim: Number(r.claims),
         url: r.url,
         secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
+        scheme: r.scheme,
       }));
     },
 

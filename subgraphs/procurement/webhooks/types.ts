@@ -1,5 +1,11 @@
 export type EndpointStatus = 'active' | 'disabled';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+/**
+ * How deliveries to an endpoint are framed and signed: `standard-webhooks` (an operator's
+ * endpoint: the CloudEvent, webhook-signature) or `acp` (an agent platform's order webhook, one
+ * per checkout API key: the ACP order event, Merchant-Signature).
+ */
+export type EndpointScheme = 'standard-webhooks' | 'acp';
 
 /** A registered endpoint as operators see it (never its secret). */
 export interface WebhookEndpoint {
@@ -11,6 +17,9 @@ export interface WebhookEndpoint {
   readonly disabledReason: string | null;
   readonly disabledAt: string | null;
   readonly createdAt: string;
+  readonly scheme: EndpointScheme;
+  /** The checkout API key an `acp` endpoint delivers for; null for an operator's endpoint. */
+  readonly apiKeyId: string | null;
 }
 
 export interface WebhookDelivery {
@@ -43,6 +52,8 @@ export interface ClaimedDelivery {
   readonly url: string;
   /** The current secret, then the previous one while a rotation's grace period lasts. */
   readonly secrets: readonly string[];
+  /** How the attempt is signed; absent: standard-webhooks. */
+  readonly scheme?: EndpointScheme;
 }
 
 /** How one attempt ended. */

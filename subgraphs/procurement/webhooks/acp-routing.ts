@@ -1,0 +1,70 @@
+import type { CloudEvent } from '../../../lib/events/cloudevent.ts';
+import type { CheckoutApiKeys } from '../api-keys/store.ts';
+import type { CheckoutSessionStore } from '../checkout/store.ts';
+import type { OrderEventData } from '../outbox/order-events.ts';
+import { acpOrderEvent, isAcpOrderEvent } from './acp-order.ts';
+import type { AcpEndpointStore } from './acp-store.ts';
+
+export interface AcpRoutingOptions {
+  readonly endpoints: AcpEndpointStore;
+  readonly keys: Pick<CheckoutApiKeys, 'webhookOf' | 'list'>;
+  readonly sessions: Pick<CheckoutSessionStore, 'get'>;
+  /** The order event types (every one of them goes to an ACP endpoint). */
+  readonly eventTypes: readonly string[];
+  /** This system's public origin (permalinks). */
+  readonly origin: string;
+  /** Disables an endpoint and fails its pending deliveries (the store's disableEndpoint). */
+  readonly disable: (endpointId: string, reason: string, now: Date) => Promise<unknown>;
+}
+
+export const REVOKED = 'the checkout API key was revoked';
+
+export interface AcpRouting {
+  /**
+   * Brings a key's ACP endpoint in line with the key: its URL and secret, or disabled once the
+   * key is revoked. True when the key has a webhook to deliver to.
+   */
+  sync(apiKeyId: string, now: Date): Promise<boolean>;
+  /** sync for every key that has a webhook (at start: keys set up before this process ran). */
+  syncAll(now: Date): Promise<void>;
+  /**
+   * An order event of a checkout order → one delivery of its ACP body to the webhook of the
+   * API key that created the session, and to no one else. 0 for any other event (a /v2 order
+   * costs no statement).
+   */
+  route(event: CloudEvent, now: Date): Promise<number>;
+}
+
+export function createAcpRouting(o: AcpRoutingOptions): AcpRouting {
+  async function sync(apiKeyId: string, now: Date): Promise<boolean> {
+    const target = await o.keys.webhookOf(apiKeyId);
+    if (!target) {
+      // No webhook on an existing endpoint means the key was revoked (a webhook is never unset).
+      const endpointId = await o.endpoints.activeEndpointOf(apiKeyId);
+      if (endpointId) await o.disable(endpointId, REVOKED, now);
+      return false;
+    }
+    await o.endpoints.upsert({ apiKeyId, ...target, eventTypes: o.eventTypes, now });
+    return true;
+  }
+  return {
+    sync,
+    async syncAll(now) {
+      for (const key of await o.keys.list()) if (key.webhook) await sync(key.id, now);
+    },
+    async route(event, now) {
+      const data = event.data as Partial<OrderEventData> | null;
+      const sessionId = data?.checkout_session_id;
+      if (typeof sessionId !== 'string' || !isAcpOrderEvent(event.type)) return 0;
+      // The session is in the same database (written by the gateway's checkout service): it names
+      // the key that created it and the purchase order number the platform paid with.
+      const session = await o.sessions.get(sessionId);
+      if (!session?.keyId || session.orderId !== (data as OrderEventData).order_id) return 0;
+      // The key is the source of the URL and secret; syncing here (a no-op statement when nothing
+      // changed) means a delivery never waits for a listener that did not run.
+      if (!(await sync(session.keyId, now))) return 0;
+      const body = acpOrderEvent(event.type, data as OrderEventData, session, o.origin);
+      return o.endpoints.enqueue(session.keyId, event, JSON.stringify(body), now);
+    },
+  };
+}
