@@ -75,6 +75,7 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
         supported_versions: ['2026-04-17'],
       });
       expect(String(doc.api_base_url)).toMatch(/\/acp$/);
+      expect(doc.transports).toEqual(['rest', 'mcp']);
     });
 
     it('creates, updates, reads and completes a session; the order reads back with the same total', async () => {

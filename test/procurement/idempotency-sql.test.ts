@@ -1,9 +1,11 @@
+const T0 = Date.now();
+
 /**
  * The SQL adapter of the idempotency store (the embedded ACP routes' records, kept across a
  * restart) against the store's contract, on PGlite and on the machine's PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyMigrations, sqlIdempotencyStore } from '../../gateway/agent/idempotency/sql.ts';
 import type { IdempotencyStore } from '../../gateway/agent/idempotency/store.ts';
 import { freshPostgres } from '../../harness/services.ts';
@@ -12,13 +14,22 @@ import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import { idempotencyContract, times } from './agent-state.contract.ts';
 
-/** Every store of the contract gets keys of its own in the one table (the contract reuses `k`). */
-function keyed(store: IdempotencyStore): IdempotencyStore {
+/**
+ * Every store of the contract gets keys of its own in the one table (the contract reuses `k`),
+ * and is opened when first used (the contract's factory is synchronous; opening loads what the
+ * table knows).
+ */
+function keyed(open: () => Promise<IdempotencyStore>): IdempotencyStore {
   const p = `${randomUUID()}:`;
+  let store: Promise<IdempotencyStore> | undefined;
+  const s = () => {
+    store ??= open();
+    return store;
+  };
   return {
-    begin: (k, fp, now) => store.begin(p + k, fp, now),
-    complete: (k, fp, reply, now) => store.complete(p + k, fp, reply, now),
-    release: (k) => store.release(p + k),
+    begin: async (k, fp, now) => (await s()).begin(p + k, fp, now),
+    complete: async (k, fp, reply, now) => (await s()).complete(p + k, fp, reply, now),
+    release: async (k) => (await s()).release(p + k),
   };
 }
 
@@ -29,7 +40,37 @@ describe('SQL idempotency store on PGlite', () => {
     await migrate(db, idempotencyMigrations);
   });
   afterAll(() => db?.close());
-  idempotencyContract(() => keyed(sqlIdempotencyStore(db, times)));
+  idempotencyContract(() => keyed(() => sqlIdempotencyStore(db, times)));
+});
+
+describe('SQL idempotency store on PGlite, past what it keeps in memory', () => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await openPglite(undefined);
+    await migrate(db, idempotencyMigrations);
+  });
+  afterAll(() => db?.close());
+  // Knows one record in memory: every other finished one is found in the table.
+  idempotencyContract(() => keyed(() => sqlIdempotencyStore(db, times, { maxKnown: 1 })));
+});
+
+describe('SQL idempotency store across a restart', () => {
+  it('replays a reply finished before the store was opened again, and refuses another body', async () => {
+    const db = await openPglite(undefined);
+    try {
+      await migrate(db, idempotencyMigrations);
+      const reply = { status: 201, body: '{"id":"cs_1"}' };
+      const first = await sqlIdempotencyStore(db, times);
+      expect(await first.begin('k', 'fp', T0)).toEqual({ kind: 'started' });
+      await first.complete('k', 'fp', reply, T0);
+      const again = await sqlIdempotencyStore(db, times);
+      expect(await again.begin('k', 'fp', T0 + 1)).toEqual({ kind: 'replay', reply });
+      expect(await again.begin('k', 'other', T0 + 1)).toEqual({ kind: 'mismatch' });
+      expect(await again.begin('k', 'fp', T0 + times.ttlMs + 1)).toEqual({ kind: 'started' });
+    } finally {
+      await db.close();
+    }
+  });
 });
 
 describe('SQL idempotency store on PostgreSQL', () => {
@@ -45,5 +86,5 @@ describe('SQL idempotency store on PostgreSQL', () => {
     await db?.close();
     await drop?.();
   });
-  idempotencyContract(() => keyed(sqlIdempotencyStore(db, times)));
+  idempotencyContract(() => keyed(() => sqlIdempotencyStore(db, times)));
 });

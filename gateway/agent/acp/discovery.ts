@@ -18,7 +18,7 @@ export function discoveryDocument(apiBaseUrl: string, currencies: readonly strin
       supported_versions: [...SUPPORTED_VERSIONS],
     },
     api_base_url: apiBaseUrl,
-    transports: ['rest'],
+    transports: ['rest', 'mcp'],
     capabilities: {
       services: ['checkout'],
       extensions: [{ name: DISCOUNT_EXTENSION.name }],

@@ -41,7 +41,7 @@ export async function mountAcp(
   let idempotency = chain.idempotency;
   if (!platform.redis) {
     await migrate(platform.db, idempotencyMigrations);
-    idempotency = sqlIdempotencyStore(platform.db, {
+    idempotency = await sqlIdempotencyStore(platform.db, {
       ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
       inFlightMs: config.IDEMPOTENCY_IN_FLIGHT_MS,
     });

@@ -1,12 +1,21 @@
+import { BoundedMap } from '../../../lib/bounded-map.ts';
 import type { Db, Migration } from '../../../lib/db/index.ts';
 import { decide, type IdempotencyStore, type IdempotencyTimes, type StoredReply } from './store.ts';
 
 /**
- * Idempotency records in the SQL store: the third adapter of the order route's store, for the
- * embedded topology's ACP routes, whose replies must be replayed for 24 hours (RFC
- * agentic_checkout §6.6), across a restart too. The in-memory adapter forgets them on exit;
- * /v2 orders need no more, since their order id is derived from the key and the domain finds the
- * order again. The same decide() as the other adapters judges a record.
+ * Idempotency records kept in the embedded SQL store: the third adapter of the order route's
+ * store, for the embedded topology's ACP routes, whose replies must be replayed for 24 hours
+ * (RFC agentic_checkout §6.6), across a restart too. The in-memory adapter forgets them on exit;
+ * /v2 orders need no more, since their order id is derived from the key and the domain finds
+ * the order again. The same decide() as the other adapters judges a record.
+ *
+ * Made for a database this process alone writes (the embedded PGlite), so it keeps what it can
+ * in memory and writes only what must survive a restart: claims of keys in flight live in
+ * memory only (a crash frees them, as the Redis adapter's expiry does), and each finished
+ * reply is written once. What it knows of finished records (key, fingerprint, expiry; not the
+ * reply) is in memory from the start (loaded once), so a new key costs no read; a replay reads
+ * its reply. Past `maxKnown` records it can no longer tell a new key from a forgotten one, and
+ * asks the table.
  */
 export const idempotencyMigrations: readonly Migration[] = [
   {
@@ -20,66 +29,90 @@ export const idempotencyMigrations: readonly Migration[] = [
   },
 ];
 
-/** Expired records are swept every this many claims (the table stays bounded). */
+/** Expired records are swept every this many finished replies (the table stays bounded). */
 const SWEEP_EVERY = 500;
+/** Finished records known in memory (key, fingerprint, expiry: ~200 bytes each). */
+const MAX_KNOWN = 200_000;
 
-interface Row {
-  claimed: string | number;
-  fp: string | null;
-  exp: string | number | null;
-  reply: string | null;
+interface Meta {
+  readonly fp: string;
+  readonly exp: number;
 }
 
-export function sqlIdempotencyStore(db: Db, times: IdempotencyTimes): IdempotencyStore {
-  let claims = 0;
-  /**
-   * Claims the key when it is free or its record expired, and reads what was there before, in
-   * one statement (the outer SELECT sees the table as it was before the claim).
-   */
-  const claim = async (key: string, fingerprint: string, now: number) =>
-    (
-      await db.query<Row>(
-        `WITH claim AS (
-           INSERT INTO agent_idempotency (key, fp, exp, reply) VALUES ($1, $2, $3, NULL)
-           ON CONFLICT (key) DO UPDATE SET fp = EXCLUDED.fp, exp = EXCLUDED.exp, reply = NULL
-           WHERE agent_idempotency.exp <= $4
-           RETURNING 1
-         )
-         SELECT (SELECT count(*) FROM claim) AS claimed, r.fp, r.exp, r.reply
-         FROM (SELECT 1) AS one LEFT JOIN agent_idempotency r ON r.key = $1`,
-        [key, fingerprint, now + times.inFlightMs, now],
+export async function sqlIdempotencyStore(
+  db: Db,
+  times: IdempotencyTimes,
+  o: { maxKnown?: number } = {},
+): Promise<IdempotencyStore> {
+  const maxKnown = o.maxKnown ?? MAX_KNOWN;
+  const claims = new BoundedMap<string, Meta>(100_000);
+  const known = new Map<string, Meta>();
+  /** Some finished record may be in the table and not in `known`: a miss must ask the table. */
+  let partial = false;
+  let writes = 0;
+
+  const remember = (key: string, meta: Meta) => {
+    if (!known.has(key) && known.size >= maxKnown) {
+      const oldest = known.keys().next();
+      if (!oldest.done) known.delete(oldest.value);
+      partial = true;
+    }
+    known.set(key, meta);
+  };
+
+  const loaded = await db.query<{ key: string; fp: string; exp: string | number }>(
+    'SELECT key, fp, exp FROM agent_idempotency WHERE reply IS NOT NULL AND exp > $1 ORDER BY exp LIMIT $2',
+    [Date.now(), maxKnown + 1],
+  );
+  for (const r of loaded.slice(0, maxKnown)) known.set(r.key, { fp: r.fp, exp: Number(r.exp) });
+  partial = loaded.length > maxKnown;
+
+  const fromTable = async (key: string): Promise<{ meta: Meta; reply: StoredReply } | undefined> => {
+    const row = (
+      await db.query<{ fp: string; exp: string | number; reply: string | null }>(
+        'SELECT fp, exp, reply FROM agent_idempotency WHERE key = $1',
+        [key],
       )
     )[0];
+    if (!row?.reply) return undefined;
+    return { meta: { fp: row.fp, exp: Number(row.exp) }, reply: JSON.parse(row.reply) as StoredReply };
+  };
+
   return {
     async begin(key, fingerprint, now) {
-      if (++claims % SWEEP_EVERY === 0)
-        await db.query('DELETE FROM agent_idempotency WHERE exp <= $1', [now]);
-      // A claim that lost to a concurrent first use may not see that row in its own snapshot
-      // (PostgreSQL, read committed): then it asks again, and the next statement sees it.
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const row = await claim(key, fingerprint, now);
-        if (Number(row?.claimed) === 1) return { kind: 'started' };
-        if (!row || row.fp === null) continue;
-        return decide(
-          {
-            fp: row.fp,
-            exp: Number(row.exp),
-            ...(row.reply ? { reply: JSON.parse(row.reply) as StoredReply } : {}),
-          },
-          fingerprint,
-          now,
-        );
+      const claim = claims.get(key);
+      if (claim && claim.exp > now) return decide(claim, fingerprint, now);
+      let meta = known.get(key);
+      let reply: StoredReply | undefined;
+      if ((!meta || meta.exp <= now) && partial) {
+        const found = await fromTable(key);
+        if (found) ({ meta, reply } = found);
       }
-      return { kind: 'in-flight' };
+      if (meta && meta.exp > now) {
+        if (meta.fp !== fingerprint) return { kind: 'mismatch' };
+        reply ??= (await fromTable(key))?.reply;
+        if (reply) return { kind: 'replay', reply };
+      }
+      claims.set(key, { fp: fingerprint, exp: now + times.inFlightMs });
+      return { kind: 'started' };
     },
     async complete(key, fingerprint, reply, now) {
+      const exp = now + times.ttlMs;
+      if (++writes % SWEEP_EVERY === 0) {
+        await db.query('DELETE FROM agent_idempotency WHERE exp <= $1', [now]);
+        for (const [k, m] of known) if (m.exp <= now) known.delete(k);
+      }
       await db.query(
         `INSERT INTO agent_idempotency (key, fp, exp, reply) VALUES ($1, $2, $3, $4)
          ON CONFLICT (key) DO UPDATE SET fp = EXCLUDED.fp, exp = EXCLUDED.exp, reply = EXCLUDED.reply`,
-        [key, fingerprint, now + times.ttlMs, JSON.stringify(reply)],
+        [key, fingerprint, exp, JSON.stringify(reply)],
       );
+      remember(key, { fp: fingerprint, exp });
+      claims.delete(key);
     },
     async release(key) {
+      claims.delete(key);
+      known.delete(key);
       await db.query('DELETE FROM agent_idempotency WHERE key = $1', [key]);
     },
   };
