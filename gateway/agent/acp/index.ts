@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
+import { cachedSessionStore } from '../../../subgraphs/procurement/checkout/cached.ts';
 import { checkoutMigrations } from '../../../subgraphs/procurement/checkout/migrations.ts';
 import { sqlCheckoutSessionStore } from '../../../subgraphs/procurement/checkout/sql.ts';
 import type { RedemptionsPort } from '../checkout/redemptions.ts';
@@ -50,7 +51,11 @@ export async function mountAcp(
   const basePath = base.pathname.replace(/\/+$/, '');
   const origin = publicOrigin(config).replace(/\/+$/, '');
   const checkout = createCheckoutService({
-    store: sqlCheckoutSessionStore(platform.db),
+    // Embedded, this process alone writes the store: sessions are kept in memory beside it.
+    store:
+      platform.db.kind === 'pglite'
+        ? cachedSessionStore(sqlCheckoutSessionStore(platform.db))
+        : sqlCheckoutSessionStore(platform.db),
     quoter,
     orders: chain.orders,
     spend: chain.spend,

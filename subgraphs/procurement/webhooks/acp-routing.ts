@@ -15,6 +15,12 @@ export interface AcpRoutingOptions {
   readonly origin: string;
   /** Disables an endpoint and fails its pending deliveries (the store's disableEndpoint). */
   readonly disable: (endpointId: string, reason: string, now: Date) => Promise<unknown>;
+  /**
+   * How long a key's sync is trusted by the routing before it syncs again (default 5 s, the
+   * key verifier's revocation bound). A change made in this process syncs at once (sync());
+   * one made on another replica reaches this one's deliveries within this bound.
+   */
+  readonly syncTtlMs?: number;
 }
 
 export const REVOKED = 'the checkout API key was revoked';
@@ -36,7 +42,17 @@ export interface AcpRouting {
 }
 
 export function createAcpRouting(o: AcpRoutingOptions): AcpRouting {
+  const ttlMs = o.syncTtlMs ?? 5_000;
+  // Each routed event of a busy platform would read the key and write its endpoint row again:
+  // a sync is trusted for ttlMs (bounded: keys are few, but never trust a count from outside).
+  const synced = new Map<string, { readonly ok: boolean; readonly until: number }>();
   async function sync(apiKeyId: string, now: Date): Promise<boolean> {
+    const ok = await syncNow(apiKeyId, now);
+    if (synced.size >= 10_000) synced.clear();
+    synced.set(apiKeyId, { ok, until: now.getTime() + ttlMs });
+    return ok;
+  }
+  async function syncNow(apiKeyId: string, now: Date): Promise<boolean> {
     const target = await o.keys.webhookOf(apiKeyId);
     if (!target) {
       // No webhook on an existing endpoint means the key was revoked (a webhook is never unset).
@@ -61,8 +77,11 @@ export function createAcpRouting(o: AcpRoutingOptions): AcpRouting {
       const session = await o.sessions.get(sessionId);
       if (!session?.keyId || session.orderId !== (data as OrderEventData).order_id) return 0;
       // The key is the source of the URL and secret; syncing here (a no-op statement when nothing
-      // changed) means a delivery never waits for a listener that did not run.
-      if (!(await sync(session.keyId, now))) return 0;
+      // changed, at most once per key and syncTtlMs) means a delivery never waits long for a
+      // listener that did not run.
+      const known = synced.get(session.keyId);
+      const ok = known && known.until > now.getTime() ? known.ok : await sync(session.keyId, now);
+      if (!ok) return 0;
       const body = acpOrderEvent(event.type, data as OrderEventData, session, o.origin);
       return o.endpoints.enqueue(session.keyId, event, JSON.stringify(body), now);
     },
