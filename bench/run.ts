@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { type AcpRun, acpTable, runAcp } from './acp/run.ts';
 import { type Row, runFn, runHttp, type Scenario } from './harness.ts';
 import { type MemoryRow, measureMemory, memoryTable } from './memory.ts';
 import { type OpenLoopRun, openLoopTable, runOpenLoop } from './open-loop/run.ts';
@@ -37,6 +38,8 @@ const rows: Row[] = [];
 const log = (s: string) => process.stderr.write(s);
 let openLoop: OpenLoopRun | undefined;
 if (!only || only === 'open-loop') openLoop = await runOpenLoop(quick, log);
+let acp: AcpRun | undefined;
+if (!only || only === 'acp') acp = await runAcp(quick, log);
 let runtimes: RuntimeComparison | undefined;
 const compareNode = process.env.BENCH_COMPARE_NODE;
 if (compareNode && (!only || only === 'open-loop')) runtimes = await compareRuntimes(compareNode, quick, log);
@@ -78,6 +81,20 @@ const openTable = openLoop ? openLoopTable(openLoop) : undefined;
 if (openTable) console.log(`\n${openTable}`);
 const runtimeText = runtimes ? runtimeTable(runtimes) : undefined;
 if (runtimeText) console.log(`\n${runtimeText}`);
+
+const acpText = acp ? acpTable(acp) : undefined;
+if (acpText) console.log(`\n${acpText}`);
+if (!quick && acpText) {
+  const file = new URL('../docs/benchmarks.md', import.meta.url);
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(
+      /<!-- acp:start -->[\s\S]*<!-- acp:end -->/,
+      `<!-- acp:start -->\nMeasured ${stamp}, the embedded system (\`npm start\`, compiled, store on disk) on Node ${process.version}; flows from a worker thread (bench/acp/flows.ts).\n\n${acpText}\n<!-- acp:end -->`,
+    ),
+  );
+  console.error('updated docs/benchmarks.md (ACP)');
+}
 
 // The open-loop group alone also writes its own sections (it takes minutes, the rest longer).
 if (!quick && (!only || only === 'open-loop') && openLoop) {

@@ -20,7 +20,7 @@ export async function startEmbeddedSystem(
 ): Promise<ServiceProcess> {
   const env = {
     ...extraEnv,
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-embedded-')),
+    DATA_DIR: extraEnv.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'ac-embedded-')),
     CATALOG_SIZE: String(QUOTE_CATALOG_SIZE),
     // The bucket is large so a load measures the checks, not the limit (bench/scenarios/orders.ts).
     RATE_LIMIT_CAPACITY: '1000000000',

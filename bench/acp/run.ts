@@ -1,0 +1,141 @@
+/**
+ * The ACP group of `npm run bench` (`-- --only acp`): checkout sessions on the embedded system
+ * (`npm start`'s compiled process, its store on disk), beside the /v2 agent order measured in the
+ * same run.
+ *
+ *   1. closed loop, 10 at a time: the /v2 order's maximum (orders/s), then ACP flows
+ *      (create → update → complete by purchase order), each operation's latency and the
+ *      completions per second;
+ *   2. open loop at 50 % of the flow maximum, alone and with 100 /v2 orders/s beside it, each
+ *      create's latency from its due time.
+ *
+ * Goals (issue 28), embedded, at half load: create p99 ≤ 15 ms, complete p99 ≤ 25 ms;
+ * completions ≥ 0.5 × the /v2 order's throughput.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedSystem } from '../../harness/embedded.ts';
+import { orderRequests } from '../../harness/requests.ts';
+import { gql, testConfig } from '../../harness/system.ts';
+import { mintDevToken } from '../../lib/auth/jwt.ts';
+import { load } from '../loadgen.ts';
+import { type FlowResult, OPS, type Op, type OpResult, runFlows, runOp } from './flows.ts';
+
+export const ACP_GOALS = { create: 15, complete: 25, throughputRatio: 0.5 } as const;
+const ORDERS_BESIDE = 100;
+
+export interface AcpRun {
+  orderMax: number;
+  /** Each operation alone, closed loop (10 at a time). */
+  ops: Record<Op, OpResult>;
+  closed: FlowResult;
+  alone: FlowResult;
+  mixed: FlowResult;
+  rate: number;
+}
+
+const ISSUE = `mutation($i: IssueCheckoutApiKeyInput!) { issueCheckoutApiKey(input: $i) { key } }`;
+
+export async function runAcp(quick: boolean, log: (s: string) => void): Promise<AcpRun> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ac-bench-acp-'));
+  const system = await startEmbeddedSystem(process.env.BENCH_NODE, [], { DATA_DIR: dataDir });
+  try {
+    const token = await mintDevToken(testConfig({ DATA_DIR: dataDir }), {
+      subject: 'bench',
+      roles: ['agents:admin'],
+    });
+    const issued = await gql(system.url, ISSUE, {
+      token,
+      variables: {
+        i: {
+          name: 'bench',
+          spiffeId: 'spiffe://example.org/ns/ai/sa/procurement-agent/bench-acp',
+          agentId: 'agent-bench-acp-01',
+          scopes: ['orders:create'],
+        },
+      },
+    });
+    const key = (issued.data?.issueCheckoutApiKey as { key?: string } | undefined)?.key;
+    if (!key) throw new Error(`no checkout API key: ${JSON.stringify(issued.errors)}`);
+    const seconds = quick ? 3 : 10;
+    const warmupSeconds = quick ? 1 : 3;
+
+    const orders = { url: system.url, requests: orderRequests(), connections: 10 };
+    await load({ ...orders, seconds: warmupSeconds });
+    const orderMax = (await load({ ...orders, seconds: quick ? 2 : 5 })).rps;
+    log(`acp / /v2 order closed loop: ${Math.round(orderMax)} orders/s\n`);
+
+    // Each operation alone: creates make the sessions the updates and the completions use.
+    const op = (o: Op, ids?: string[]) =>
+      runOp({ url: system.url, key, op: o, seconds, concurrency: 10, ...(ids ? { ids } : {}) });
+    await runOp({ url: system.url, key, op: 'create', seconds: warmupSeconds, concurrency: 10 });
+    const create = await op('create');
+    const update = await op('update', create.ids.slice(0, 500));
+    const complete = await op('complete', create.ids);
+    const ops = {
+      create: { ...create, ids: [] },
+      update: { ...update, ids: [] },
+      complete: { ...complete, ids: [] },
+    };
+    for (const o of OPS)
+      log(
+        `acp / ${o} alone, closed loop: ${Math.round(ops[o].perSecond)}/s, p99 ${ops[o].p99.toFixed(2)} ms, ${ops[o].failed} failed\n`,
+      );
+
+    const closed = await runFlows({ url: system.url, key, seconds, warmupSeconds, concurrency: 10 });
+    log(`acp / flows closed loop: ${closed.flowsPerSecond.toFixed(0)} completions/s\n`);
+    const rate = Math.max(1, Math.round(closed.flowsPerSecond * 0.5));
+    const alone = await runFlows({ url: system.url, key, seconds, warmupSeconds: 2, rate });
+    const mixed = await runFlows({
+      url: system.url,
+      key,
+      seconds,
+      warmupSeconds: 2,
+      rate,
+      background: { requests: orderRequests(), rate: ORDERS_BESIDE },
+    });
+    for (const [label, r] of [
+      ['alone', alone],
+      ['mixed', mixed],
+    ] as const)
+      log(
+        `acp / open loop ${rate} flows/s ${label}: ${OPS.map((op) => `${op} p99 ${r.ops[op].p99.toFixed(2)} ms`).join(', ')}\n`,
+      );
+    return { orderMax, ops, closed, alone, mixed, rate };
+  } finally {
+    await system.stop();
+  }
+}
+
+const fmt = (n: number, d = 2) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+
+export function acpTable(r: AcpRun): string {
+  const ratio = r.ops.complete.perSecond / r.orderMax;
+  const lines = [
+    '| load | operation | ops/s | p50 ms | p99 ms | p99.9 ms | failed | p99 goal | met |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  const row = (load: string, res: FlowResult, perSecond: number) => {
+    for (const op of OPS) {
+      const f = res.ops[op];
+      const goal = load.startsWith('closed') ? undefined : ACP_GOALS[op as 'create' | 'complete'];
+      const met = goal === undefined ? '—' : f.p99 <= goal && f.failed === 0 ? 'yes' : 'no';
+      lines.push(
+        `| ${load} | ${op} | ${fmt(perSecond, 0)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(f.p999)} | ${f.failed} | ${goal === undefined ? '—' : `≤ ${goal}`} | ${met} |`,
+      );
+    }
+  };
+  for (const op of OPS) {
+    const f = r.ops[op];
+    lines.push(
+      `| closed loop, ${op} alone (10 at a time) | ${op} | ${fmt(f.perSecond, 0)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(f.p999)} | ${f.failed} | — | — |`,
+    );
+  }
+  row('closed loop, 10 flows at a time', r.closed, r.closed.flowsPerSecond);
+  row(`open loop, ${r.rate} flows/s (50 %)`, r.alone, r.alone.flowsPerSecond);
+  row(`open loop, ${r.rate} flows/s + ${ORDERS_BESIDE} /v2 orders/s`, r.mixed, r.mixed.flowsPerSecond);
+  const bg = r.mixed.background;
+  return `${lines.join('\n')}\n\nThe /v2 order in the same run, closed loop (10 connections): ${fmt(r.orderMax, 0)} orders/s; ACP completions alone ${fmt(r.ops.complete.perSecond, 0)}/s = **${ratio.toFixed(2)}×** (goal ≥ ${ACP_GOALS.throughputRatio}×). Whole flows (three requests each) ran at ${fmt(r.closed.flowsPerSecond, 0)}/s, ${fmt(r.closed.flowsPerSecond * 3, 0)} ACP requests/s.${bg ? ` The /v2 orders beside the open-loop flows: p50 ${fmt(bg.p50)} ms, p99 ${fmt(bg.p99)} ms, ${bg.failed} failed.` : ''}`;
+}
