@@ -12,8 +12,9 @@ import { acpError, sendAcpError } from './errors.ts';
  * and the request path, compared by the body's canonical JSON (key order and `1.0`/`1` do not
  * matter; `null` and absent do, and so does array order), replayed with the first status and
  * body and `Idempotent-Replayed: true`, 422 for another body, 409 with Retry-After while the
- * first is in flight. 5xx answers are not kept (the key is free again); every other answer is,
- * for IDEMPOTENCY_TTL_SECONDS (24 h by default, the RFC's minimum).
+ * first is in flight. 5xx answers are not kept (the key is free again), nor transient refusals
+ * that carry Retry-After (a 409 while the session's completion runs, a 429); every other answer
+ * is, for IDEMPOTENCY_TTL_SECONDS (24 h by default, the RFC's minimum).
  */
 
 declare module 'fastify' {
@@ -117,7 +118,9 @@ export function acpIdempotencyRecord(o: { store: IdempotencyStore; clock: Clock;
     const held = req.acpIdempotency;
     if (!held || held.replayed) return payload;
     req.acpIdempotency = undefined;
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+    // 5xx are not kept (§6.5), nor answers that say to retry (Retry-After: a session busy with
+    // its completion): the retry with the same key must be run, not answered with the refusal.
+    if (reply.statusCode >= 500 || reply.hasHeader('retry-after') || typeof payload !== 'string') {
       await o.store.release(held.key).catch(() => {});
       return payload;
     }
