@@ -11,6 +11,7 @@
  * ../open-loop/generator.ts (fixed request lists) can send; their pool and histograms are the
  * same kind.
  */
+import { randomUUID } from 'node:crypto';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import * as hdr from 'hdr-histogram-js';
 import { Pool } from 'undici';
@@ -58,6 +59,8 @@ export interface OpOptions {
 export interface OpResult extends OpFigures {
   perSecond: number;
   ids: string[];
+  /** Failed requests by status and ACP code (or the session's status for a 200). */
+  failures: Record<string, number>;
 }
 
 export interface FlowResult {
@@ -72,23 +75,36 @@ const HEADERS = (key: string) => ({
   'api-version': '2026-04-17',
   'content-type': 'application/json',
 });
+// Apparel and books: no promotion with a cap per customer applies (the bench promotion of
+// harness/tools-promotion.ts takes 3 items with a tool, the seeded PROMO-ELEC-3FOR2 3 items with
+// an electronics item, one redemption per customer each), and every session here is one key's
+// agent. With such a cart the sessions made before the first completion all carried the
+// discount and every completion after the first was refused (the cap was reached since the
+// quote: re-priced, not ordered), so "complete" measured that refusal, not a purchase.
 const CREATE = JSON.stringify({
   currency: 'usd',
   capabilities: {},
   line_items: [
-    { id: 'SKU-ABC-000001', quantity: 2 },
-    { id: 'SKU-ELC-000004', quantity: 1 },
+    { id: 'SKU-APP-000003', quantity: 2 },
+    { id: 'SKU-BOK-000002', quantity: 1 },
   ],
 });
 const UPDATE = JSON.stringify({
   line_items: [
-    { id: 'SKU-ABC-000001', quantity: 2 },
-    { id: 'SKU-ELC-000004', quantity: 2 },
+    { id: 'SKU-APP-000003', quantity: 2 },
+    { id: 'SKU-BOK-000002', quantity: 2 },
   ],
 });
 const COMPLETE = JSON.stringify({
   payment_data: { purchase_order_number: 'PO-BENCH', payment_terms: 'net_30' },
 });
+
+/**
+ * Each load's own prefix of Idempotency-Keys. A create's key is scoped by the key's identity and
+ * the path alone, so keys that repeat across loads of one run (a counter from 1 in each worker)
+ * replayed the earlier load's sessions instead of creating new ones.
+ */
+const RUN = randomUUID();
 
 const histogram = () =>
   hdr.build({
@@ -112,7 +128,7 @@ async function drive(o: FlowOptions): Promise<FlowResult> {
     const res = await pool.request({
       method: 'POST',
       path,
-      headers: { ...headers, 'idempotency-key': `bench-${process.pid}-${++n}` },
+      headers: { ...headers, 'idempotency-key': `bench-${RUN}-${++n}` },
       body,
     });
     const text = await res.body.text();
@@ -245,6 +261,11 @@ async function driveOp(o: OpOptions): Promise<OpResult> {
   const ids: string[] = [];
   let n = 0;
   let failed = 0;
+  const failures: Record<string, number> = {};
+  const failure = (what: string) => {
+    failed++;
+    failures[what] = (failures[what] ?? 0) + 1;
+  };
   let done = 0;
   let cursor = 0;
   const started = performance.now();
@@ -267,14 +288,20 @@ async function driveOp(o: OpOptions): Promise<OpResult> {
         const res = await pool.request({
           method: 'POST',
           path: r.path,
-          headers: { ...headers, 'idempotency-key': `bench-op-${process.pid}-${++n}` },
+          headers: { ...headers, 'idempotency-key': `bench-op-${RUN}-${++n}` },
           body: r.body,
         });
         const text = await res.body.text();
         hist.recordValue(Math.max(1, Math.round((performance.now() - t) * 1000)));
         done++;
-        if (res.statusCode !== r.ok) failed++;
+        if (res.statusCode !== r.ok)
+          failure(`${res.statusCode} ${(JSON.parse(text) as { code?: string }).code}`);
         else if (o.op === 'create') ids.push((JSON.parse(text) as { id: string }).id);
+        // A completion answered 200 with the session not completed (re-priced, refused) bought nothing.
+        else if (o.op === 'complete') {
+          const status = (JSON.parse(text) as { status?: string }).status;
+          if (status !== 'completed') failure(`200 ${status}`);
+        }
       }
     }),
   );
@@ -288,6 +315,7 @@ async function driveOp(o: OpOptions): Promise<OpResult> {
     p999: hist.getValueAtPercentile(99.9) / 1000,
     mean: hist.mean / 1000,
     failed,
+    failures,
     ids,
   };
 }

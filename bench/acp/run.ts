@@ -80,7 +80,7 @@ export async function runAcp(quick: boolean, log: (s: string) => void): Promise<
     };
     for (const o of OPS)
       log(
-        `acp / ${o} alone, closed loop: ${Math.round(ops[o].perSecond)}/s, p99 ${ops[o].p99.toFixed(2)} ms, ${ops[o].failed} failed\n`,
+        `acp / ${o} alone, closed loop: ${Math.round(ops[o].perSecond)}/s, p99 ${ops[o].p99.toFixed(2)} ms, ${ops[o].failed} failed${ops[o].failed ? ` ${JSON.stringify(ops[o].failures)}` : ''}\n`,
       );
 
     const closed = await runFlows({ url: system.url, key, seconds, warmupSeconds, concurrency: 10 });

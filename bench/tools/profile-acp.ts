@@ -1,0 +1,167 @@
+/**
+ * Profiles the compiled embedded system under one ACP operation, as profile.ts does a quote:
+ *   npm run build && [WARM=3] [SESSIONS=4000] [COUNT_SQL=1] tsx bench/tools/profile-acp.ts \
+ *     <create|update|complete|order> [seconds=10]   (PROFILE_NODE_FLAGS adds node flags)
+ * Starts `node --cpu-prof dist/gateway/main.js` on a fresh data directory, issues a checkout API
+ * key through GraphQL (as bench/acp/run.ts does), and loads one operation closed loop, 10 at a
+ * time (bench/acp/flows.ts runOp): creates; updates or completions of sessions created first
+ * (SESSIONS of them; a completion takes each once); or `order`, the /v2 agent order, for the
+ * comparison. WARM seconds of the same operation come first, outside the figures. Prints the
+ * server's CPU per request (the whole process, and by thread: the request thread, the store's
+ * thread and the rest), with COUNT_SQL=1 the statements each request sent to the store's thread
+ * (bench/tools/count-statements.mjs), and the request thread's self-time summary
+ * (cpuprofile-summary.ts) over the measured load.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedSystem } from '../../harness/embedded.ts';
+import { orderRequests } from '../../harness/requests.ts';
+import { gql, testConfig } from '../../harness/system.ts';
+import { mintDevToken } from '../../lib/auth/jwt.ts';
+import { type Op, runOp } from '../acp/flows.ts';
+import { load } from '../loadgen.ts';
+import { cpuSeconds, extraNodeFlags } from './support.ts';
+
+const [which = 'complete', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const seconds = Number(secondsArg);
+const warm = Number(process.env.WARM ?? 3);
+const countSql = process.env.COUNT_SQL === '1';
+const profDir = mkdtempSync(join(tmpdir(), 'ac-prof-acp-'));
+const dataDir = mkdtempSync(join(tmpdir(), 'ac-prof-acp-data-'));
+const countsFile = join(profDir, 'statements.json');
+const spawnedAt = performance.now();
+const profile = process.env.PROFILE !== '0';
+const sys = await startEmbeddedSystem(
+  undefined,
+  [
+    ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
+    ...(countSql ? [`--import=${join(process.cwd(), 'bench/tools/count-statements.mjs')}`] : []),
+    ...extraNodeFlags(),
+  ],
+  { DATA_DIR: dataDir, STATEMENT_COUNTS_FILE: countsFile },
+  process.env.SYSTEM_DIR,
+);
+const pid = sys.child.pid as number;
+
+const ISSUE = `mutation($i: IssueCheckoutApiKeyInput!) { issueCheckoutApiKey(input: $i) { key } }`;
+const token = await mintDevToken(testConfig({ DATA_DIR: dataDir }), {
+  subject: 'bench',
+  roles: ['agents:admin'],
+});
+const issued = await gql(sys.url, ISSUE, {
+  token,
+  variables: {
+    i: {
+      name: 'profile',
+      spiffeId: 'spiffe://example.org/ns/ai/sa/procurement-agent/profile-acp',
+      agentId: 'agent-profile-acp-01',
+      scopes: ['orders:create'],
+    },
+  },
+});
+const key = (issued.data?.issueCheckoutApiKey as { key?: string } | undefined)?.key;
+if (!key) throw new Error(`no checkout API key: ${JSON.stringify(issued.errors)}`);
+
+/** CPU seconds of each thread of the process, by thread id, with its name. */
+function threads(): Map<number, { name: string; cpu: number }> {
+  const out = new Map<number, { name: string; cpu: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      out.set(Number(tid), { name, cpu: (Number(f[11]) + Number(f[12])) / 100 });
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+async function statementCounts(): Promise<Map<string, number>> {
+  if (!countSql) return new Map();
+  process.kill(pid, 'SIGUSR2');
+  await new Promise((r) => setTimeout(r, 300));
+  return new Map(Object.entries(JSON.parse(readFileSync(countsFile, 'utf8')) as Record<string, number>));
+}
+
+const op = (o: Op, secs: number, ids?: string[]) =>
+  runOp({ url: sys.url, key, op: o, seconds: secs, concurrency: 10, ...(ids ? { ids } : {}) });
+
+/** Runs the measured load; resolves with how many requests it made and its figures. */
+let measured: () => Promise<{ requests: number; line: string }>;
+if (which === 'order') {
+  const requests = orderRequests();
+  await load({ url: sys.url, requests, connections: 10, seconds: warm });
+  measured = async () => {
+    const r = await load({ url: sys.url, requests, connections: 10, seconds });
+    return {
+      requests: r.requests,
+      line: `${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, non-2xx ${r.non2xx}`,
+    };
+  };
+} else {
+  const ids: string[] = [];
+  if (which === 'create') await op('create', warm);
+  else {
+    const wanted = Number(process.env.SESSIONS ?? 4000);
+    while (ids.length < wanted) ids.push(...(await op('create', 3)).ids);
+    const warmIds = ids.splice(0, Math.min(ids.length >> 2, 1000));
+    await op(which as Op, warm, warmIds);
+  }
+  measured = async () => {
+    const r = await op(which as Op, seconds, which === 'create' ? undefined : ids);
+    return {
+      requests: r.count,
+      line: `${Math.round(r.perSecond)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, failed ${r.failed}${r.failed ? ` ${JSON.stringify(r.failures)}` : ''}`,
+    };
+  };
+}
+
+const skipMs = Math.round(performance.now() - spawnedAt);
+const countsBefore = await statementCounts();
+const cpuBefore = cpuSeconds(pid);
+const threadsBefore = threads();
+const r = await measured();
+const cpuAfter = cpuSeconds(pid);
+const threadsAfter = threads();
+const countsAfter = await statementCounts();
+const perRequest = (s: number) => ((s * 1000) / r.requests).toFixed(3);
+console.log(`${which}: ${perRequest(cpuAfter - cpuBefore)} ms of server CPU per request; ${r.line}`);
+const deltas = [...threadsAfter].map(([tid, t]) => ({
+  tid,
+  name: t.name,
+  cpu: t.cpu - (threadsBefore.get(tid)?.cpu ?? 0),
+}));
+deltas.sort((a, b) => b.cpu - a.cpu);
+const main = deltas.find((t) => t.tid === pid);
+console.log(
+  `  by thread (ms per request): request thread ${perRequest(main?.cpu ?? 0)}; ${deltas
+    .filter((t) => t.tid !== pid && t.cpu > 0)
+    .slice(0, 4)
+    .map((t) => `${t.name}#${t.tid} ${perRequest(t.cpu)}`)
+    .join(', ')}`,
+);
+if (countSql) {
+  const diff = [...countsAfter]
+    .map(([sql, n]) => ({ sql, n: n - (countsBefore.get(sql) ?? 0) }))
+    .filter((x) => x.n > 0)
+    .sort((a, b) => b.n - a.n);
+  const total = diff.reduce((s, x) => s + x.n, 0);
+  console.log(`  statements to the store's thread: ${(total / r.requests).toFixed(2)} per request`);
+  for (const x of diff.slice(0, 20)) console.log(`    ${(x.n / r.requests).toFixed(3)}  ${x.sql}`);
+}
+await sys.stop();
+if (!profile) process.exit(0);
+const files = readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));
+// The request thread's profile is the one named by the process id and thread 0.
+const file = files.find((f) => f.includes(`.${pid}.0.`)) ?? files[0];
+if (!file) throw new Error('no profile written');
+spawnSync(
+  process.execPath,
+  ['--import', 'tsx', 'bench/tools/cpuprofile-summary.ts', join(profDir, file), '30', String(skipMs)],
+  { stdio: 'inherit' },
+);
+console.log(`profiles: ${files.map((f) => join(profDir, f)).join(' ')}`);
