@@ -2,7 +2,8 @@
  * `npm run console:screenshots`: a screenshot of every console page into docs/console/, taken
  * in Chromium (playwright-core, /usr/bin/chromium or CHROMIUM_PATH) against a throwaway embedded
  * system with a little traffic: orders, a blocked agent, a price, a promotion preview, orders
- * waiting for approval, a webhook endpoint.
+ * waiting for approval, a webhook endpoint, ACP checkout API keys and sessions (one completed,
+ * one waiting for approval).
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +80,81 @@ await setUp(
 await order(`${AGENT}/approvals`, { sku: 'SKU-ELC-000004', quantity: 3, max_budget_usd: 250.75 });
 await order(`${AGENT}/approvals`, { sku: 'SKU-TOL-000007', quantity: 20, max_budget_usd: 1200 });
 
+// ACP: two platforms' checkout API keys (one with a webhook), an open session, a completed one
+// and one whose order waits for approval (under the approvals policy's prefix).
+const keysAdmin = await mintDevToken(config, { subject: 'console-developer', roles: ['agents:admin'] });
+const issueKey = async (
+  name: string,
+  spiffeId: string,
+  agentId: string,
+): Promise<{ key: string; id: string }> => {
+  const r = await gql(
+    url,
+    'mutation($i: IssueCheckoutApiKeyInput!) { issueCheckoutApiKey(input: $i) { key apiKey { id } } }',
+    {
+      token: keysAdmin,
+      variables: {
+        i: { name, spiffeId, agentId, scopes: ['orders:create', 'orders:read', 'orders:cancel'] },
+      },
+    },
+  );
+  if (r.errors) throw new Error(JSON.stringify(r.errors));
+  const issued = (r.data as { issueCheckoutApiKey: { key: string; apiKey: { id: string } } })
+    .issueCheckoutApiKey;
+  return { key: issued.key, id: issued.apiKey.id };
+};
+let acpCalls = 0;
+const acp = async (key: string, path: string, body: unknown): Promise<{ id: string }> => {
+  const res = await fetch(`${url}/acp${path}`, {
+    method: 'POST',
+    headers: {
+      'api-version': '2026-04-17',
+      authorization: `Bearer ${key}`,
+      'idempotency-key': `screens-${++acpCalls}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`ACP ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { id: string };
+};
+const cart = (key: string, items: [string, number][]) =>
+  acp(key, '/checkout_sessions', {
+    currency: 'usd',
+    capabilities: {},
+    line_items: items.map(([id, quantity]) => ({ id, quantity })),
+  });
+const pay = (key: string, id: string) =>
+  acp(key, `/checkout_sessions/${id}/complete`, {
+    payment_data: { purchase_order_number: `PO-${id.slice(3, 11)}`, payment_terms: 'net_30' },
+  });
+const chatgpt = await issueKey('ChatGPT', `${AGENT}/chatgpt`, 'agent-chatgpt-01');
+const claude = await issueKey('Claude', `${AGENT}/approvals/claude`, 'agent-claude-0001');
+const webhook = await gql(
+  url,
+  'mutation($id: ID!, $u: String!) { setCheckoutWebhook(id: $id, url: $u) { signingSecret } }',
+  {
+    token: keysAdmin,
+    variables: { id: chatgpt.id, u: 'https://chatgpt.example/acp/webhooks' },
+  },
+);
+if (webhook.errors) throw new Error(JSON.stringify(webhook.errors));
+const bought = await cart(chatgpt.key, [
+  ['SKU-ABC-000001', 2],
+  ['SKU-ELC-000004', 3],
+]);
+await pay(chatgpt.key, bought.id);
+await cart(chatgpt.key, [
+  ['SKU-TOL-000007', 4],
+  ['SKU-ABC-000001', 1],
+]);
+const held = await cart(claude.key, [
+  ['SKU-ELC-000004', 3],
+  ['SKU-TOL-000007', 2],
+]);
+await pay(claude.key, held.id);
+await cart(claude.key, [['SKU-ABC-000001', 12]]);
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu'],
@@ -96,13 +172,39 @@ try {
   await page.getByTestId('blocked-agent').first().waitFor();
   await shot(page, 'agents');
 
+  // Checkout API keys: one issued from the page, its secret key shown this once.
+  const keys = page.getByRole('region', { name: 'Checkout API keys (ACP platforms)' });
+  await keys.getByLabel('Platform name').fill('Gemini');
+  await keys.getByLabel('Acts as SPIFFE ID').fill(`${AGENT}/gemini`);
+  await keys.getByLabel('Agent ID of its orders').fill('agent-gemini-0001');
+  await keys.getByRole('button', { name: 'Issue key' }).click();
+  await page.getByTestId('issued-key').waitFor();
+  await page.getByTestId('checkout-key').nth(2).waitFor();
+  await keys
+    .getByRole('heading', { name: 'Checkout API keys (ACP platforms)' })
+    .evaluate((h) => h.scrollIntoView({ block: 'start' }));
+  await shot(page, 'agents-keys');
+  await page.evaluate('window.scrollTo(0, 0)');
+
   await page.goto(`${url}/console/orders?order=${placed.order_id}`);
   await page.getByTestId('audit-trail').getByRole('cell', { name: '201' }).first().waitFor();
   await page.getByTestId('audit-verify').getByText('The chain verifies').waitFor();
   await shot(page, 'orders');
 
+  // A checkout order's lines under its row (searched by the platform's agent id).
+  await page.goto(`${url}/console/orders`);
+  await page.getByLabel('Agent ID').fill('agent-chatgpt-01');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByTestId('order-lines').first().waitFor();
+  await shot(page, 'orders-checkout');
+
+  await page.getByRole('link', { name: 'Checkout', exact: true }).click();
+  await page.getByTestId('checkout-sessions').waitFor();
+  await shot(page, 'checkout');
+
   await page.getByRole('link', { name: 'Approvals' }).click();
-  await page.getByTestId('pending-approval').first().waitFor();
+  await page.getByTestId('checkout-order').waitFor();
+  await page.getByTestId('budget-shortfall').first().waitFor();
   await shot(page, 'approvals');
 
   await page.getByRole('link', { name: 'Spend policies' }).click();

@@ -1,7 +1,9 @@
 /** The Approvals page's data (GraphQL PendingApprovals and ApprovalDecisions) and its pure rules. */
+import { centsOf, formatCents } from './amounts.ts';
+import type { WithLines } from './order-lines.ts';
 
 export interface Pending {
-  order: {
+  order: WithLines & {
     orderId: string;
     sku: string;
     quantity: number;
@@ -43,6 +45,30 @@ export function unitPrice(p: Pending): { currency: string; amountDecimal: string
   const prices = p.order.product?.basePrices ?? [];
   return prices.find((b) => b.currency === 'USD') ?? prices[0];
 }
+
+/** What a /v2 order's budget lacks against the catalog: quantity × catalog unit price, in cents. */
+export interface Shortfall {
+  neededCents: bigint;
+  allocatedCents: bigint;
+}
+
+/**
+ * The catalog cost of a /v2 order (quantity × the catalog's USD unit price) when its budget does
+ * not cover it; undefined when it does, or when there is no USD price to compare with (the
+ * budget is in USD; another currency's price says nothing about it).
+ */
+export function catalogShortfall(p: Pending): Shortfall | undefined {
+  const price = unitPrice(p);
+  if (price?.currency !== 'USD') return undefined;
+  const unit = centsOf(price.amountDecimal);
+  const allocated = centsOf(p.amount);
+  if (unit === undefined || allocated === undefined) return undefined;
+  const needed = unit * BigInt(p.order.quantity);
+  return needed > allocated ? { neededCents: needed, allocatedCents: allocated } : undefined;
+}
+
+export const shortfallSentence = (s: Shortfall): string =>
+  `The budget does not cover the catalog cost: ${formatCents(s.neededCents)} USD needed, ${formatCents(s.allocatedCents)} USD allocated.`;
 
 /**
  * The newest `n` decisions by a person or the expiry sweep: approved orders that needed an

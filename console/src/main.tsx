@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import './styles.css';
 import { AgentsPage } from './pages/agents.tsx';
 import { ApprovalsPage } from './pages/approvals.tsx';
+import { CheckoutPage } from './pages/checkout.tsx';
 import { ExplorerPage } from './pages/explorer.tsx';
 import { LivePage } from './pages/live.tsx';
 import { OrdersPage } from './pages/orders.tsx';
@@ -24,6 +25,7 @@ export interface ConsoleConfig {
 const PAGES = [
   { id: 'agents', label: 'Agents' },
   { id: 'orders', label: 'Orders and audit' },
+  { id: 'checkout', label: 'Checkout' },
   { id: 'approvals', label: 'Approvals' },
   { id: 'spend', label: 'Spend policies' },
   { id: 'webhooks', label: 'Webhooks' },
@@ -107,6 +109,7 @@ function App() {
         {!token ? <SignIn devToken={config.devToken} /> : null}
         {token && page === 'agents' ? <AgentsPage /> : null}
         {token && page === 'orders' ? <OrdersPage params={route.params} /> : null}
+        {token && page === 'checkout' ? <CheckoutPage /> : null}
         {token && page === 'approvals' ? <ApprovalsPage /> : null}
         {token && page === 'spend' ? <SpendPoliciesPage /> : null}
         {token && page === 'webhooks' ? <WebhooksPage /> : null}

@@ -26,7 +26,12 @@ export type ConsoleOperation =
   | 'RegisterWebhookEndpoint'
   | 'RotateWebhookSecret'
   | 'DisableWebhookEndpoint'
-  | 'ReplayWebhookDelivery';
+  | 'ReplayWebhookDelivery'
+  | 'CheckoutApiKeys'
+  | 'IssueCheckoutApiKey'
+  | 'RevokeCheckoutApiKey'
+  | 'SetCheckoutWebhook'
+  | 'CheckoutSessions';
 
 /** The manifest's printed text of a registered operation (what hashes to its id). */
 export function operation(name: ConsoleOperation): string {

@@ -3,8 +3,10 @@
  * PurchaseOrderSearch operation), not a filter of the page's own over a first page of orders.
  */
 import { operation } from './operations.ts';
+import type { WithLines } from './order-lines.ts';
 
-export interface Order {
+/** An order of the search: a checkout order's lines and total come with it (WithLines). */
+export interface Order extends WithLines {
   orderId: string;
   status: string;
   agentId: string;

@@ -7,6 +7,7 @@ import { apiKeyResolvers } from './api-keys/graphql.ts';
 import { checkoutApiKeysFor } from './api-keys/index.ts';
 import { approvalResolvers } from './approval/graphql.ts';
 import { type ExpirySweep, startExpirySweep } from './approval/sweep.ts';
+import { checkoutSessionResolversFor } from './checkout/graphql.ts';
 import { createOrderDomain, type OrderDomain } from './domain/order-domain.ts';
 import { procurementResolvers } from './graphql.ts';
 import { internalOrderRoutes } from './internal-http.ts';
@@ -86,9 +87,11 @@ export async function createProcurementSubgraph(
   const approvals = approvalResolvers(domain, spend, platform.clock);
   // ACP checkout API keys (docs/acp-keys.md); the gateway verifies through the same store.
   const apiKeys = apiKeyResolvers(await checkoutApiKeysFor(platform));
+  // Operators' read of the ACP checkout sessions (the console's Checkout page).
+  const sessions = await checkoutSessionResolversFor(platform);
   const schema = buildShieldedSubgraphSchema(
     'procurement',
-    mergeResolvers(orders, policies, approvals, apiKeys),
+    mergeResolvers(orders, policies, approvals, apiKeys, sessions),
   );
   return {
     name: 'procurement',

@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import manifest from '../../schemas/operations/manifest.json' with { type: 'json' };
+import { acp, expectSession } from '../acp/support/acp.ts';
 import { consoleCopy, launchChromium } from '../support/console.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
@@ -158,6 +159,44 @@ describe('the operator console under GRAPHQL_SAFELIST=on, in Chromium', { timeou
       .waitFor();
     await page.getByRole('button', { name: 'Deliveries of https://erp.example/hooks' }).click();
     await page.getByTestId('webhook-deliveries').getByText('No delivery.').waitFor();
+    expect(refusals(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('Checkout API keys and Checkout: issue a key, set its webhook, list its session, revoke it (CheckoutApiKeys, IssueCheckoutApiKey, SetCheckoutWebhook, RevokeCheckoutApiKey, CheckoutSessions)', async () => {
+    const spiffeId = `${AGENT}/safelist-acp-${randomUUID().slice(0, 8)}`;
+    const page = await signedIn();
+    const keys = page.getByRole('region', { name: 'Checkout API keys (ACP platforms)' });
+    await keys.getByLabel('Platform name').fill('Safelist platform');
+    await keys.getByLabel('Acts as SPIFFE ID').fill(spiffeId);
+    await keys.getByLabel('Agent ID of its orders').fill('agent-safelist-01');
+    await keys.getByRole('button', { name: 'Issue key' }).click();
+    const secret = await page.getByTestId('issued-key').getByRole('textbox').inputValue();
+    const id = secret.split('_').slice(1, 3).join('_');
+    const card = page.getByTestId('checkout-key').filter({ hasText: id });
+    await card.getByLabel(`Webhook URL of ${id}`).fill('https://platform.example.com/acp/webhooks');
+    await card.getByRole('button', { name: `Set webhook of ${id}` }).click();
+    await page.getByTestId('webhook-secret').getByRole('textbox').waitFor();
+
+    const session = expectSession(
+      await acp(sys.url, secret, 'POST', '/checkout_sessions', {
+        currency: 'usd',
+        capabilities: {},
+        line_items: [{ id: 'SKU-ABC-000001', quantity: 1 }],
+      }),
+      201,
+    );
+    await page.getByRole('link', { name: 'Checkout', exact: true }).click();
+    await page
+      .getByTestId('checkout-sessions')
+      .getByRole('row')
+      .filter({ hasText: String(session.id) })
+      .waitFor();
+
+    await page.getByRole('link', { name: 'Agents', exact: true }).click();
+    await card.getByRole('button', { name: `Revoke ${id}` }).click();
+    await card.getByRole('button', { name: `Confirm revoke ${id}` }).click();
+    await card.getByText('REVOKED', { exact: true }).waitFor();
     expect(refusals(page)).toEqual([]);
     await page.context().close();
   });

@@ -1,13 +1,15 @@
 /**
  * Agents: the identities the agent gateway has seen, their rate and token bucket, and the
  * blocked ones with reason and time left (GET /api/v2/operator/agents, role agents:read).
- * Unblocking is POST /api/v2/operator/agents/unblock (agents:admin, audited by the API).
+ * Unblocking is POST /api/v2/operator/agents/unblock (agents:admin, audited by the API). Then
+ * the checkout API keys of ACP platforms (GraphQL, agents:admin; pages/checkout-keys.tsx).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { rest } from '../api.ts';
 import { effectivePolicy, loadSpend, type SpendPolicy } from '../spend.ts';
 import { useAction, useAsync } from '../ui/async.ts';
 import { duration, Empty, Loading, ProblemView, Time } from '../ui/parts.tsx';
+import { CheckoutKeys } from './checkout-keys.tsx';
 
 /** One agent of GET /api/v2/operator/agents (schemas/openapi/operator.yaml, `Agent`). */
 export interface Agent {
@@ -178,6 +180,7 @@ export function AgentsPage() {
       {spend.state === 'ok' && spend.data && spend.data.length > 0 ? (
         <SpendTable policies={spend.data} />
       ) : null}
+      <CheckoutKeys />
     </section>
   );
 }

@@ -1,14 +1,24 @@
 /**
  * Approvals (issue 22): orders waiting for a person, oldest first (GraphQL `pendingApprovals`,
  * orders:approve), each with its agent, its spend against the policy and the product's catalog
- * price; approve (an optional note) or reject (a reason is required); and the newest decisions
- * (`purchaseOrders` by status, orders:read). Whether a decision is allowed, and which one won a
+ * price (and, when quantity × that price is above the budget, a plain sentence saying so), or a
+ * checkout order's priced lines and total; approve (an optional note) or reject (a reason is
+ * required); and the newest decisions (`purchaseOrders` by status, orders:read). Whether a decision is allowed, and which one won a
  * race, is the API's answer, shown as it came (docs/console.md).
  */
 import { useState } from 'preact/hooks';
+import { formatAmount } from '../amounts.ts';
 import { graphql } from '../api.ts';
-import { type Decision, newestDecisions, type Pending, unitPrice } from '../approvals.ts';
+import {
+  catalogShortfall,
+  type Decision,
+  newestDecisions,
+  type Pending,
+  shortfallSentence,
+  unitPrice,
+} from '../approvals.ts';
 import { operation } from '../operations.ts';
+import { lineCount, lineSentence, type PricedLine, pricedLines } from '../order-lines.ts';
 import { useAction, useAsync } from '../ui/async.ts';
 import { Empty, Field, Loading, ProblemView, Time } from '../ui/parts.tsx';
 
@@ -142,6 +152,9 @@ function PendingCard({ pending: p, onDecided }: { pending: Pending; onDecided: (
       ? decide.error.fieldErrors.find((e) => e.pointer === '/note' || e.pointer === '/reason')
       : undefined;
   const price = unitPrice(p);
+  // A checkout order is priced line by line; a /v2 order has a budget beside the catalog price.
+  const lines = pricedLines(p.order);
+  const shortfall = lines ? undefined : catalogShortfall(p);
   const busy = decide.state === 'loading';
   return (
     <li class="card" data-testid="pending-approval">
@@ -162,16 +175,25 @@ function PendingCard({ pending: p, onDecided }: { pending: Pending; onDecided: (
         </div>
         <div>
           <dt>Order</dt>
-          <dd>
-            {p.order.quantity} × {p.order.product?.name ?? p.order.sku} (<code>{p.order.sku}</code>)
-            {price ? (
-              <>
-                {' '}
-                at {price.amountDecimal} {price.currency} each (catalog)
-              </>
-            ) : null}
-            , budget <strong>{p.amount} USD</strong>
-          </dd>
+          {lines ? (
+            <CheckoutOrder pending={p} lines={lines} />
+          ) : (
+            <dd>
+              {p.order.quantity} × {p.order.product?.name ?? p.order.sku} (<code>{p.order.sku}</code>)
+              {price ? (
+                <>
+                  {' '}
+                  at {price.amountDecimal} {price.currency} each (catalog)
+                </>
+              ) : null}
+              , budget <strong>{p.amount} USD</strong>
+              {shortfall ? (
+                <p class="shortfall" data-testid="budget-shortfall">
+                  {shortfallSentence(shortfall)}
+                </p>
+              ) : null}
+            </dd>
+          )}
         </div>
         <div>
           <dt>Spend policy</dt>
@@ -224,5 +246,26 @@ function PendingCard({ pending: p, onDecided }: { pending: Pending; onDecided: (
       </form>
       {decide.state === 'error' ? <ProblemView error={decide.error} /> : null}
     </li>
+  );
+}
+
+/** A checkout order on its card: the priced total and each line, as the checkout priced it. */
+function CheckoutOrder({ pending: p, lines }: { pending: Pending; lines: PricedLine[] }) {
+  return (
+    <dd data-testid="checkout-order">
+      Checkout order, {lineCount(lines.length)}, total{' '}
+      <strong>{formatAmount(p.order.totalDecimal ?? '')} USD</strong>
+      {p.order.checkoutSessionId ? (
+        <>
+          {' '}
+          (session <code>{p.order.checkoutSessionId}</code>)
+        </>
+      ) : null}
+      <ul class="order-lines">
+        {lines.map((l, i) => (
+          <li key={i}>{lineSentence(l)}</li>
+        ))}
+      </ul>
+    </dd>
   );
 }

@@ -1,10 +1,14 @@
 /**
  * Orders and audit: orders searched through GraphQL `purchaseOrders` (orders:read; the persisted
- * PurchaseOrderSearch, filters and cursor pages on the API's side); an order's audit entries and
- * the chain's verification from the operator API (audit:read).
+ * PurchaseOrderSearch, filters and cursor pages on the API's side), a checkout order's priced
+ * lines and total under its row; an order's audit entries and the chain's verification from the
+ * operator API (audit:read).
  */
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
+import { formatAmount } from '../amounts.ts';
 import { graphql, rest } from '../api.ts';
+import { lineCount, type PricedLine, pricedLines } from '../order-lines.ts';
 import {
   EMPTY_SEARCH,
   type Order,
@@ -95,26 +99,44 @@ export function OrdersPage({ params }: { params: URLSearchParams }) {
                 <th scope="col">Agent</th>
                 <th scope="col">SKU</th>
                 <th scope="col">Qty</th>
-                <th scope="col">Budget (USD)</th>
+                <th scope="col">Budget or total (USD)</th>
                 <th scope="col">Processed</th>
               </tr>
             </thead>
             <tbody>
-              {shown.map((o) => (
-                <tr key={o.orderId} aria-current={o.orderId === orderId ? 'true' : undefined}>
-                  <td>
-                    <Link to={`orders?order=${encodeURIComponent(o.orderId)}`}>{o.orderId}</Link>
-                  </td>
-                  <td>{o.status}</td>
-                  <td>{o.agentId}</td>
-                  <td>{o.sku}</td>
-                  <td class="num">{o.quantity}</td>
-                  <td class="num">{o.allocatedBudgetDecimal}</td>
-                  <td>
-                    <Time at={o.processedAt} />
-                  </td>
-                </tr>
-              ))}
+              {shown.map((o) => {
+                const lines = pricedLines(o);
+                return (
+                  <Fragment key={o.orderId}>
+                    <tr aria-current={o.orderId === orderId ? 'true' : undefined}>
+                      <td>
+                        <Link to={`orders?order=${encodeURIComponent(o.orderId)}`}>{o.orderId}</Link>
+                      </td>
+                      <td>{o.status}</td>
+                      <td>{o.agentId}</td>
+                      <td>{lines ? lineCount(lines.length) : o.sku}</td>
+                      <td class="num">{o.quantity}</td>
+                      <td class="num">
+                        {lines && o.totalDecimal ? (
+                          <span title="the checkout's total">{formatAmount(o.totalDecimal)}</span>
+                        ) : (
+                          o.allocatedBudgetDecimal
+                        )}
+                      </td>
+                      <td>
+                        <Time at={o.processedAt} />
+                      </td>
+                    </tr>
+                    {lines ? (
+                      <tr class="sub-row" data-testid="order-lines">
+                        <td colSpan={7}>
+                          <OrderLines order={o} lines={lines} />
+                        </td>
+                      </tr>
+                    ) : null}
+                  </Fragment>
+                );
+              })}
             </tbody>
           </table>
         </div>
@@ -133,6 +155,51 @@ export function OrdersPage({ params }: { params: URLSearchParams }) {
         ) : null}
       </div>
     </section>
+  );
+}
+
+/** A checkout order's priced lines under its row: what was bought, at what price, and the total. */
+function OrderLines({ order, lines }: { order: Order; lines: PricedLine[] }) {
+  return (
+    <table class="lines">
+      <caption>
+        Lines of <code>{order.orderId}</code>
+        {order.checkoutSessionId ? (
+          <>
+            {' '}
+            (checkout <code>{order.checkoutSessionId}</code>)
+          </>
+        ) : null}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">SKU</th>
+          <th scope="col">Qty</th>
+          <th scope="col">Unit price</th>
+          <th scope="col">Discount</th>
+          <th scope="col">Line total</th>
+        </tr>
+      </thead>
+      <tbody>
+        {lines.map((l, i) => (
+          <tr key={i}>
+            <td>{l.sku}</td>
+            <td class="num">{l.quantity}</td>
+            <td class="num">{formatAmount(l.unitPriceDecimal)}</td>
+            <td class="num">{formatAmount(l.discountDecimal)}</td>
+            <td class="num">{formatAmount(l.lineTotalDecimal)}</td>
+          </tr>
+        ))}
+      </tbody>
+      <tfoot>
+        <tr>
+          <th scope="row" colSpan={4}>
+            Total (USD)
+          </th>
+          <td class="num">{formatAmount(order.totalDecimal ?? '')}</td>
+        </tr>
+      </tfoot>
+    </table>
   );
 }
 

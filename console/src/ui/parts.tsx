@@ -118,12 +118,16 @@ export function ConfirmButton({
   action,
   what,
   onConfirm,
+  whatHidden = false,
 }: {
   action: string;
   what: string;
   onConfirm: () => void;
+  /** Name `what` for screen readers only (a long id beside which the button's place says enough). */
+  whatHidden?: boolean;
 }) {
   const [asked, setAsked] = useState(false);
+  const object = whatHidden ? <span class="sr-only">{what}</span> : what;
   return asked ? (
     <button
       type="button"
@@ -132,11 +136,11 @@ export function ConfirmButton({
         onConfirm();
       }}
     >
-      Confirm {action} {what}
+      Confirm {action} {object}
     </button>
   ) : (
     <button type="button" onClick={() => setAsked(true)}>
-      {action.charAt(0).toUpperCase() + action.slice(1)} {what}
+      {action.charAt(0).toUpperCase() + action.slice(1)} {object}
     </button>
   );
 }
