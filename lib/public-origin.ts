@@ -9,6 +9,15 @@ import type { Config } from './config.ts';
 export const publicOrigin = (config: Pick<Config, 'PUBLIC_BASE_URL' | 'HOST' | 'PORT'>): string =>
   (config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
 
-/** Where an order can be read back: the agent order API's `GET …/orders/{id}`. */
-export const orderPermalink = (origin: string, orderId: string): string =>
-  `${origin}/api/v2/procurement/orders/${encodeURIComponent(orderId)}`;
+/** ACP's `api_base_url`: ACP_API_BASE_URL, else the public origin + `/acp`; no trailing slash. */
+export const acpApiBaseUrl = (
+  config: Pick<Config, 'ACP_API_BASE_URL' | 'PUBLIC_BASE_URL' | 'HOST' | 'PORT'>,
+): string => (config.ACP_API_BASE_URL ?? `${publicOrigin(config)}/acp`).replace(/\/+$/, '');
+
+/**
+ * Where an ACP platform reads a checkout order back: its checkout session (`GET
+ * {api_base_url}/checkout_sessions/{id}`, which carries the order), readable with the
+ * platform's own key. The agent order API's `GET …/orders/{id}` takes SPIFFE identities only.
+ */
+export const checkoutPermalink = (apiBaseUrl: string, sessionId: string): string =>
+  `${apiBaseUrl}/checkout_sessions/${encodeURIComponent(sessionId)}`;

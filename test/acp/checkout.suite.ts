@@ -130,7 +130,12 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
       };
       expect(order.checkout_session_id).toBe(id);
       expect(order.client_reference_id).toBe('PO-2026-0001');
-      expect(order.permalink_url).toMatch(new RegExp(`/api/v2/procurement/orders/${order.id}$`));
+      expect(order.permalink_url).toMatch(new RegExp(`/acp/checkout_sessions/${id}$`));
+      // The permalink is where the platform reads its order back, with its own key.
+      const back = expectSession(
+        await p.call('GET', new URL(order.permalink_url).pathname.replace(/^\/acp/, '')),
+      );
+      expect(back.order).toEqual(done.order);
 
       // The order over GraphQL: the session's lines and total, to the cent.
       const gql = await sys.gql(ORDER, {

@@ -130,7 +130,7 @@ describe('ACP order webhooks in the distributed topology', () => {
       expect(b.data).toMatchObject({
         id: orderId,
         checkout_session_id: session.id,
-        permalink_url: `${ORIGIN}/api/v2/procurement/orders/${orderId}`,
+        permalink_url: `${ORIGIN}/acp/checkout_sessions/${session.id}`,
         client_reference_id: session.purchaseOrderNumber,
       });
     const rows = await publisher.db.query<{ event_id: string }>(

@@ -72,7 +72,7 @@ describe('the ACP body of an order event', () => {
         type: 'order',
         id: s.orderId,
         checkout_session_id: s.id,
-        permalink_url: `${ORIGIN}/api/v2/procurement/orders/${s.orderId}`,
+        permalink_url: `${ORIGIN}/checkout_sessions/${s.id}`,
         client_reference_id: 'PO-2026-0042',
         status,
       });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
+import { acpApiBaseUrl, checkoutPermalink } from '../../../lib/public-origin.ts';
 import { cachedSessionStore } from '../../../subgraphs/procurement/checkout/cached.ts';
 import { checkoutMigrations } from '../../../subgraphs/procurement/checkout/migrations.ts';
 import { sqlCheckoutSessionStore } from '../../../subgraphs/procurement/checkout/sql.ts';
@@ -12,15 +13,6 @@ import type { AgentChainParts } from '../index.ts';
 import { serveAcpToolsOnMcp } from '../mcp/acp/binding.ts';
 import { discoveryDocument, registerDiscovery } from './discovery.ts';
 import { registerAcpRoutes } from './routes.ts';
-
-/** Where the ACP API is, as agents see it: ACP_API_BASE_URL, else PUBLIC_BASE_URL (or http://HOST:PORT) + /acp. */
-export function acpBaseUrl(config: Platform['config']): URL {
-  if (config.ACP_API_BASE_URL) return new URL(config.ACP_API_BASE_URL);
-  return new URL('/acp', publicOrigin(config));
-}
-
-export const publicOrigin = (config: Platform['config']): string =>
-  config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`;
 
 /**
  * This system as an Agentic Commerce Protocol merchant (docs/acp.md): discovery at
@@ -39,17 +31,18 @@ export async function mountAcp(
   await migrate(platform.db, checkoutMigrations);
   // ACP replays a reply for 24 hours, across a restart too (§6.6): with Redis the chain's own
   // store does; embedded, the same store's SQL adapter does (the in-memory one forgets).
+  // (With PostgreSQL and no Redis, replicas share no in-flight state: the chain's store, as /v2.)
   let idempotency = chain.idempotency;
-  if (!platform.redis) {
+  if (!platform.redis && platform.db.kind === 'pglite') {
     await migrate(platform.db, idempotencyMigrations);
     idempotency = await sqlIdempotencyStore(platform.db, {
-      ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
+      // §6.6: at least 24 hours, whatever IDEMPOTENCY_TTL_SECONDS says for /v2.
+      ttlMs: Math.max(config.IDEMPOTENCY_TTL_SECONDS, 86_400) * 1000,
       inFlightMs: config.IDEMPOTENCY_IN_FLIGHT_MS,
     });
   }
-  const base = acpBaseUrl(config);
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const origin = publicOrigin(config).replace(/\/+$/, '');
+  const apiBase = acpApiBaseUrl(config);
+  const basePath = new URL(apiBase).pathname.replace(/\/+$/, '');
   const checkout = createCheckoutService({
     // Embedded, this process alone writes the store: sessions are kept in memory beside it.
     store:
@@ -63,8 +56,9 @@ export async function mountAcp(
     clock,
     log,
     sessionTtlMs: config.ACP_SESSION_TTL_SECONDS * 1000,
+    completionHoldMs: config.IDEMPOTENCY_IN_FLIGHT_MS,
   });
-  registerDiscovery(app, discoveryDocument(base.href.replace(/\/+$/, ''), config.ACP_CURRENCIES));
+  registerDiscovery(app, discoveryDocument(apiBase, config.ACP_CURRENCIES));
   const keys = apiKeyVerifier(await checkoutApiKeysFor(platform), {
     clock,
     trustDomains: config.SPIFFE_TRUST_DOMAINS,
@@ -88,7 +82,7 @@ export async function mountAcp(
         const at = l.indexOf('=');
         return { type: l.slice(0, at), url: l.slice(at + 1) };
       }),
-      orderUrl: (orderId) => `${origin}/api/v2/procurement/orders/${orderId}`,
+      permalink: (sessionId) => checkoutPermalink(apiBase, sessionId),
     },
     basePath,
     bodyLimit: config.ACP_BODY_LIMIT_BYTES,

@@ -16,8 +16,8 @@ import { ACP_VERSION } from './version.ts';
 export interface RenderOptions {
   /** Policy links from ACP_LINKS. */
   readonly links: readonly { readonly type: string; readonly url: string }[];
-  /** Where an order can be read back: `<origin>/api/v2/procurement/orders/<id>`. */
-  readonly orderUrl: (orderId: string) => string;
+  /** Where the platform reads the order back: its session (lib/public-origin.ts checkoutPermalink). */
+  readonly permalink: (sessionId: string) => string;
 }
 
 /** The one fulfilment option a purchase order has: delivery under the buyer's procurement terms. */
@@ -56,6 +56,7 @@ function messageOf(p: SessionProblem) {
     approval_rejected: 'approval_required',
     approval_expired: 'expired',
     order_cancelled: 'conflict',
+    order_failed: 'invalid',
   }[p.kind];
   return {
     type: 'error',
@@ -99,7 +100,7 @@ function orderOf(s: CheckoutSession, o: RenderOptions) {
   return {
     id: s.orderId,
     checkout_session_id: s.id,
-    permalink_url: o.orderUrl(s.orderId),
+    permalink_url: o.permalink(s.id),
     ...(s.purchaseOrderNumber ? { client_reference_id: s.purchaseOrderNumber } : {}),
     status,
     line_items: s.lines.map((l) => ({
@@ -133,7 +134,7 @@ export function renderSession(s: CheckoutSession, o: RenderOptions): Record<stri
       item: { id: l.sku },
       quantity: l.quantity,
       name: l.name,
-      unit_amount: l.unitCents,
+      ...(l.unpriced ? {} : { unit_amount: l.unitCents }),
       sku: l.sku,
       totals: [
         total('items_base_amount', 'Base amount', l.baseCents),

@@ -12,6 +12,7 @@ import {
   type CheckoutSession,
   COMPLETION_PROBLEMS,
   completable,
+  completionHeld,
   createSession,
   effectiveStatus,
   isOpen,
@@ -26,7 +27,12 @@ import {
   withStatus,
 } from '../../../subgraphs/procurement/checkout/session.ts';
 import type { CheckoutSessionStore } from '../../../subgraphs/procurement/checkout/store.ts';
-import { checkoutRequest, type OrderLine } from '../../../subgraphs/procurement/domain/purchase-order.ts';
+import {
+  checkoutRequest,
+  InvalidPlaceOrder,
+  OrderIdConflict,
+  type OrderLine,
+} from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts';
 import { candidateSubjects, textOfCents } from '../../../subgraphs/procurement/spend/policy.ts';
 import { decideApproval } from '../approval/approval.ts';
@@ -65,6 +71,11 @@ export interface CheckoutDeps {
   readonly log: Logger;
   /** How long an open session lives (ACP_SESSION_TTL_SECONDS). */
   readonly sessionTtlMs: number;
+  /**
+   * How long a completion holds its session (IDEMPOTENCY_IN_FLIGHT_MS: it outlasts any call to
+   * the order domain); after it another completion resumes it, or a read settles it.
+   */
+  readonly completionHoldMs?: number;
 }
 
 /** The catalog, the store or the order domain cannot answer now: 503, nothing changed. */
@@ -121,6 +132,7 @@ const quoteIdOf = (token: string): string => {
 };
 
 export function createCheckoutService(d: CheckoutDeps) {
+  const holdMs = d.completionHoldMs ?? 30_000;
   /** Prices the items through the cart quote; the ones it cannot take become blocking problems. */
   async function price(
     items: readonly SessionItem[],
@@ -187,20 +199,21 @@ export function createCheckoutService(d: CheckoutDeps) {
     const now = d.clock.now();
     if (effectiveStatus(s, now) === 'expired' && s.status !== 'expired')
       return persist(withStatus(s, 'expired', now));
-    if (s.status !== 'pending_approval' || !s.orderId) return s;
+    if (s.status === 'complete_in_progress' && !completionHeld(s, now)) return settle(s);
+    const follows =
+      s.status === 'pending_approval' ||
+      (s.status === 'completed' && !s.problems.some((p) => p.kind === 'order_cancelled'));
+    if (!follows || !s.orderId) return s;
     let found: Awaited<ReturnType<OrderPort['get']>>;
     try {
       found = await d.orders.get(s.orderId);
     } catch (err) {
-      d.log.warn(
-        { err, sessionId: s.id },
-        'order of a pending checkout session unreadable; shown as pending',
-      );
+      d.log.warn({ err, sessionId: s.id }, 'order of a checkout session unreadable; shown as it was');
       return s;
     }
     const status = found?.response.status;
     if (!status || status === 'PENDING_APPROVAL') return s;
-    if (status === 'APPROVED') return persist(withStatus(s, 'completed', now));
+    if (status === 'APPROVED') return s.status === 'completed' ? s : persist(withStatus(s, 'completed', now));
     const reason = found?.response.decision_reason;
     const kind =
       status === 'EXPIRED'
@@ -214,11 +227,52 @@ export function createCheckoutService(d: CheckoutDeps) {
         : status === 'EXPIRED'
           ? 'no operator decided the order in time; its approval request expired'
           : 'the order was cancelled';
+    // A completed session stays completed (it was bought); its order shows the cancellation.
+    const to = s.status === 'completed' ? 'completed' : 'canceled';
     return persist(
-      withStatus(s, 'canceled', now, {
-        problems: withProblem(s, { kind, message: said, blocking: false }),
-      }),
+      withStatus(s, to, now, { problems: withProblem(s, { kind, message: said, blocking: false }) }),
     );
+  }
+
+  /**
+   * A completion that stopped half-way (its hold ran out: the process died, or the order domain
+   * did not answer) is settled by what the order domain has: its order placed → the session
+   * follows it; none → the completion is undone (reservation and redemptions given back), and
+   * the session can be completed again.
+   */
+  async function settle(s: CheckoutSession): Promise<CheckoutSession> {
+    const orderId = s.orderId ?? orderIdOfSession(s.id);
+    let found: Awaited<ReturnType<OrderPort['get']>>;
+    try {
+      found = await d.orders.get(orderId);
+    } catch {
+      return s; // Unknown still: the next read or completion tries again.
+    }
+    const now = d.clock.now();
+    if (found) {
+      const to = found.response.status === 'PENDING_APPROVAL' ? 'pending_approval' : 'completed';
+      return current(await persist(withStatus(s, to, now, { orderId })));
+    }
+    return abandon(s, 'the order could not be placed; complete the session again');
+  }
+
+  /**
+   * Undoes a completion that placed no order: the session goes back to not ready (with a
+   * message; a new completion may proceed), and only if that write wins (no other completion
+   * took the session over) are the reservation and the redemptions given back.
+   */
+  async function abandon(s: CheckoutSession, message: string): Promise<CheckoutSession> {
+    const orderId = s.orderId ?? orderIdOfSession(s.id);
+    const back = withStatus(s, 'not_ready_for_payment', d.clock.now(), {
+      orderId: null,
+      problems: withProblem(s, { kind: 'order_failed', message, blocking: true }),
+    });
+    if (!(await d.store.replace(back))) return (await d.store.get(s.id)) ?? s;
+    await d.spend.ledger.release(orderId, d.clock.now()).catch(() => {});
+    const promotionIds = [...new Set(s.discounts.map((x) => x.promotionId))];
+    if (d.redemptions && promotionIds.length > 0)
+      await d.redemptions.release({ orderId, customerId: s.agentId }).catch(() => {});
+    return back;
   }
 
   /** Writes a change; when another landed first, the stored session is what stands. */
@@ -299,8 +353,11 @@ export function createCheckoutService(d: CheckoutDeps) {
   async function complete(id: string, owner: SpiffeId, c: CompleteCommand): Promise<Outcome> {
     let s = await load(id, owner);
     if (!s) return { kind: 'not-found' };
-    if (!completable(s)) return { kind: isOpen(s) ? 'not-ready' : 'not-allowed', session: s };
     const now = d.clock.now();
+    // Another completion holds it: this one waits (its own order id would be the same, but the
+    // holder may give back what it reserved while this one places the order).
+    if (completionHeld(s, now)) return { kind: 'busy', session: s };
+    if (!completable(s)) return { kind: isOpen(s) ? 'not-ready' : 'not-allowed', session: s };
     if (s.status !== 'complete_in_progress') {
       // Re-price when the quote's 15 minutes are over: its prices are no longer promised.
       if (!s.quote || Date.parse(s.quote.expiresAt) <= now) {
@@ -324,23 +381,24 @@ export function createCheckoutService(d: CheckoutDeps) {
         }
         s = repriced;
       }
-      const cleared = s.problems.filter((p) => !COMPLETION_PROBLEMS.has(p.kind));
-      const buyer = c.buyer !== undefined ? c.buyer : s.buyer;
-      const started: CheckoutSession = {
-        ...withStatus(s, 'complete_in_progress', now, {
-          orderId: orderIdOfSession(s.id),
-          purchaseOrderNumber: c.purchaseOrderNumber,
-          problems: cleared,
-        }),
-        buyer,
-      };
-      if (!(await d.store.replace(started))) {
-        const now2 = await load(id, owner);
-        return now2 ? { kind: 'busy', session: now2 } : { kind: 'not-found' };
-      }
-      s = started;
     }
-    return place(s, owner, c.traceId);
+    // Take the session (a stopped completion's is taken over: same order id, so it resumes).
+    const buyer = c.buyer !== undefined ? c.buyer : s.buyer;
+    const started: CheckoutSession = {
+      ...withStatus(s, 'complete_in_progress', now, {
+        orderId: s.orderId ?? orderIdOfSession(s.id),
+        purchaseOrderNumber:
+          s.status === 'complete_in_progress' ? s.purchaseOrderNumber : c.purchaseOrderNumber,
+        problems: s.problems.filter((p) => !COMPLETION_PROBLEMS.has(p.kind)),
+        completingUntil: now + holdMs,
+      }),
+      buyer,
+    };
+    if (!(await d.store.replace(started))) {
+      const again = await load(id, owner);
+      return again ? { kind: 'busy', session: again } : { kind: 'not-found' };
+    }
+    return place(started, owner, c.traceId);
   }
 
   /** Spend, approval and the order, for a session marked complete_in_progress. */
@@ -405,7 +463,7 @@ export function createCheckoutService(d: CheckoutDeps) {
       try {
         redeemed = await d.redemptions.redeem({ ...customer, promotionIds });
       } catch (err) {
-        await d.spend.ledger.release(orderId, d.clock.now()).catch(() => {});
+        await abandon(s, 'promotions could not record the discounts; complete the session again');
         throw new CheckoutUnavailable(err instanceof Error ? err.message : 'promotions unavailable');
       }
       if (redeemed.status === 'LIMIT_REACHED') {
@@ -453,11 +511,14 @@ export function createCheckoutService(d: CheckoutDeps) {
       return { kind: 'ok', session: await persist(next) };
     } catch (err) {
       d.log.error({ err, traceId, sessionId: s.id }, 'checkout order not placed');
-      if (err instanceof DomainUnavailable && err.notStored) {
-        await d.spend.ledger.release(orderId, d.clock.now()).catch(() => {});
-        if (d.redemptions && promotionIds.length > 0) await d.redemptions.release(customer).catch(() => {});
-      }
-      // The session stays complete_in_progress: a retry resumes with the same order id.
+      // Certainly not stored (a refused or rolled-back write, or a command the domain refused):
+      // undo the completion. Unknown (a timeout after sending): the session keeps its hold; a
+      // retry after it resumes with the same order id, or a read settles it.
+      const notStored =
+        (err instanceof DomainUnavailable && err.notStored) ||
+        err instanceof OrderIdConflict ||
+        err instanceof InvalidPlaceOrder;
+      if (notStored) await abandon(s, 'the order could not be placed; complete the session again');
       throw new CheckoutUnavailable('the order could not be placed now');
     }
   }

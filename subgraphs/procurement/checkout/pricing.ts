@@ -58,6 +58,18 @@ export interface UnquotedItem {
   readonly message: string;
 }
 
+const unpricedLine = (it: SessionItem, item: number): SessionLine => ({
+  item,
+  unpriced: true,
+  sku: it.sku,
+  name: it.sku,
+  quantity: it.quantity,
+  unitCents: 0,
+  baseCents: 0,
+  discountCents: 0,
+  totalCents: 0,
+});
+
 /** Codes are matched as promotions match them: trimmed, upper case. */
 export const normalizeCode = (code: string): string => code.trim().toUpperCase();
 
@@ -122,23 +134,35 @@ export function pricedSession(
     message: u.message,
     blocking: true,
   }));
-  if (!quoted) return { lines: [], discounts: [], rejected: [], problems, totals: EMPTY_TOTALS, quote: null };
+  if (!quoted)
+    return {
+      lines: items.map(unpricedLine),
+      discounts: [],
+      rejected: [],
+      problems,
+      totals: EMPTY_TOTALS,
+      quote: null,
+    };
 
-  const lines: SessionLine[] = quoted.lines.map((l, i) => {
+  // One line per item in the items' order: the quoted ones priced, the others at zero.
+  const byItem = new Map(quotedItems.map((item, i) => [item, quoted.lines[i]]));
+  const lines: SessionLine[] = items.map((it, item) => {
+    const l = byItem.get(item);
+    if (!l) return unpricedLine(it, item);
     const baseCents = centsOf(l.lineTotal);
     const discountCents = centsOf(l.discount);
     return {
-      item: quotedItems[i] as number,
+      item,
       sku: l.sku,
       name: l.name,
-      quantity: (items[quotedItems[i] as number] as SessionItem).quantity,
+      quantity: it.quantity,
       unitCents: centsOf(l.unitPrice),
       baseCents,
       discountCents,
       totalCents: baseCents - discountCents,
     };
   });
-  const lineOfSku = new Map(lines.map((l, i) => [l.sku, i]));
+  const lineOfSku = new Map(lines.flatMap((l, i) => (l.unpriced ? [] : [[l.sku, i] as const])));
   const discounts: SessionDiscount[] = quoted.promotions.applied.map((a) => ({
     promotionId: a.promotionId,
     name: a.name,

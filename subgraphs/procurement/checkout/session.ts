@@ -32,10 +32,16 @@ export interface SessionItem {
   readonly quantity: number;
 }
 
-/** One priced line, in cents: base = unit × quantity, total = base − discount. */
+/**
+ * One line per item, in the items' order (so `$.line_items[i]` is the same line in a request, a
+ * message and an allocation), in cents: base = unit × quantity, total = base − discount. An item
+ * that could not be priced has a line marked `unpriced` with zero amounts (its message says why).
+ */
 export interface SessionLine {
-  /** Index into `items`: a line exists only for an item that could be priced. */
+  /** Index into `items` (the same as the line's own index). */
   readonly item: number;
+  /** Set on the line of an item that could not be priced (absent on every priced line). */
+  readonly unpriced?: true;
   readonly sku: string;
   readonly name: string;
   readonly quantity: number;
@@ -85,7 +91,8 @@ export interface SessionProblem {
     | 'approval_expired'
     | 'order_cancelled'
     | 'price_changed'
-    | 'promotions_unavailable';
+    | 'promotions_unavailable'
+    | 'order_failed';
   readonly message: string;
   readonly blocking: boolean;
   readonly item?: number;
@@ -136,6 +143,11 @@ export interface CheckoutSession extends SessionPricing {
   readonly orderId: string | null;
   /** The purchase order number the agent paid with. */
   readonly purchaseOrderNumber: string | null;
+  /**
+   * While `complete_in_progress`: until when the completion that set it holds the session (epoch
+   * ms). Another completion waits (409) until then; after it, the next one resumes or settles it.
+   */
+  readonly completingUntil: number | null;
   readonly createdAt: number;
   readonly updatedAt: number;
   /** Epoch ms after which an open session is expired. */
@@ -164,7 +176,9 @@ export const EMPTY_TOTALS: SessionTotals = {
 
 /** The status a priced, open session has: not ready while a blocking problem stands. */
 export const readiness = (p: Pick<SessionPricing, 'problems' | 'lines'>): SessionStatus =>
-  p.lines.length === 0 || p.problems.some((x) => x.blocking) ? 'not_ready_for_payment' : 'ready_for_payment';
+  !p.lines.some((l) => !l.unpriced) || p.problems.some((x) => x.blocking)
+    ? 'not_ready_for_payment'
+    : 'ready_for_payment';
 
 /** What an agent may still change: open sessions only. */
 export const isOpen = (s: Pick<CheckoutSession, 'status'>): boolean =>
@@ -215,6 +229,7 @@ export function createSession(n: NewSession, pricing: SessionPricing, nowMs: num
     quote: pricing.quote,
     orderId: null,
     purchaseOrderNumber: null,
+    completingUntil: null,
     createdAt: nowMs,
     updatedAt: nowMs,
     expiresAt: nowMs + n.ttlMs,
@@ -262,9 +277,19 @@ export function withStatus(
   s: CheckoutSession,
   status: SessionStatus,
   nowMs: number,
-  extra: Partial<Pick<CheckoutSession, 'orderId' | 'purchaseOrderNumber' | 'problems'>> = {},
+  extra: Partial<
+    Pick<CheckoutSession, 'orderId' | 'purchaseOrderNumber' | 'problems' | 'completingUntil'>
+  > = {},
 ): CheckoutSession {
-  return { ...s, ...extra, status, updatedAt: nowMs, version: s.version + 1 };
+  // Leaving complete_in_progress ends the completion's hold, unless `extra` sets a new one.
+  return {
+    ...s,
+    completingUntil: status === 'complete_in_progress' ? (s.completingUntil ?? null) : null,
+    ...extra,
+    status,
+    updatedAt: nowMs,
+    version: s.version + 1,
+  };
 }
 
 /** The session with one more problem (replacing an earlier one of the same kind). Pure. */
@@ -276,6 +301,7 @@ export function withProblem(s: CheckoutSession, p: SessionProblem): SessionProbl
 export const COMPLETION_PROBLEMS: ReadonlySet<SessionProblem['kind']> = new Set([
   'spend_refused',
   'price_changed',
+  'order_failed',
 ]);
 
 /**
@@ -285,6 +311,10 @@ export const COMPLETION_PROBLEMS: ReadonlySet<SessionProblem['kind']> = new Set(
  */
 export function completable(s: CheckoutSession): boolean {
   if (s.status === 'complete_in_progress' || s.status === 'ready_for_payment') return true;
-  if (s.status !== 'not_ready_for_payment' || s.lines.length === 0) return false;
+  if (s.status !== 'not_ready_for_payment' || !s.lines.some((l) => !l.unpriced)) return false;
   return s.problems.every((p) => !p.blocking || COMPLETION_PROBLEMS.has(p.kind));
 }
+
+/** Whether a completion holds the session now (another one must wait: 409). */
+export const completionHeld = (s: CheckoutSession, nowMs: number): boolean =>
+  s.status === 'complete_in_progress' && s.completingUntil !== null && nowMs < s.completingUntil;

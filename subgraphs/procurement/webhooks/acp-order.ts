@@ -1,5 +1,5 @@
 import { EventTypes } from '../../../lib/events/cloudevent.ts';
-import { orderPermalink } from '../../../lib/public-origin.ts';
+import { checkoutPermalink } from '../../../lib/public-origin.ts';
 import type { CheckoutSession } from '../checkout/session.ts';
 import type { OrderEventData, OrderEventType, OrderLineEventData } from '../outbox/order-events.ts';
 import { centsOfText } from '../spend/policy.ts';
@@ -93,8 +93,9 @@ export interface AcpOrderEventBody {
 }
 
 /**
- * The ACP body of an order event of `session`'s order. `origin` is this system's public origin
- * (lib/public-origin.ts): the permalink is where the order is read back.
+ * The ACP body of an order event of `session`'s order. `origin` is ACP's api_base_url
+ * (lib/public-origin.ts acpApiBaseUrl): the permalink is the session, where the platform reads
+ * the order back with its key.
  */
 export function acpOrderEvent(
   eventType: OrderEventType,
@@ -113,7 +114,7 @@ export function acpOrderEvent(
       type: 'order',
       id: data.order_id,
       checkout_session_id: session.id,
-      permalink_url: orderPermalink(origin, data.order_id),
+      permalink_url: checkoutPermalink(origin, session.id),
       ...(session.purchaseOrderNumber ? { client_reference_id: session.purchaseOrderNumber } : {}),
       status,
       line_items: lines.map((l) => ({

@@ -1,7 +1,7 @@
 import { Counter } from 'prom-client';
 import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
-import { publicOrigin } from '../../../lib/public-origin.ts';
+import { acpApiBaseUrl } from '../../../lib/public-origin.ts';
 import { checkoutApiKeysFor } from '../api-keys/index.ts';
 import { checkoutMigrations } from '../checkout/migrations.ts';
 import { sqlCheckoutSessionStore } from '../checkout/sql.ts';
@@ -107,7 +107,7 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     keys,
     sessions: sqlCheckoutSessionStore(platform.db),
     eventTypes: WEBHOOK_EVENT_TYPES,
-    origin: publicOrigin(config),
+    origin: acpApiBaseUrl(config),
     disable: (endpointId, reason, now) => store.disableEndpoint(endpointId, reason, now),
   });
   const offKeys = keys.onWebhookChange((id) => acp.sync(id, new Date(clock.now())).then(() => {}));
