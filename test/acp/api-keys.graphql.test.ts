@@ -120,6 +120,17 @@ describe('checkout API keys through /graphql', () => {
     }
   });
 
+  it("refuses another platform's SPIFFE ID (it would see that platform's sessions), and rotates a key of the same name", async () => {
+    const spiffeId = 'spiffe://example.org/ns/ai/sa/procurement-agent/one-platform';
+    expect((await issue({ ...INPUT, spiffeId, name: 'Platform One' })).errors).toBeUndefined();
+    const other = await issue({ ...INPUT, spiffeId, name: 'Platform Two' });
+    expect(other.data?.issueCheckoutApiKey ?? null).toBeNull();
+    expect(other.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'spiffeId' });
+    expect(other.errors?.[0]?.message).toContain('Platform One');
+    // A second key of the same platform (a rotation) is fine.
+    expect((await issue({ ...INPUT, spiffeId, name: 'Platform One' })).errors).toBeUndefined();
+  });
+
   const bad: [string, Record<string, unknown>, string][] = [
     [
       'a SPIFFE ID outside the trust domains',

@@ -230,7 +230,10 @@ describe.each(adapters)('checkout API keys on %s', (_name, open) => {
   });
 
   it('lists keys oldest first without any secret', async () => {
-    const { key } = await keys.issue({ ...INPUT, name: 'Listed' }, 'ops-alice');
+    const { key } = await keys.issue(
+      { ...INPUT, name: 'Listed', spiffeId: `${INPUT.spiffeId}/listed` },
+      'ops-alice',
+    );
     const list = await keys.list();
     expect(list.at(-1)?.name).toBe('Listed');
     expect(list.map((k) => k.createdAt)).toEqual([...list.map((k) => k.createdAt)].sort((a, b) => a - b));

@@ -121,7 +121,7 @@ async function platform(o: { policy?: Record<string, string>; script?: Behaviour
       const got = eventsOf(orderId).filter((x) => x.r.answered === 200);
       return got.length >= count ? got : undefined;
     });
-  return { id, secret, receiver, call, open, complete, eventsOf, waitEvents };
+  return { id, spiffeId, secret, receiver, call, open, complete, eventsOf, waitEvents };
 }
 
 /** A delivery as a platform checks it: the signature (spec's verifier), JSON, a valid ACP Order. */
@@ -237,6 +237,41 @@ describe('ACP order webhooks (embedded, real HTTP receiver)', () => {
     const body = expectSigned(update?.r as Received, p.secret);
     expect(body).toMatchObject({ type: 'order_update', data: { status: 'confirmed', id: orderId } });
     expect(body.data.totals.find((t) => t.type === 'total')?.amount).toBe(totalOf(pending));
+  });
+
+  it("follows a key rotation: the order_update of an order placed under the revoked key goes to the new key's webhook", async () => {
+    const p = await platform({ policy: { budget: '100000.00', approvalAbove: '0.01' } });
+    const s = await p.open();
+    const orderId = ((await p.complete(s.id)).order as { id: string }).id;
+    await p.waitEvents(orderId, 1);
+    // The platform rotates: a new key for the same identity and name, its own receiver; the old key is revoked.
+    const admin = await sys.token(['agents:admin'], 'ops-acp');
+    const next = await issueKey(sys, { spiffeId: p.spiffeId, agentId: 'agent-acp-rotated' });
+    const receiver = await startReceiver([200], '/acp/order_events');
+    receivers.push(receiver);
+    const set = await sys.gql(SET_WEBHOOK, { token: admin, variables: { id: next.id, url: receiver.url } });
+    expect(set.errors).toBeUndefined();
+    const secret = (set.data as { setCheckoutWebhook: { signingSecret: string } }).setCheckoutWebhook
+      .signingSecret;
+    const revoked = await sys.gql('mutation ($id: ID!) { revokeCheckoutApiKey(id: $id) { id } }', {
+      token: admin,
+      variables: { id: p.id },
+    });
+    expect(revoked.errors).toBeUndefined();
+    const approved = await sys.gql(APPROVE, {
+      token: await sys.token(['orders:approve'], 'alice'),
+      variables: { id: orderId },
+    });
+    expect(approved.errors).toBeUndefined();
+    const got = await waitFor('the update at the new webhook', () =>
+      receiver.received.find(
+        (r) => r.answered === 200 && (JSON.parse(r.body) as AcpEvent).data.id === orderId,
+      ),
+    );
+    expect(expectSigned(got, secret)).toMatchObject({
+      type: 'order_update',
+      data: { status: 'confirmed', id: orderId },
+    });
   });
 
   it('sends order_update canceled when an operator rejects the order of a held session', async () => {

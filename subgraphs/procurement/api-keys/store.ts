@@ -106,6 +106,18 @@ export function sqlCheckoutApiKeys(db: Db, o: ApiKeyStoreOptions): CheckoutApiKe
   return {
     async issue(input, by) {
       const valid = parseKeyInput(input, o.trustDomains);
+      // A key acts as its SPIFFE ID: sessions, idempotency keys, budget, block and audit are that
+      // identity's. Two platforms on one identity would see each other's sessions, so an identity
+      // belongs to one platform (its name); a second key of the same name is a rotation.
+      const [taken] = await db.query<{ name: string }>(
+        'SELECT name FROM checkout_api_keys WHERE spiffe_id = $1 AND revoked_at IS NULL AND name <> $2 LIMIT 1',
+        [valid.spiffeId, valid.name],
+      );
+      if (taken)
+        throw new ApiKeyInputInvalid(
+          'spiffeId',
+          `spiffeId is the identity of the platform ${JSON.stringify(taken.name)}: give each platform its own identity (a key with the same name rotates it)`,
+        );
       const id = newKeyId();
       const key = newSecretKey(id);
       const [row] = await db.query<Row>(

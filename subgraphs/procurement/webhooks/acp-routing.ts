@@ -63,6 +63,28 @@ export function createAcpRouting(o: AcpRoutingOptions): AcpRouting {
     await o.endpoints.upsert({ apiKeyId, ...target, eventTypes: o.eventTypes, now });
     return true;
   }
+  /** The key when it has a webhook to deliver to (its sync trusted for ttlMs). */
+  async function deliverable(apiKeyId: string, now: Date): Promise<string | undefined> {
+    const known = synced.get(apiKeyId);
+    const ok = known && known.until > now.getTime() ? known.ok : await sync(apiKeyId, now);
+    return ok ? apiKeyId : undefined;
+  }
+
+  /**
+   * A session's key was revoked (a rotation: the platform's new key has the same identity, see
+   * api-keys/store.ts): the platform's orders go to the webhook of its newest active key with
+   * the same SPIFFE ID, so an approval decided days later still reaches it.
+   */
+  async function successorOf(apiKeyId: string, now: Date): Promise<string | undefined> {
+    const keys = await o.keys.list();
+    const spiffeId = keys.find((k) => k.id === apiKeyId)?.spiffeId;
+    if (!spiffeId) return undefined;
+    const next = keys
+      .filter((k) => k.spiffeId === spiffeId && k.id !== apiKeyId && !k.revokedAt && k.webhook)
+      .pop();
+    return next ? deliverable(next.id, now) : undefined;
+  }
+
   return {
     sync,
     async syncAll(now) {
@@ -79,11 +101,10 @@ export function createAcpRouting(o: AcpRoutingOptions): AcpRouting {
       // The key is the source of the URL and secret; syncing here (a no-op statement when nothing
       // changed, at most once per key and syncTtlMs) means a delivery never waits long for a
       // listener that did not run.
-      const known = synced.get(session.keyId);
-      const ok = known && known.until > now.getTime() ? known.ok : await sync(session.keyId, now);
-      if (!ok) return 0;
+      const keyId = (await deliverable(session.keyId, now)) ?? (await successorOf(session.keyId, now));
+      if (!keyId) return 0;
       const body = acpOrderEvent(event.type, data as OrderEventData, session, o.origin);
-      return o.endpoints.enqueue(session.keyId, event, JSON.stringify(body), now);
+      return o.endpoints.enqueue(keyId, event, JSON.stringify(body), now);
     },
   };
 }
