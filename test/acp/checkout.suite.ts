@@ -60,7 +60,7 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
         call('POST', `/checkout_sessions/${id}/complete`, {
           payment_data: { purchase_order_number: po, payment_terms: 'net_30' },
         });
-      return { call, open, complete };
+      return { spiffeId, call, open, complete };
     }
 
     it('serves /.well-known/acp.json without authentication, valid and cacheable', async () => {
@@ -160,6 +160,15 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
         ),
       );
 
+      // The order over the agent order API, as the key's identity reads it (a trusted proxy's header).
+      const v2 = await fetch(`${url()}/api/v2/procurement/orders/${order.id}`, {
+        headers: { 'x-spiffe-id': p.spiffeId },
+      });
+      expect(v2.status).toBe(200);
+      expect(
+        Math.round(Number(((await v2.json()) as { allocated_budget: number }).allocated_budget) * 100),
+      ).toBe(totalOf(done));
+
       // Completed: cancel and complete again are 405.
       expectError(await p.call('POST', `/checkout_sessions/${id}/cancel`), 405, 'session_completed');
       expectError(await p.complete(id, 'PO-2026-0002'), 405, 'session_completed');
@@ -239,7 +248,10 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
         );
       });
 
-      it('answers 409 with Retry-After while the first request with the key is in flight', async () => {
+      // Whether one of them lands while the first is in flight is up to the scheduler: what must
+      // hold is that exactly one runs, and that an in-flight answer is 409 with Retry-After (the
+      // store's contract tests the in-flight state itself, test/procurement/agent-state.contract.ts).
+      it('runs one of six concurrent requests with the same key; the others replay it or get 409 with Retry-After', async () => {
         const p = await platform();
         const k = `idem-flight-${label}-${Date.now()}`;
         const many = await Promise.all(

@@ -21,6 +21,8 @@ const fresh = async () =>
   (
     await issueKey(sys, {
       spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/acp-fuzz-${++platforms}`,
+      // The customer the totals property quotes as (promotions count caps per customer).
+      agentId: FUZZ_AGENT,
     })
   ).key;
 
@@ -168,7 +170,7 @@ describe('hostile input: a clear ACP error and nothing stored', () => {
     );
   });
 
-  it("answers 404 for another platform's session, and leaves it as it was", async () => {
+  it('answers 404 to another platform for every operation on a session, and leaves it as it was', async () => {
     const mine = expectSession(await acp(sys.url, key, 'POST', '/checkout_sessions', valid), 201);
     const other = await issueKey(sys, {
       spiffeId: 'spiffe://example.org/ns/ai/sa/procurement-agent/acp-other',
@@ -179,9 +181,23 @@ describe('hostile input: a clear ACP error and nothing stored', () => {
       404,
       'not_found',
     );
-    expect(expectSession(await acp(sys.url, key, 'GET', `/checkout_sessions/${mine.id}`)).status).toBe(
-      'ready_for_payment',
+    expectError(
+      await acp(sys.url, other.key, 'POST', `/checkout_sessions/${mine.id}`, {
+        line_items: [{ id: 'SKU-ABC-000001', quantity: 5 }],
+      }),
+      404,
+      'not_found',
     );
+    expectError(
+      await acp(sys.url, other.key, 'POST', `/checkout_sessions/${mine.id}/complete`, {
+        payment_data: { purchase_order_number: 'PO-X' },
+      }),
+      404,
+      'not_found',
+    );
+    const after = expectSession(await acp(sys.url, key, 'GET', `/checkout_sessions/${mine.id}`));
+    expect(after.status).toBe('ready_for_payment');
+    expect(after.line_items).toEqual(mine.line_items);
   });
 
   it('never answers 5xx to random bodies (property)', async () => {
