@@ -57,6 +57,7 @@ function messageOf(p: SessionProblem) {
     approval_expired: 'expired',
     order_cancelled: 'conflict',
     order_failed: 'invalid',
+    fallback_prices: 'invalid',
   }[p.kind];
   return {
     type: 'error',

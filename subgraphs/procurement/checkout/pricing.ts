@@ -24,6 +24,8 @@ export interface QuotedCart {
     readonly lineTotal: number;
     readonly discount: number;
     readonly total: number;
+    /** Where the price came from: `last_known` and `static` are the edge's fallbacks. */
+    readonly source?: string;
   }[];
   readonly subtotal: number;
   readonly discountTotal: number;
@@ -173,6 +175,13 @@ export function pricedSession(
       return line === undefined ? [] : [{ line, amountCents: centsOf(x.amount) }];
     }),
   }));
+  const fallback = quoted.lines.filter((l) => l.source === 'last_known' || l.source === 'static');
+  if (fallback.length > 0)
+    problems.push({
+      kind: 'fallback_prices',
+      message: `pricing could not be reached: ${fallback.map((l) => l.sku).join(', ')} ${fallback.length === 1 ? 'is' : 'are'} priced at ${fallback.length === 1 ? 'its' : 'their'} last known or catalog price`,
+      blocking: false,
+    });
   if (quoted.promotions.status === 'unavailable')
     problems.push(
       codes.length > 0

@@ -92,6 +92,7 @@ export interface SessionProblem {
     | 'order_cancelled'
     | 'price_changed'
     | 'promotions_unavailable'
+    | 'fallback_prices'
     | 'order_failed';
   readonly message: string;
   readonly blocking: boolean;
