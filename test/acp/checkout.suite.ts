@@ -5,12 +5,15 @@
  * Every response is validated against the vendored 2026-04-17 bundle.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostileBodies, releaseExamples } from './cases.ts';
 import { acp, expectError, expectSession, type Gql, issueKey, totalOf } from './support/acp.ts';
 import { expectAcp } from './support/validate.ts';
 
 export interface AcpSystem extends Gql {
   /** Base URLs of the gateway replicas (one when embedded). */
   readonly urls: readonly string[];
+  /** How many checkout sessions are stored (the shared SQL store). */
+  sessions(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -62,6 +65,12 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
         });
       return { spiffeId, call, open, complete };
     }
+
+    releaseExamples(async () => (await platform()).call);
+    hostileBodies(
+      async () => (await platform()).call,
+      () => sys.sessions(),
+    );
 
     it('serves /.well-known/acp.json without authentication, valid and cacheable', async () => {
       const res = await fetch(`${url()}/.well-known/acp.json`);
