@@ -45,10 +45,12 @@ async function drive(opts: LoadOptions): Promise<LoadResult> {
   let non2xx = 0;
   const started = performance.now();
   const until = started + opts.seconds * 1000;
-  const loop = async (offset: number) => {
-    let i = offset;
+  // One position for all connections: each request of the list is sent once per pass (a list
+  // of requests with their own Idempotency-Keys must not send one key on two connections).
+  let next = 0;
+  const loop = async () => {
     while (performance.now() < until) {
-      const r = opts.requests[i++ % opts.requests.length] as HttpRequestSpec;
+      const r = opts.requests[next++ % opts.requests.length] as HttpRequestSpec;
       const t = performance.now();
       try {
         const res = await pool.request({
@@ -67,7 +69,7 @@ async function drive(opts: LoadOptions): Promise<LoadResult> {
       }
     }
   };
-  await Promise.all(Array.from({ length: opts.connections }, (_, k) => loop(k)));
+  await Promise.all(Array.from({ length: opts.connections }, () => loop()));
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
   const us = (v: number) => v / 1000;

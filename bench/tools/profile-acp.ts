@@ -1,13 +1,14 @@
 /**
  * Profiles the compiled embedded system under one ACP operation, as profile.ts does a quote:
  *   npm run build && [WARM=3] [SESSIONS=4000] [COUNT_SQL=1] tsx bench/tools/profile-acp.ts \
- *     <create|update|complete|order> [seconds=10]   (PROFILE_NODE_FLAGS adds node flags)
+ *     <create|update|complete|order|order-key> [seconds=10]   (PROFILE_NODE_FLAGS adds node flags)
  * Starts `node --cpu-prof dist/gateway/main.js` on a fresh data directory, issues a checkout API
  * key through GraphQL (as bench/acp/run.ts does), and loads one operation closed loop, 10 at a
  * time (bench/acp/flows.ts runOp): creates; updates or completions of sessions created first
  * (SESSIONS of them; a completion takes each once); or `order`, the /v2 agent order, for the
- * comparison. WARM seconds of the same operation come first, outside the figures. Prints the
- * server's CPU per request (the whole process, and by thread: the request thread, the store's
+ * comparison (`order-key`: each with its own Idempotency-Key, so the order id is given). WARM
+ * seconds of the same operation come first, outside the figures. Prints the server's CPU per
+ * request (the whole process, and by thread: the request thread, the store's
  * thread and the rest), with COUNT_SQL=1 the statements each request sent to the store's thread
  * (bench/tools/count-statements.mjs), and the request thread's self-time summary
  * (cpuprofile-summary.ts) over the measured load.
@@ -92,14 +93,22 @@ const op = (o: Op, secs: number, ids?: string[]) =>
 
 /** Runs the measured load; resolves with how many requests it made and its figures. */
 let measured: () => Promise<{ requests: number; line: string }>;
-if (which === 'order') {
-  const requests = orderRequests();
-  await load({ url: sys.url, requests, connections: 10, seconds: warm });
+if (which === 'order' || which === 'order-key') {
+  // order-key: each request its own Idempotency-Key, so each is a new order with a given id
+  // (the order domain's insert-first path); 3,000 per second is more than this machine places.
+  const keyed = (phase: string, secs: number) =>
+    Array.from({ length: Math.ceil(secs * 3000) }, (_, i) =>
+      orderRequests().map((r) => ({ ...r, headers: { ...r.headers, 'idempotency-key': `${phase}-${i}` } })),
+    ).flat();
+  const requestsOf = (phase: string, secs: number) =>
+    which === 'order' ? orderRequests() : keyed(phase, secs);
+  await load({ url: sys.url, requests: requestsOf('warm', warm), connections: 10, seconds: warm });
+  const requests = requestsOf('measured', seconds);
   measured = async () => {
     const r = await load({ url: sys.url, requests, connections: 10, seconds });
     return {
       requests: r.requests,
-      line: `${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, non-2xx ${r.non2xx}`,
+      line: `${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, non-2xx ${r.non2xx}${r.non2xx ? ` ${JSON.stringify(r.statuses)}` : ''}`,
     };
   };
 } else {
