@@ -9,9 +9,16 @@ import { ManualClock } from '../../lib/clock.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
+import { EventTypes } from '../../lib/events/cloudevent.ts';
 import type { UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
-import { createOrderDomain } from '../../subgraphs/procurement/domain/order-domain.ts';
-import { approve, toResponse } from '../../subgraphs/procurement/domain/purchase-order.ts';
+import { createOrderDomain, newOrderId } from '../../subgraphs/procurement/domain/order-domain.ts';
+import {
+  approve,
+  OrderIdConflict,
+  type PurchaseOrder,
+  toResponse,
+} from '../../subgraphs/procurement/domain/purchase-order.ts';
+import { orderEvent } from '../../subgraphs/procurement/outbox/order-events.ts';
 import { memoryOrderStore } from '../../subgraphs/procurement/store/memory.ts';
 import { orderMigrations } from '../../subgraphs/procurement/store/migrations.ts';
 import { sqlOrderStore } from '../../subgraphs/procurement/store/sql.ts';
@@ -147,6 +154,50 @@ describe.each(adapters)('order store, %s adapter', (_name, make) => {
     expect(listed.orders.map((o) => o.orderId)).toEqual(ids.reverse().slice(0, 3));
   });
 
+  it('tells whether it inserted: true once per order id, false for an id that exists, also within one batch', async () => {
+    const s = make();
+    const id = newOrderId();
+    const cmd = { request: request(), spiffeId: AGENT, traceId: 't' };
+    const insert = (o: PurchaseOrder) => s.insert(o, orderEvent(EventTypes.OrderPlaced, o, 0));
+    const first = approve(cmd, id, 1_767_225_600_000);
+    expect(await insert(first)).toBe(true);
+    expect(await insert({ ...first, quantity: 7 })).toBe(false);
+    expect((await s.get(id))?.quantity).toBe(3);
+    // Written together (one group commit on SQL): the first item of the id is the one stored.
+    const twin = approve(cmd, newOrderId(), 1_767_225_600_000);
+    const both = await Promise.all([
+      insert(twin),
+      insert({ ...twin, quantity: 9 }),
+      insert(approve(cmd, newOrderId(), 1_767_225_600_000)),
+    ]);
+    expect(both).toEqual([true, false, true]);
+    expect((await s.get(twin.orderId))?.quantity).toBe(3);
+  });
+
+  it('places a given order id with one store call and reads it only when the id existed', async () => {
+    const s = make();
+    const reads: string[] = [];
+    const counted: OrderStore = {
+      ...s,
+      get: (orderId) => {
+        reads.push(orderId);
+        return s.get(orderId);
+      },
+    };
+    const domain = createOrderDomain(counted, new ManualClock());
+    const orderId = newOrderId();
+    const cmd = { request: request(), spiffeId: AGENT, traceId: 't', orderId };
+    const created = await domain.place(cmd);
+    expect(reads).toEqual([]);
+    expect(await domain.place({ ...cmd, traceId: 'retry' })).toEqual(created);
+    expect(reads).toEqual([orderId]);
+    await expect(domain.place({ ...cmd, request: request({ quantity: 4 }) })).rejects.toThrow(
+      OrderIdConflict,
+    );
+    await expect(domain.place({ ...cmd, spiffeId: `${AGENT}/other` })).rejects.toThrow(OrderIdConflict);
+    expect(domain.placed()).toBe(1);
+  });
+
   it('keeps every one of many concurrent orders (group commit)', async () => {
     const s = make();
     const domain = createOrderDomain(s, new ManualClock());
@@ -186,17 +237,21 @@ describe('groupCommit', () => {
     let inFlight = 0;
     let maxInFlight = 0;
     const written: number[][] = [];
-    const add = groupCommit<number>(
+    const add = groupCommit<number, number>(
       async (batch) => {
         inFlight++;
         maxInFlight = Math.max(maxInFlight, inFlight);
         await new Promise((r) => setTimeout(r, 2));
         written.push([...batch]);
         inFlight--;
+        return batch.map((n) => -n);
       },
       { maxBatch: 10, concurrency: 2 },
     );
-    await Promise.all(Array.from({ length: 95 }, (_, i) => add(i)));
+    // Each caller gets its own item's outcome, whichever batch it was written in.
+    expect(await Promise.all(Array.from({ length: 95 }, (_, i) => add(i)))).toEqual(
+      Array.from({ length: 95 }, (_, i) => -i),
+    );
     expect(maxInFlight).toBeLessThanOrEqual(2);
     expect(written.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 95 }, (_, i) => i));
     expect(written.length).toBeLessThan(95);

@@ -121,19 +121,22 @@ export function createOrderDomain(
   } as const;
   return {
     async place(cmd) {
-      if (cmd.orderId) {
-        const existing = await store.get(cmd.orderId);
-        if (existing && !placedBy(existing, cmd)) throw new OrderIdConflict(cmd.orderId);
-        if (existing) return toResponse(existing);
-      }
       const now = clock.now();
       const order = approve(cmd, cmd.orderId ?? newOrderId(), now, approvalTtlMs);
-      placed++;
       const type =
         order.status === 'PENDING_APPROVAL' ? EventTypes.OrderApprovalRequested : EventTypes.OrderPlaced;
-      await store.insert(order, orderEvent(type, order, now));
-      committed();
-      return toResponse(order);
+      // Insert first: a given id is nearly always new, and the insert skips one that exists, so
+      // the common case is one statement and only a repeat pays the read.
+      if (await store.insert(order, orderEvent(type, order, now))) {
+        placed++;
+        committed();
+        return toResponse(order);
+      }
+      // The id existed: the same command again (a retry) gets its order, another one a conflict.
+      const existing = await store.get(order.orderId);
+      if (!existing) throw new Error(`order ${order.orderId} was neither inserted nor found`);
+      if (!placedBy(existing, cmd)) throw new OrderIdConflict(order.orderId);
+      return toResponse(existing);
     },
     get: (orderId) => store.get(orderId),
     async list(q) {

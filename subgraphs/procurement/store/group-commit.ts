@@ -1,17 +1,18 @@
 /**
  * Group commit: writes that arrive while others are being written are queued and written
  * together in the next single statement, so throughput grows with load instead of one round
- * trip (or one blocking PGlite call) per row. Every caller's promise settles with its own
- * batch's outcome. `concurrency` batches may be in flight at once (Postgres has a pool; the
+ * trip (or one blocking PGlite call) per row. `write` returns one outcome per item, in the
+ * batch's order; every caller's promise settles with its own item's outcome, or with the
+ * batch's failure. `concurrency` batches may be in flight at once (Postgres has a pool; the
  * embedded store has one connection and takes 1).
  */
-export function groupCommit<T>(
-  write: (batch: readonly T[]) => Promise<void>,
+export function groupCommit<T, R>(
+  write: (batch: readonly T[]) => Promise<readonly R[]>,
   opts: { maxBatch?: number; concurrency?: number } = {},
-): (item: T) => Promise<void> {
+): (item: T) => Promise<R> {
   const maxBatch = opts.maxBatch ?? 500;
   const concurrency = opts.concurrency ?? 1;
-  let queue: { item: T; resolve(): void; reject(e: unknown): void }[] = [];
+  let queue: { item: T; resolve(r: R): void; reject(e: unknown): void }[] = [];
   let running = 0;
   let scheduled = false;
 
@@ -21,8 +22,8 @@ export function groupCommit<T>(
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
       try {
-        await write(batch.map((b) => b.item));
-        for (const b of batch) b.resolve();
+        const outcomes = await write(batch.map((b) => b.item));
+        for (const [i, b] of batch.entries()) b.resolve(outcomes[i] as R);
       } catch (err) {
         for (const b of batch) b.reject(err);
       }
@@ -31,7 +32,7 @@ export function groupCommit<T>(
   };
 
   return (item) =>
-    new Promise<void>((resolve, reject) => {
+    new Promise<R>((resolve, reject) => {
       queue.push({ item, resolve, reject });
       if (running >= concurrency || scheduled) return;
       scheduled = true;

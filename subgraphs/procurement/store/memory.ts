@@ -62,9 +62,10 @@ export function memoryOrderStore(
   return {
     outbox,
     async insert(order, event) {
-      if (orders.has(order.orderId)) return;
+      if (orders.has(order.orderId)) return false;
       orders.set(order.orderId, order);
       enqueue(event);
+      return true;
     },
     async get(orderId) {
       return orders.get(orderId) ?? null;

@@ -173,7 +173,7 @@ function where(q: OrderQuery, params: unknown[]): string {
  * its outbox row in the same transaction.
  */
 export function sqlOrderStore(db: Db): OrderStore {
-  const insertBatch = groupCommit<{ order: PurchaseOrder; event: OutboxEvent }>(
+  const insertBatch = groupCommit<{ order: PurchaseOrder; event: OutboxEvent }, boolean>(
     async (batch) => {
       const params: unknown[] = [];
       const p = (v: unknown) => param(params, v);
@@ -204,22 +204,29 @@ export function sqlOrderStore(db: Db): OrderStore {
       );
       // One statement, atomic by itself: the orders and their outbox rows in one round trip
       // (a transaction took four: BEGIN, two INSERTs, COMMIT; each a message to the embedded
-      // store's thread, or a trip to Postgres). RETURNING names only the orders this statement
-      // created: an id that existed (a retried Idempotency-Key) gets no second OrderPlaced, and
-      // an id twice in one batch gets one.
-      await db.query(
+      // store's thread, or a trip to Postgres). `created` names only the orders this statement
+      // inserted: an id that existed (a retried Idempotency-Key, a resumed completion) gets no
+      // second OrderPlaced, and an id twice in one batch gets one, its first item's (VALUES
+      // are inserted in order). The outbox insert runs to completion though the statement
+      // returns only `created`.
+      const rows = await db.query<{ order_id: string }>(
         `WITH created AS (
           INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, lines, total, checkout_session_id)
           VALUES ${orders.join(',')} ON CONFLICT (order_id) DO NOTHING RETURNING order_id
         ), events (n, order_id, ${OUTBOX_COLUMNS}) AS (
           VALUES ${events.join(',')}
+        ), outboxed AS (
+          INSERT INTO procurement_outbox (${OUTBOX_COLUMNS})
+          SELECT ${OUTBOX_COLUMNS} FROM (
+            SELECT DISTINCT ON (order_id) * FROM events JOIN created USING (order_id) ORDER BY order_id, n
+          ) first_event ORDER BY n
         )
-        INSERT INTO procurement_outbox (${OUTBOX_COLUMNS})
-        SELECT ${OUTBOX_COLUMNS} FROM (
-          SELECT DISTINCT ON (order_id) * FROM events JOIN created USING (order_id) ORDER BY order_id, n
-        ) first_event ORDER BY n`,
+        SELECT order_id FROM created`,
         params,
       );
+      // Each created id answers true once: to the first item of the batch that carries it.
+      const created = new Set(rows.map((r) => r.order_id));
+      return batch.map(({ order }) => created.delete(order.orderId));
     },
     // One batch at a time measured as well as several on Postgres here (the commit's fsync
     // dominates); the embedded store has a single connection anyway.

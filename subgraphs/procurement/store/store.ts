@@ -21,10 +21,11 @@ export interface OrderQuery {
 /** Durable orders: the SQL store (PGlite or Postgres via platform.db), or memory (benchmarks). */
 export interface OrderStore {
   /**
-   * Resolves once the order and its OrderPlaced outbox row are committed, together. An order
-   * id that exists already is left as it is, and its event is not written again.
+   * Resolves true once the order and its OrderPlaced outbox row are committed, together; false
+   * when the order id exists already (nothing is written: the stored order is left as it is
+   * and its event is not written again).
    */
-  insert(order: PurchaseOrder, event: OutboxEvent): Promise<void>;
+  insert(order: PurchaseOrder, event: OutboxEvent): Promise<boolean>;
   get(orderId: string): Promise<PurchaseOrder | null>;
   list(q: OrderQuery): Promise<PurchaseOrder[]>;
   /**
