@@ -13,12 +13,13 @@ import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import { type CloudEvent, cloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
 import { createPlatform, type Platform } from '../../lib/platform.ts';
-import { checkoutApiKeysFor } from '../../subgraphs/procurement/api-keys/index.ts';
+import { type CheckoutApiKey, checkoutApiKeysFor } from '../../subgraphs/procurement/api-keys/index.ts';
 import { type CheckoutApiKeys, sqlCheckoutApiKeys } from '../../subgraphs/procurement/api-keys/store.ts';
 import type { SessionLine } from '../../subgraphs/procurement/checkout/session.ts';
 import { sqlCheckoutSessionStore } from '../../subgraphs/procurement/checkout/sql.ts';
 import type { OrderEventType } from '../../subgraphs/procurement/outbox/order-events.ts';
 import { ACP_ORDER_EVENTS, acpOrderEvent } from '../../subgraphs/procurement/webhooks/acp-order.ts';
+import { createAcpRouting } from '../../subgraphs/procurement/webhooks/acp-routing.ts';
 import { merchantSignature } from '../../subgraphs/procurement/webhooks/acp-signature.ts';
 import {
   type AcpEndpointStore,
@@ -565,5 +566,97 @@ describe('routing on the embedded store', () => {
     webhooks.worker.kick();
     await waitFor('the retry', () => sentOf(event).length === 2);
     expect(sentOf(event)[1]?.d.secrets).toEqual([secret]);
+  });
+});
+
+describe('routing reads a session only while some key has a webhook', () => {
+  const T0 = new Date('2026-01-01T00:00:00Z');
+  const at = (ms: number) => new Date(T0.getTime() + ms);
+  const KEY = 'ak_0000000000000000000000d1';
+
+  function routingWith(webhook: CheckoutApiKey['webhook']) {
+    const key: { -readonly [K in keyof CheckoutApiKey]: CheckoutApiKey[K] } = {
+      id: KEY,
+      name: 'Platform',
+      spiffeId: `${SPIFFE}/reads`,
+      agentId: 'agent-acp-reads-01',
+      scopes: ['orders:create'],
+      createdAt: 0,
+      createdBy: 'ops',
+      revokedAt: null,
+      revokedBy: null,
+      webhook,
+    };
+    const count = { listings: 0, sessionReads: 0, deliveries: 0 };
+    const session = sessionOf(KEY);
+    const routing = createAcpRouting({
+      endpoints: {
+        upsert: async () => {},
+        activeEndpointOf: async () => null,
+        enqueue: async () => ++count.deliveries && 1,
+      },
+      keys: {
+        list: async () => {
+          count.listings++;
+          return [key];
+        },
+        webhookOf: async () => (key.webhook ? { url: key.webhook.url, secret: 'whsec_x' } : null),
+      },
+      sessions: {
+        get: async () => {
+          count.sessionReads++;
+          return session;
+        },
+      },
+      eventTypes: [EventTypes.OrderPlaced],
+      origin: ORIGIN,
+      disable: async () => {},
+      syncTtlMs: 5_000,
+    });
+    const placed = (when: Date) =>
+      routing.route(
+        cloudEvent('/test', EventTypes.OrderPlaced, dataOf(session), session.orderId as string, when),
+        when,
+      );
+    return { key, count, routing, placed };
+  }
+
+  it('reads no session and lists the keys once per trust bound while no key has a webhook', async () => {
+    const { count, routing, placed } = routingWith(null);
+    await routing.syncAll(T0);
+    for (let i = 0; i < 50; i++) expect(await placed(at(i * 10))).toBe(0);
+    expect(count).toEqual({ listings: 1, sessionReads: 0, deliveries: 0 });
+    await Promise.all([placed(at(5_001)), placed(at(5_002))]);
+    expect(count).toEqual({ listings: 2, sessionReads: 0, deliveries: 0 });
+  });
+
+  it('sees a webhook set through another replica within the trust bound, and one set here at once', async () => {
+    const { key, count, routing, placed } = routingWith(null);
+    await routing.syncAll(T0);
+    key.webhook = { url: 'https://platform.example/hooks', secretSet: true };
+    expect(await placed(at(1_000))).toBe(0);
+    expect(await placed(at(5_001))).toBe(1);
+    expect(count).toMatchObject({ sessionReads: 1, deliveries: 1 });
+
+    const here = routingWith(null);
+    await here.routing.syncAll(T0);
+    here.key.webhook = { url: 'https://platform.example/hooks', secretSet: true };
+    await here.routing.sync(KEY, at(10));
+    expect(await here.placed(at(20))).toBe(1);
+  });
+
+  it('reads again after a revocation in this process, and stops once no key has a webhook', async () => {
+    const { key, count, routing, placed } = routingWith({
+      url: 'https://platform.example/hooks',
+      secretSet: true,
+    });
+    await routing.syncAll(T0);
+    expect(await placed(at(10))).toBe(1);
+    key.revokedAt = 1;
+    key.webhook = null;
+    await routing.sync(KEY, at(20));
+    expect(await placed(at(30))).toBe(0);
+    expect(await placed(at(40))).toBe(0);
+    expect(count.sessionReads).toBe(1);
   });
 });

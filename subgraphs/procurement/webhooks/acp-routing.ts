@@ -1,5 +1,5 @@
 import type { CloudEvent } from '../../../lib/events/cloudevent.ts';
-import type { CheckoutApiKeys } from '../api-keys/store.ts';
+import type { CheckoutApiKey, CheckoutApiKeys } from '../api-keys/index.ts';
 import type { CheckoutSessionStore } from '../checkout/store.ts';
 import type { OrderEventData } from '../outbox/order-events.ts';
 import { acpOrderEvent, isAcpOrderEvent } from './acp-order.ts';
@@ -36,7 +36,8 @@ export interface AcpRouting {
   /**
    * An order event of a checkout order → one delivery of its ACP body to the webhook of the
    * API key that created the session, and to no one else. 0 for any other event (a /v2 order
-   * costs no statement).
+   * costs no statement), and for every event while no active key has a webhook (no statement
+   * either, but one listing of the keys per syncTtlMs).
    */
   route(event: CloudEvent, now: Date): Promise<number>;
 }
@@ -46,12 +47,45 @@ export function createAcpRouting(o: AcpRoutingOptions): AcpRouting {
   // Each routed event of a busy platform would read the key and write its endpoint row again:
   // a sync is trusted for ttlMs (bounded: keys are few, but never trust a count from outside).
   const synced = new Map<string, { readonly ok: boolean; readonly until: number }>();
+  // Whether any active key has a webhook. While none has, no order event goes to a platform,
+  // and routing reads nothing: no session, no key (each checkout completion paid both). Trusted
+  // for ttlMs, as a sync is: a webhook set through another replica is seen here within that
+  // bound, and meanwhile that replica, which knew at once, routes every event (every replica
+  // receives each). Unknown (the keys unreadable) routes as if one had.
+  let anyWebhook: { readonly yes: boolean; readonly until: number } | undefined;
+  let checking: Promise<boolean> | undefined;
+  /** Counts syncs: a listing that a sync overtook does not overwrite what the sync learnt. */
+  let syncs = 0;
+  const hasWebhook = (keys: readonly CheckoutApiKey[]) => keys.some((k) => !k.revokedAt && k.webhook);
+  function mayDeliver(now: Date): Promise<boolean> | boolean {
+    if (anyWebhook && anyWebhook.until > now.getTime()) return anyWebhook.yes;
+    const before = syncs;
+    checking ??= o.keys
+      .list()
+      .then(
+        (keys) => {
+          const yes = hasWebhook(keys);
+          if (syncs !== before) return yes || (anyWebhook?.yes ?? true);
+          anyWebhook = { yes, until: now.getTime() + ttlMs };
+          return yes;
+        },
+        () => true,
+      )
+      .finally(() => {
+        checking = undefined;
+      });
+    return checking;
+  }
   async function sync(apiKeyId: string, now: Date): Promise<boolean> {
     const ok = await syncNow(apiKeyId, now);
     if (synced.size >= 10_000) synced.clear();
     synced.set(apiKeyId, { ok, until: now.getTime() + ttlMs });
+    // A webhook set here is seen at once; a revocation makes the next event ask again.
+    syncs++;
+    anyWebhook = ok ? { yes: true, until: now.getTime() + ttlMs } : undefined;
     return ok;
   }
+
   async function syncNow(apiKeyId: string, now: Date): Promise<boolean> {
     const target = await o.keys.webhookOf(apiKeyId);
     if (!target) {
@@ -88,12 +122,15 @@ export function createAcpRouting(o: AcpRoutingOptions): AcpRouting {
   return {
     sync,
     async syncAll(now) {
-      for (const key of await o.keys.list()) if (key.webhook) await sync(key.id, now);
+      const keys = await o.keys.list();
+      for (const key of keys) if (key.webhook) await sync(key.id, now);
+      anyWebhook = { yes: hasWebhook(keys), until: now.getTime() + ttlMs };
     },
     async route(event, now) {
       const data = event.data as Partial<OrderEventData> | null;
       const sessionId = data?.checkout_session_id;
       if (typeof sessionId !== 'string' || !isAcpOrderEvent(event.type)) return 0;
+      if (!(await mayDeliver(now))) return 0;
       // The session is in the same database (written by the gateway's checkout service): it names
       // the key that created it and the purchase order number the platform paid with.
       const session = await o.sessions.get(sessionId);
