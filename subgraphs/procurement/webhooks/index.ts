@@ -23,6 +23,11 @@ export interface Webhooks {
 export interface WebhooksOptions {
   /** Tests swap the HTTP sender; everything else is the platform's. */
   readonly sender?: Sender;
+  /**
+   * How long the ACP routing trusts what it knows of the keys' webhooks (default 5 s: another
+   * replica's change is seen within it). Tests of one process set 0 to see every change at once.
+   */
+  readonly acpSyncTtlMs?: number;
 }
 
 /**
@@ -109,6 +114,7 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     eventTypes: WEBHOOK_EVENT_TYPES,
     origin: acpApiBaseUrl(config),
     disable: (endpointId, reason, now) => store.disableEndpoint(endpointId, reason, now),
+    ...(opts.acpSyncTtlMs !== undefined ? { syncTtlMs: opts.acpSyncTtlMs } : {}),
   });
   const offKeys = keys.onWebhookChange((id) => acp.sync(id, new Date(clock.now())).then(() => {}));
   await acp
