@@ -1,7 +1,4 @@
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +16,7 @@ import {
 } from '../../gateway/agent/acp/schema/index.ts';
 import { formatPointer, pointerSegments } from '../../gateway/agent/acp/schema/json-path.ts';
 import { acpDefValidator } from '../../gateway/agent/acp/schema/validators.ts';
+import { vendoredChecksums } from '../support/vendored.ts';
 import { acpJson, acpJsonFiles, checkoutExample } from './support/examples.ts';
 import { describeViolations, expectAcp } from './support/validate.ts';
 
@@ -26,35 +24,7 @@ type Json = Record<string, unknown>;
 const params = (vs: readonly AcpViolation[]) => [...new Set(vs.map((v) => v.param))].sort();
 
 describe('the vendored ACP 2026-04-17 files', () => {
-  const dir = fileURLToPath(ACP_DIR);
-  const sums = readFileSync(join(dir, 'SHA256SUMS'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => {
-      const [hash, file] = line.split(/ {2}/) as [string, string];
-      return { hash, file };
-    });
-
-  it.each(sums)('$file matches SHA256SUMS', ({ hash, file }) => {
-    expect(
-      createHash('sha256')
-        .update(readFileSync(join(dir, file)))
-        .digest('hex'),
-    ).toBe(hash);
-  });
-
-  it('lists every vendored file in SHA256SUMS (only README.md and SHA256SUMS are ours)', () => {
-    const walk = (d: string): string[] =>
-      readdirSync(join(dir, d)).flatMap((f) =>
-        statSync(join(dir, d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)],
-      );
-    const ours = new Set(['README.md', 'SHA256SUMS']);
-    expect(
-      walk('')
-        .filter((f) => !ours.has(f))
-        .sort(),
-    ).toEqual(sums.map((s) => s.file).sort());
-  });
+  vendoredChecksums(ACP_DIR);
 });
 
 /** Which definition each example of examples.agentic_checkout.json is, from its name and shape. */

@@ -1,7 +1,4 @@
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,6 +13,7 @@ import {
 import { referenceAliases } from '../../gateway/agent/ucp/schema/quirks.ts';
 import { ucpAjv, ucpDocuments, ucpSchemaValidator } from '../../gateway/agent/ucp/schema/validators.ts';
 import { documentView, type UcpView } from '../../gateway/agent/ucp/schema/views.ts';
+import { vendoredChecksums } from '../support/vendored.ts';
 import { classifySpecBlock, type SpecExample, specBlocks, UCP_SPEC_PAGES } from './support/spec-examples.ts';
 import { expectUcp } from './support/validate.ts';
 
@@ -24,35 +22,7 @@ const params = (vs: readonly UcpViolation[]) => [...new Set(vs.map((v) => v.para
 const VIEWS: readonly UcpView[] = ['response', ...UCP_OPERATIONS];
 
 describe(`the vendored UCP v${UCP_VERSION} files`, () => {
-  const dir = fileURLToPath(UCP_DIR);
-  const sums = readFileSync(join(dir, 'SHA256SUMS'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => {
-      const [hash, file] = line.split(/ {2}/) as [string, string];
-      return { hash, file };
-    });
-
-  it.each(sums)('$file matches SHA256SUMS', ({ hash, file }) => {
-    expect(
-      createHash('sha256')
-        .update(readFileSync(join(dir, file)))
-        .digest('hex'),
-    ).toBe(hash);
-  });
-
-  it('lists every vendored file in SHA256SUMS (only README.md and SHA256SUMS are ours)', () => {
-    const walk = (d: string): string[] =>
-      readdirSync(join(dir, d)).flatMap((f) =>
-        statSync(join(dir, d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)],
-      );
-    const ours = new Set(['README.md', 'SHA256SUMS']);
-    expect(
-      walk('')
-        .filter((f) => !ours.has(f))
-        .sort(),
-    ).toEqual(sums.map((s) => s.file).sort());
-  });
+  vendoredChecksums(UCP_DIR);
 
   it('holds the 78 files of source/schemas and the discovery profile schema', () => {
     const paths = ucpDocuments().map((d) => d.path);

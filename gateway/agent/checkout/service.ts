@@ -93,18 +93,9 @@ export type Outcome =
   /** Another change of the same session is under way (a completion placing its order): 409. */
   | { readonly kind: 'busy'; readonly session: CheckoutSession };
 
-export interface CreateCommand {
-  readonly protocol: 'acp' | 'ucp';
+/** A new session as the protocol edge asks for it: the core's NewSession, its id and lifetime ours. */
+export interface CreateCommand extends Omit<NewSession, 'id' | 'owner' | 'ttlMs'> {
   readonly owner: SpiffeId;
-  readonly agentId: string;
-  readonly keyId: string | null;
-  readonly currency: string;
-  readonly region: string;
-  readonly items: readonly SessionItem[];
-  readonly codes: readonly string[];
-  readonly extensions: readonly string[];
-  readonly buyer: Record<string, unknown> | null;
-  readonly fulfillment: Record<string, unknown> | null;
 }
 
 export interface CompleteCommand {
