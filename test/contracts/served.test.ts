@@ -60,6 +60,25 @@ function documented(): { operation: string; file: string }[] {
   });
 }
 
+/**
+ * The ACP merchant's routes: their contract is the standard itself, the vendored checkout
+ * OpenAPI (schemas/acp/), served under api_base_url's path (`/acp` here); discovery is the
+ * discovery RFC's `/.well-known/acp.json` (not in the OpenAPI; validated as the bundle's
+ * DiscoveryResponse in test/acp).
+ */
+function acpDeclared(): string[] {
+  const file = new URL('../../schemas/acp/2026-04-17/openapi/openapi.agentic_checkout.yaml', import.meta.url);
+  const doc = YAML.parse(readFileSync(file, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  return [
+    'GET /.well-known/acp.json',
+    ...Object.entries(doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => m in item).map(
+        (m) => `${m.toUpperCase()} /acp${path.replace(/\{[^}]+\}/g, ':')}`,
+      ),
+    ),
+  ];
+}
+
 let sys: TestSystem;
 let operator: string;
 
@@ -216,10 +235,11 @@ describe('OpenAPI coverage of the REST surface', () => {
     const served = new Set(routesOf(sys.app.printRoutes({ commonPrefix: false })).map(withoutParamNames));
     const missing = documented().filter((d) => !served.has(d.operation));
     expect(missing).toEqual([]);
+    expect(acpDeclared().filter((op) => !served.has(op))).toEqual([]);
   });
 
   it('declares every REST route the system serves in a document', () => {
-    const declared = new Set(documented().map((d) => d.operation));
+    const declared = new Set([...documented().map((d) => d.operation), ...acpDeclared()]);
     const undocumented = routesOf(sys.app.printRoutes({ commonPrefix: false })).filter((r) => {
       const path = r.split(' ')[1] ?? '';
       return (

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { issueKey } from '../acp/support/acp.ts';
 
 /** Above every route's limit (the largest is Fastify's default, 1 MiB). */
 const SIZE = 2 * 1024 * 1024 + 1;
@@ -16,6 +17,9 @@ let sys: TestSystem;
 beforeAll(async () => {
   sys = await startEmbedded({ RATE_LIMIT_CAPACITY: '100000' });
   operatorToken = await sys.token(['agents:admin']);
+  // One platform per ACP request: each 413 counts towards its identity's block, as on /v2.
+  for (let i = 0; i < 8; i++)
+    checkoutKeys.push((await issueKey(sys, { spiffeId: `${AGENT}/oversized-acp-${i}` })).key);
 });
 afterAll(() => sys.close());
 
@@ -37,9 +41,13 @@ function postRoutes(tree: string): string[] {
 const CANCEL_ROUTE = '/api/v2/procurement/orders/:id/cancel';
 const AGENT_ROUTES = new Set(['/api/v2/procurement/orders', '/v2/orders', CANCEL_ROUTE, '/mcp']);
 const OPERATOR_ROUTES = new Set(['/api/v2/operator/agents/unblock']);
+/** The ACP routes: a platform's checkout API key and the protocol version come before the body. */
+const isAcp = (route: string) => route.startsWith('/acp/');
 /** The path to send to: a route's parameters filled with a well-formed value. */
-const pathOf = (route: string) => route.replace(':id', `ord_${'0'.repeat(32)}`);
+const pathOf = (route: string) =>
+  route.replace(':id', isAcp(route) ? `cs_${'0'.repeat(32)}` : `ord_${'0'.repeat(32)}`);
 let operatorToken = '';
+const checkoutKeys: string[] = [];
 const headers = (route: string): Record<string, string> => ({
   'content-type': 'application/json',
   // The agent and operator routes check who calls before the body: give them a caller, so the
@@ -50,6 +58,13 @@ const headers = (route: string): Record<string, string> => ({
       }
     : {}),
   ...(OPERATOR_ROUTES.has(route) ? { authorization: `Bearer ${operatorToken}` } : {}),
+  ...(isAcp(route)
+    ? {
+        authorization: `Bearer ${checkoutKeys.pop()}`,
+        'api-version': '2026-04-17',
+        'idempotency-key': `big-${Math.random()}`,
+      }
+    : {}),
 });
 
 describe('oversized bodies', () => {
@@ -58,6 +73,10 @@ describe('oversized bodies', () => {
   it('finds every POST route of the system', () => {
     expect(routes().sort()).toEqual(
       [
+        '/acp/checkout_sessions',
+        '/acp/checkout_sessions/:id',
+        '/acp/checkout_sessions/:id/cancel',
+        '/acp/checkout_sessions/:id/complete',
         '/api/v2/operator/agents/unblock',
         '/api/v2/procurement/orders',
         CANCEL_ROUTE,
