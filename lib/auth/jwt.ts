@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   type CryptoKey,
   createRemoteJWKSet,
@@ -12,6 +12,7 @@ import {
   SignJWT,
 } from 'jose';
 import type { Config } from '../config.ts';
+import { writeKeyFile } from '../quote-token/key-file.ts';
 import type { Caller } from './caller.ts';
 
 const ALG = 'ES256';
@@ -82,8 +83,15 @@ export async function devSigningKey(dataDir: string): Promise<{ privateJwk: JWK;
   } catch {
     const { privateKey, publicKey } = await generateKeyPair(ALG, { extractable: true });
     const pair = { privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify(pair), { mode: 0o600 });
+    try {
+      // Created whole and only once: processes started together on one DATA_DIR (a distributed
+      // topology on one machine) each made a key, and the last writer won while the others kept
+      // their own, so their tokens failed each other's verification.
+      writeKeyFile(file, pair, true);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'EEXIST') throw err;
+      return JSON.parse(readFileSync(file, 'utf8'));
+    }
     return pair;
   }
 }
