@@ -1,9 +1,9 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { anonymous, type Caller } from '../auth/caller.ts';
 import { type RequestContext, requestContext } from '../auth/context.ts';
 import type { CallerVerifier } from '../auth/jwt.ts';
 import { forbidden, unauthenticated } from '../auth/permissions.ts';
+import { GATEWAY_SECRET_HEADER, sameSecret } from '../auth/shared-secret.ts';
 
 const BEARER = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/;
 
@@ -33,17 +33,11 @@ export const gatewayContext =
   async (req: FastifyRequest): Promise<RequestContext> =>
     requestContext(Object.assign(await callerOf(req, verifier), { traceId: req.traceId }));
 
-const sameSecret = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
-
 /** Subgraph behind a remote gateway: only calls carrying the gateway secret are served. */
 export const subgraphContext =
   (verifier: CallerVerifier, secret: string) =>
   async (req: FastifyRequest): Promise<RequestContext> => {
-    const presented = req.headers['x-gateway-secret'];
+    const presented = req.headers[GATEWAY_SECRET_HEADER];
     if (typeof presented !== 'string' || !sameSecret(presented, secret)) {
       throw forbidden('subgraphs accept calls from the gateway only');
     }

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { GATEWAY_SECRET_HEADER, sameSecret } from '../../lib/auth/shared-secret.ts';
 import { isProcurementAgentId } from '../../lib/auth/spiffe.ts';
 import type { Config } from '../../lib/config.ts';
 import { parseStrictJson } from '../../lib/json/strict-json.ts';
@@ -12,11 +12,7 @@ import { InvalidPlaceOrder, OrderIdConflict, type PlaceOrder } from './domain/pu
 export const INTERNAL_ORDERS_PATH = '/internal/procurement/orders';
 /** The `code` of the 409 the place route answers for an order id taken by another request. */
 export const ORDER_ID_CONFLICT = 'order-id-conflict';
-export const GATEWAY_SECRET_HEADER = 'x-gateway-secret';
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-/** Constant time whatever the lengths (hash first). */
-export const sameSecret = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
+export { GATEWAY_SECRET_HEADER, sameSecret };
 
 interface PlaceBody {
   /** The PurchaseOrderRequest as JSON text (its number written exactly). */

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { hasAnyRole } from '../../lib/auth/caller.ts';
 import type { CallerVerifier } from '../../lib/auth/jwt.ts';
+import { GATEWAY_SECRET_HEADER, sameSecret } from '../../lib/auth/shared-secret.ts';
 import { callerOf } from '../../lib/graphql/caller-context.ts';
 import { parseStrictJson } from '../../lib/json/strict-json.ts';
 import { Problem, sendProblem } from '../../lib/problem.ts';
@@ -106,7 +106,7 @@ async function requireRole(
   verifier: CallerVerifier,
   gatewaySecret?: string,
 ): Promise<void> {
-  const presented = req.headers['x-gateway-secret'];
+  const presented = req.headers[GATEWAY_SECRET_HEADER];
   if (gatewaySecret && typeof presented === 'string' && sameSecret(presented, gatewaySecret)) return;
   let caller: Awaited<ReturnType<typeof callerOf>>['caller'];
   try {
@@ -135,9 +135,3 @@ async function requireRole(
   if (!hasAnyRole(caller, REDEEM_ROLES))
     throw new Problem(403, 'forbidden', 'Forbidden', `requires one of the roles: ${REDEEM_ROLES.join(', ')}`);
 }
-
-const sameSecret = (a: string, b: string): boolean => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
