@@ -65,21 +65,23 @@ export async function problemAsAcpError(_req: FastifyRequest, reply: FastifyRepl
   const type = reply.getHeader('content-type');
   if (typeof type !== 'string' || !type.startsWith('application/problem+json') || typeof payload !== 'string')
     return payload;
-  const p = JSON.parse(payload) as {
-    type?: string;
-    status?: number;
-    detail?: string;
-    errors?: { pointer?: string }[];
-  };
-  const status = p.status ?? reply.statusCode;
-  const slug = (p.type ?? '').slice((p.type ?? '').lastIndexOf('/') + 1) || 'error';
+  const p = JSON.parse(payload) as Parameters<typeof acpErrorOfProblem>[0];
+  reply.type('application/json');
+  return JSON.stringify(acpErrorOfProblem(p, reply.statusCode).body);
+}
+
+/** A problem (RFC 9457) as ACP's error: its type's slug the code, its detail the message. */
+export function acpErrorOfProblem(
+  p: { type?: string; status?: number; detail?: string; errors?: { pointer?: string }[] },
+  status = p.status ?? 500,
+): AcpError {
+  const type = p.type ?? '';
+  const slug = type.slice(type.lastIndexOf('/') + 1) || 'error';
   const pointer = p.errors?.[0]?.pointer;
-  const body: AcpErrorBody = acpError(
-    status,
+  return acpError(
+    p.status ?? status,
     slug.replace(/-/g, '_'),
     p.detail ?? 'The request was refused.',
     pointer !== undefined ? pointerToJsonPath(pointer) : undefined,
-  ).body;
-  reply.type('application/json');
-  return JSON.stringify(body);
+  );
 }

@@ -15,7 +15,7 @@ import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import type { BucketStore } from '../rate-limit/store.ts';
 import { ORDER_CREATE_SCOPE, type ScopePolicy } from '../scope/policy.ts';
 import { acpContract } from './contract.ts';
-import { AcpError, acpError, problemAsAcpError, sendAcpError } from './errors.ts';
+import { AcpError, acpError, acpErrorOfProblem, problemAsAcpError, sendAcpError } from './errors.ts';
 import { acpIdempotencyRecord, acpIdempotencyStep } from './idempotency.ts';
 import { acpIdentityStep, acpScopeStep } from './identity.ts';
 import { type RenderOptions, renderSession } from './render.ts';
@@ -254,10 +254,7 @@ async function optionalBody(req: FastifyRequest, reply: FastifyReply) {
 /** Anything thrown: the client's mistakes as 4xx, the dependencies' absence as 503, never a 500. */
 function acpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply, d: AcpRouteDeps) {
   const parsed = parseErrorProblem(req, err as { code?: string; statusCode?: number }, d.bodyLimit);
-  if (parsed) {
-    const slug = (parsed.body.type.split('/').pop() ?? 'invalid').replace(/-/g, '_');
-    return sendAcpError(reply, acpError(parsed.status, slug, parsed.body.detail));
-  }
+  if (parsed) return sendAcpError(reply, acpErrorOfProblem(parsed.body));
   if (err instanceof AcpError) return sendAcpError(reply, err);
   if (!(err instanceof CheckoutUnavailable)) d.log.error({ err, traceId: req.traceId }, 'ACP step failed');
   if (req.agent) req.agent.reason = `acp: unavailable (${err instanceof Error ? err.message : 'unknown'})`;
