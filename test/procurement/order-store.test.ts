@@ -233,7 +233,7 @@ describe('sql order store, failures', () => {
 
 describe('groupCommit', () => {
   it('writes queued items together, never more batches at once than allowed, in order', async () => {
-    const { groupCommit } = await import('../../subgraphs/procurement/store/group-commit.ts');
+    const { groupCommit } = await import('../../lib/db/group-commit.ts');
     let inFlight = 0;
     let maxInFlight = 0;
     const written: number[][] = [];

@@ -1,9 +1,9 @@
+import { groupCommit } from '../../../lib/db/group-commit.ts';
 import type { Db, Queryable } from '../../../lib/db/index.ts';
 import { vacuumAfterChanges } from '../../../lib/db/upkeep.ts';
 import { usdAmount } from '../contract/json.ts';
 import type { Approval, OrderLine, OrderStatus, PurchaseOrder } from '../domain/purchase-order.ts';
 import type { OutboxEvent } from '../outbox/order-events.ts';
-import { groupCommit } from './group-commit.ts';
 import type { OrderChange, OrderQuery, OrderStore, OutboxStore } from './store.ts';
 
 interface Row {
