@@ -88,3 +88,33 @@ describe('SQL idempotency store on PostgreSQL', () => {
   });
   idempotencyContract(() => keyed(() => sqlIdempotencyStore(db, times)));
 });
+
+describe('SQL idempotency store, replies finished together', () => {
+  it('writes replies finished in one turn together, and each key replays its own (also from the table)', async () => {
+    const db = await openPglite(undefined);
+    try {
+      await migrate(db, idempotencyMigrations);
+      const store = await sqlIdempotencyStore(db, times);
+      const keys = Array.from({ length: 30 }, (_, i) => `together-${i}-${randomUUID()}`);
+      for (const k of keys) expect((await store.begin(k, `fp-${k}`, T0)).kind).toBe('started');
+      // All in one turn: they reach the table as one or a few statements.
+      await Promise.all(
+        keys.map((k, i) => store.complete(k, `fp-${k}`, { status: 201, body: `{"n":${i}}` }, T0)),
+      );
+      const reopened = await sqlIdempotencyStore(db, times, { maxKnown: 1 });
+      for (const [i, k] of keys.entries()) {
+        expect(await store.begin(k, `fp-${k}`, T0 + 1)).toEqual({
+          kind: 'replay',
+          reply: { status: 201, body: `{"n":${i}}` },
+        });
+        expect(await reopened.begin(k, `fp-${k}`, T0 + 1)).toEqual({
+          kind: 'replay',
+          reply: { status: 201, body: `{"n":${i}}` },
+        });
+        expect((await reopened.begin(k, 'another body', T0 + 1)).kind).toBe('mismatch');
+      }
+    } finally {
+      await db.close();
+    }
+  });
+});

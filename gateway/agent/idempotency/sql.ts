@@ -1,4 +1,5 @@
 import { BoundedMap } from '../../../lib/bounded-map.ts';
+import { groupCommit } from '../../../lib/db/group-commit.ts';
 import type { Db, Migration } from '../../../lib/db/index.ts';
 import { decide, type IdempotencyStore, type IdempotencyTimes, type StoredReply } from './store.ts';
 
@@ -78,6 +79,28 @@ export async function sqlIdempotencyStore(
     return { meta: { fp: row.fp, exp: Number(row.exp) }, reply: JSON.parse(row.reply) as StoredReply };
   };
 
+  // Finished replies are group-committed (lib/db/group-commit.ts): the replies that finish while
+  // one statement runs are written by the next, one statement for several requests' records on
+  // the store's single thread. A key is at most once in a batch (its claim is exclusive); were
+  // it twice, the last reply wins, as two statements in a row would leave it.
+  const writeReplies = groupCommit<{ key: string; fp: string; exp: number; reply: string }, void>(
+    async (batch) => {
+      const last = new Map(batch.map((r) => [r.key, r]));
+      const params: unknown[] = [];
+      const values = [...last.values()].map((r) => {
+        params.push(r.key, r.fp, r.exp, r.reply);
+        const n = params.length;
+        return `($${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
+      });
+      await db.query(
+        `INSERT INTO agent_idempotency (key, fp, exp, reply) VALUES ${values.join(',')}
+         ON CONFLICT (key) DO UPDATE SET fp = EXCLUDED.fp, exp = EXCLUDED.exp, reply = EXCLUDED.reply`,
+        params,
+      );
+      return batch.map(() => undefined);
+    },
+  );
+
   return {
     async begin(key, fingerprint, now) {
       const claim = claims.get(key);
@@ -102,11 +125,7 @@ export async function sqlIdempotencyStore(
         await db.query('DELETE FROM agent_idempotency WHERE exp <= $1', [now]);
         for (const [k, m] of known) if (m.exp <= now) known.delete(k);
       }
-      await db.query(
-        `INSERT INTO agent_idempotency (key, fp, exp, reply) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (key) DO UPDATE SET fp = EXCLUDED.fp, exp = EXCLUDED.exp, reply = EXCLUDED.reply`,
-        [key, fingerprint, exp, JSON.stringify(reply)],
-      );
+      await writeReplies({ key, fp: fingerprint, exp, reply: JSON.stringify(reply) });
       remember(key, { fp: fingerprint, exp });
       claims.delete(key);
     },

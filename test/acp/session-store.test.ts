@@ -1,0 +1,149 @@
+/**
+ * The checkout session store's SQL adapter on the embedded PGlite and on PostgreSQL: its writes
+ * are group-committed (several sessions' inserts and compare-and-set updates in one statement),
+ * and every caller must still get its own row's outcome, exactly as one statement each would.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgres } from '../../harness/services.ts';
+import { type Db, migrate } from '../../lib/db/index.ts';
+import { openPglite } from '../../lib/db/pglite.ts';
+import { openPostgres } from '../../lib/db/postgres.ts';
+import { checkoutMigrations } from '../../subgraphs/procurement/checkout/migrations.ts';
+import {
+  type CheckoutSession,
+  createSession,
+  type SessionPricing,
+  withStatus,
+} from '../../subgraphs/procurement/checkout/session.ts';
+import { sqlCheckoutSessionStore } from '../../subgraphs/procurement/checkout/sql.ts';
+import type { CheckoutSessionStore } from '../../subgraphs/procurement/checkout/store.ts';
+
+const pricing = {
+  lines: [],
+  discounts: [],
+  rejected: [],
+  problems: [],
+  totals: { baseCents: 0, discountCents: 0, subtotalCents: 0, totalCents: 0 },
+  quote: null,
+} satisfies SessionPricing;
+
+let serial = 0;
+const session = (id = `cs_${++serial}_${Math.random().toString(36).slice(2)}`): CheckoutSession =>
+  createSession(
+    {
+      id,
+      protocol: 'acp',
+      owner: 'spiffe://example.org/ns/ai/sa/a',
+      agentId: 'a',
+      keyId: null,
+      currency: 'usd',
+      region: 'US',
+      items: [{ sku: 'SKU-ABC-000001', quantity: 1 }],
+      codes: [],
+      extensions: [],
+      buyer: null,
+      fulfillment: null,
+      ttlMs: 60_000,
+    },
+    pricing,
+    1_000,
+  );
+
+function storeSuite(name: string, open: () => Promise<{ db: Db; drop?: () => Promise<void> }>) {
+  describe(name, () => {
+    let db: Db;
+    let drop: (() => Promise<void>) | undefined;
+    let store: CheckoutSessionStore;
+    beforeAll(async () => {
+      ({ db, drop } = await open());
+      await migrate(db, checkoutMigrations);
+      store = sqlCheckoutSessionStore(db);
+    });
+    afterAll(async () => {
+      await db.close();
+      await drop?.();
+    });
+
+    it('inserts a new id once and reads it back', async () => {
+      const s = session();
+      expect(await store.insert(s)).toBe(true);
+      expect(await store.insert({ ...s, status: 'canceled' })).toBe(false);
+      expect(await store.get(s.id)).toEqual(s);
+    });
+
+    it('writes a change only over the version it was computed from', async () => {
+      const s = session();
+      await store.insert(s);
+      const next = withStatus(s, 'canceled', 2_000);
+      expect(await store.replace(next)).toBe(true);
+      expect(await store.replace(next)).toBe(false);
+      expect(await store.replace(withStatus(s, 'completed', 3_000))).toBe(false);
+      expect(await store.get(s.id)).toEqual(next);
+    });
+
+    it('in one batch: many sessions, each write with its own outcome', async () => {
+      const made = Array.from({ length: 40 }, () => session());
+      // All issued in one turn: they are written by one or two statements.
+      const inserted = await Promise.all(made.map((s) => store.insert(s)));
+      expect(inserted).toEqual(made.map(() => true));
+      const changes = made.map((s, i) => (i % 2 ? withStatus(s, 'canceled', 2_000) : { ...s, version: 5 }));
+      const replaced = await Promise.all(changes.map((c) => store.replace(c)));
+      expect(replaced).toEqual(changes.map((_, i) => i % 2 === 1));
+      for (const [i, s] of made.entries()) expect((await store.get(s.id))?.version).toBe(i % 2 ? 1 : 0);
+    });
+
+    it('racing writes of one session in one batch: exactly one wins, whichever way they are mixed', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.constantFrom('insert', 'replace-0', 'replace-1', 'replace-stale'), {
+            minLength: 1,
+            maxLength: 8,
+          }),
+          fc.boolean(),
+          async (kinds, exists) => {
+            const s = session();
+            if (exists) await store.insert(s);
+            // Each write of one kind is a different document, so the stored one tells who won.
+            const writes = kinds.map((k, n) => {
+              const tagged = { ...s, purchaseOrderNumber: `w${n}` };
+              if (k === 'insert') return () => store.insert(tagged);
+              if (k === 'replace-0') return () => store.replace({ ...tagged, version: 1 });
+              if (k === 'replace-1') return () => store.replace({ ...tagged, version: 2 });
+              return () => store.replace({ ...tagged, version: 0 });
+            });
+            const outcomes = await Promise.all(writes.map((w) => w()));
+            // Sequentially: the insert wins iff none existed and it is the first insert; a
+            // replace over version v wins iff the stored version is v when its turn comes.
+            let version: number | null = exists ? 0 : null;
+            let winner: string | null = null;
+            const expected = kinds.map((k, n) => {
+              if (k === 'insert') {
+                if (version !== null) return false;
+                version = 0;
+                winner = `w${n}`;
+                return true;
+              }
+              const over = k === 'replace-0' ? 0 : k === 'replace-1' ? 1 : -1;
+              if (version === null || version !== over) return false;
+              version = over + 1;
+              winner = `w${n}`;
+              return true;
+            });
+            expect(outcomes).toEqual(expected);
+            const stored = await store.get(s.id);
+            expect(stored?.version ?? null).toBe(version);
+            expect(stored?.purchaseOrderNumber ?? null).toBe(winner);
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+  });
+}
+
+storeSuite('embedded (PGlite)', async () => ({ db: await openPglite(undefined) }));
+storeSuite('PostgreSQL', async () => {
+  const pg = await freshPostgres('checkout-sessions');
+  return { db: await openPostgres(pg.url), drop: pg.drop };
+});
