@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { type Db, openDb } from './db/index.ts';
@@ -74,6 +74,8 @@ export async function createPlatform(config: Config, opts: PlatformOptions): Pro
   }
   closers.push(() => bus.close());
 
+  exportReachability(metrics, readiness, config);
+
   return {
     config,
     log,
@@ -94,4 +96,49 @@ export async function createPlatform(config: Config, opts: PlatformOptions): Pro
       }
     },
   };
+}
+
+/** How long a scrape waits for one dependency before it counts as unreachable. */
+const REACH_TIMEOUT_MS = 1000;
+
+/**
+ * `dependency_up{dependency}`: whether the process reached its SQL store and Redis on this
+ * scrape (the readiness checks of /readyz, run again, each given 1 s). The SQL store is named
+ * `postgres` or `embedded_db` by what DATABASE_URL says; nothing else is a label value.
+ */
+function exportReachability(registry: Registry, checks: Map<string, () => Promise<void>>, config: Config) {
+  const nameOf = (check: string) =>
+    check === 'db'
+      ? config.DATABASE_URL
+        ? 'postgres'
+        : 'embedded_db'
+      : check === 'redis'
+        ? 'redis'
+        : undefined;
+  new Gauge({
+    name: 'dependency_up',
+    help: 'Whether this process reached a dependency when scraped: 1 yes, 0 no (postgres, embedded_db, redis)',
+    labelNames: ['dependency'],
+    registers: [registry],
+    async collect() {
+      await Promise.all(
+        [...checks].map(async ([check, run]) => {
+          const dependency = nameOf(check);
+          if (!dependency) return;
+          let timer: NodeJS.Timeout | undefined;
+          const timeout = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('timeout')), REACH_TIMEOUT_MS);
+          });
+          try {
+            await Promise.race([run(), timeout]);
+            this.labels(dependency).set(1);
+          } catch {
+            this.labels(dependency).set(0);
+          } finally {
+            clearTimeout(timer);
+          }
+        }),
+      );
+    },
+  });
 }

@@ -33,6 +33,7 @@ import type { IdempotencyStore } from './idempotency/store.ts';
 import { loadAgentKeys, SignatureKeysError } from './identity/signature/keys.ts';
 import { memoryNonceStore } from './identity/signature/nonce-memory.ts';
 import { redisNonceStore } from './identity/signature/nonce-redis.ts';
+import { agentMetrics } from './metrics.ts';
 import { httpOrders } from './order/http.ts';
 import { inProcessOrders } from './order/in-process.ts';
 import type { OrderPort } from './order/order-port.ts';
@@ -128,6 +129,7 @@ export async function mountAgentGateway(
     orders = remote;
   }
 
+  const watched = agentMetrics(platform.metrics);
   let audit: AuditLog;
   let verifyAudit: () => Promise<AuditReport>;
   if (config.ORDER_STORE === 'memory') {
@@ -143,6 +145,7 @@ export async function mountAgentGateway(
     // The signed head never moves back: a log that ends before it was cut while this process
     // was down (or by someone since); say so at once, verify reports the missing entries.
     const signedSeq = (await readCheckpoints(checkpointDir(config), checkpointKeys)).head?.seq ?? 0;
+    watched.truncatedAtStart(tail.seq < signedSeq);
     if (tail.seq < signedSeq)
       log.error(
         { logEndsAt: tail.seq, signedHead: signedSeq },
@@ -173,9 +176,9 @@ export async function mountAgentGateway(
 
   const activity = redis ? redisActivityStore(redis, prefix, log) : memoryActivityStore();
   platform.onClose(() => activity.close());
-  const blocks = redis
-    ? redisBlockStore(redis, prefix, SPEC_BLOCK_POLICY)
-    : memoryBlockStore(SPEC_BLOCK_POLICY);
+  const blocks = watched.blocks(
+    redis ? redisBlockStore(redis, prefix, SPEC_BLOCK_POLICY) : memoryBlockStore(SPEC_BLOCK_POLICY),
+  );
   const buckets = redis ? redisBucketStore(redis, prefix, bucketPolicy) : memoryBucketStore(bucketPolicy);
 
   const chain: AgentChainParts = {
@@ -188,7 +191,10 @@ export async function mountAgentGateway(
     audit: feedingActivity(audit, activity),
     // Embedded: the procurement module's ledger, where operators' policies are; else Redis.
     spend: {
-      ledger: spendLedgerOf(procurement) ?? spendLedgerFor(platform),
+      ledger: watched.spend(
+        spendLedgerOf(procurement) ?? spendLedgerFor(platform),
+        config.SPEND_POLICY_DEFAULT,
+      ),
       withoutPolicy: config.SPEND_POLICY_DEFAULT,
     },
   };
@@ -220,6 +226,6 @@ export async function mountAgentGateway(
     bucketPolicy,
     activity,
     audit,
-    verifyAudit,
+    verifyAudit: watched.verify(verifyAudit),
   };
 }

@@ -11,6 +11,7 @@ import { checkoutSessionResolversFor } from './checkout/graphql.ts';
 import { createOrderDomain, type OrderDomain } from './domain/order-domain.ts';
 import { procurementResolvers } from './graphql.ts';
 import { internalOrderRoutes } from './internal-http.ts';
+import { approvalMetrics } from './metrics.ts';
 import { createOutboxRelay, type OutboxRelay } from './outbox/relay.ts';
 import { spendResolvers } from './spend/graphql.ts';
 import { spendLedgerFor } from './spend/index.ts';
@@ -68,12 +69,14 @@ export async function createProcurementSubgraph(
   });
   platform.onClose(() => relay.stop());
   const spend = spendLedgerFor(platform);
+  const approvalsWatched = approvalMetrics(platform.metrics, store, platform.clock, platform.log);
   const domain = createOrderDomain(store, platform.clock, {
     cancelWindowMs: config.ORDER_CANCEL_WINDOW_SECONDS * 1000,
     committed: relay.wake,
     approvalTtlMs: config.ORDER_APPROVAL_TTL_SECONDS * 1000,
     // A rejected or expired order's amount goes back to its spend period (issue 22).
     release: (orderId, now) => spend.release(orderId, now),
+    decided: approvalsWatched.decided,
   });
   const approvalSweep = startExpirySweep({
     domain,

@@ -228,6 +228,7 @@ describe('the sender with an ACP endpoint', () => {
       eventId: 'evt-acp-1',
       payload: '{"type":"order_create","data":{"type":"order"}}',
       attempt: 1,
+      createdAt: new Date(),
       claim: 1,
       url: receiver.url,
       secrets: [secret],

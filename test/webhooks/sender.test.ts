@@ -19,6 +19,7 @@ const delivery = (url: string, secret = newSigningSecret()): ClaimedDelivery => 
   eventId: 'evt-sender-1',
   payload: '{"id":"evt-sender-1","data":{"order_id":"ord_1"}}',
   attempt: 1,
+  createdAt: new Date(),
   claim: 1,
   url,
   secrets: [secret],

@@ -75,8 +75,11 @@ export async function registerQuoteRoutes(app: FastifyInstance, deps: EdgeDeps):
     labelNames: ['dependency'],
     registers: [metrics],
   });
-  const guard = (name: string, timeoutMs: number) =>
-    createGuard(name, {
+  // Every breaker's series exists from the start (0: closed), so an alert can tell a closed
+  // breaker from a process that never reported one.
+  const guard = (name: string, timeoutMs: number) => {
+    breakerOpen.labels(name).set(0);
+    return createGuard(name, {
       timeoutMs,
       failures: config.QUOTE_BREAKER_FAILURES,
       halfOpenAfterMs: config.QUOTE_BREAKER_HALF_OPEN_MS,
@@ -85,6 +88,7 @@ export async function registerQuoteRoutes(app: FastifyInstance, deps: EdgeDeps):
         platform.log.warn({ dependency, open }, `quote dependency breaker ${open ? 'opened' : 'closed'}`);
       },
     });
+  };
 
   // The catalog store is guarded under the memo: a quote of recently quoted products needs no
   // store call and so no guard.

@@ -73,6 +73,11 @@ export interface OrderDomainOptions {
    * release: once per order id, so calling it again after a lost reply is harmless).
    */
   readonly release?: (orderId: string, nowMs: number) => Promise<unknown>;
+  /**
+   * Called once per pending order that reached its end (approved, rejected or expired), with how
+   * long it waited since it was placed: the approval decision time of docs/slos.md.
+   */
+  readonly decided?: (status: 'APPROVED' | 'REJECTED' | 'EXPIRED', waitedSeconds: number) => void;
 }
 
 /** A day: long enough for a human to notice the request, short enough for an agent to move on. */
@@ -195,6 +200,8 @@ export function createOrderDomain(
         );
         if (await store.transition(next, events, record)) {
           if (events.length) committed();
+          if (next.status !== 'PENDING_APPROVAL')
+            opts.decided?.(next.status as 'APPROVED' | 'REJECTED', now / 1000 - order.processedAt);
           if (next.status === 'REJECTED') await release(next.orderId, now);
           return { kind: 'decided', order: next, changed: true };
         }
@@ -217,6 +224,7 @@ export function createOrderDomain(
         const record = change(order, next, 'system', next.decisionReason, now);
         if (await store.transition(next, [orderEvent(EventTypes.OrderExpired, next, now)], record)) {
           done++;
+          opts.decided?.('EXPIRED', now / 1000 - order.processedAt);
           await release(next.orderId, now).catch(() => {});
         }
       }

@@ -85,6 +85,13 @@ export function memoryOrderStore(
         .sort(oldestFirst)
         .slice(0, q.limit);
     },
+    async pendingSummary() {
+      const waiting = [...orders.values()].filter((o) => o.status === 'PENDING_APPROVAL');
+      return {
+        count: waiting.length,
+        oldestProcessedAt: waiting.length ? Math.min(...waiting.map((o) => o.processedAt)) : null,
+      };
+    },
     async expiring(nowSeconds, limit) {
       return [...orders.values()]
         .filter((o) => o.status === 'PENDING_APPROVAL' && o.expiresAt !== null && o.expiresAt <= nowSeconds)

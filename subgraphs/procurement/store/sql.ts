@@ -257,6 +257,16 @@ export function sqlOrderStore(db: Db): OrderStore {
       const sql = `${SELECT} WHERE status = 'PENDING_APPROVAL'${after} ORDER BY processed_at, order_id LIMIT $${params.length}`;
       return (await db.query<Row>(sql, params)).map(fromRow);
     },
+    async pendingSummary() {
+      // The partial index purchase_orders_pending holds exactly these rows.
+      const [row] = await db.query<{ n: number | string; oldest: number | string | null }>(
+        "SELECT count(*) AS n, min(processed_at) AS oldest FROM purchase_orders WHERE status = 'PENDING_APPROVAL'",
+      );
+      return {
+        count: Number(row?.n ?? 0),
+        oldestProcessedAt: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest),
+      };
+    },
     async expiring(nowSeconds, limit) {
       const sql = `${SELECT} WHERE status = 'PENDING_APPROVAL' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`;
       return (await db.query<Row>(sql, [nowSeconds, limit])).map(fromRow);

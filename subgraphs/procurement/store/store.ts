@@ -41,10 +41,18 @@ export interface OrderStore {
   transition(next: PurchaseOrder, events: readonly OutboxEvent[], change: OrderChange): Promise<boolean>;
   /** Orders awaiting approval, oldest first by (processed_at, order_id), after `after`. */
   pending(q: { readonly after?: OrderCursor; readonly limit: number }): Promise<PurchaseOrder[]>;
+  /** How many orders wait for approval and when the oldest of them was placed (the metrics). */
+  pendingSummary(): Promise<PendingSummary>;
   /** Orders still PENDING_APPROVAL whose expiry is at or before `nowSeconds`, soonest first. */
   expiring(nowSeconds: number, limit: number): Promise<PurchaseOrder[]>;
   /** The change records of one order, oldest first. */
   changes(orderId: string): Promise<OrderChange[]>;
+}
+
+export interface PendingSummary {
+  readonly count: number;
+  /** processed_at of the oldest order awaiting approval (Unix seconds); null when none waits. */
+  readonly oldestProcessedAt: number | null;
 }
 
 /** One change of an order after its creation (the procurement audit of issue 22). */

@@ -1,4 +1,4 @@
-import { Counter } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
 import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
 import { acpApiBaseUrl } from '../../../lib/public-origin.ts';
@@ -49,6 +49,16 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     labelNames: ['outcome'],
     registers: [platform.metrics],
   });
+  for (const outcome of ['delivered', 'retry', 'failed', 'gone']) attempts.labels(outcome).inc(0);
+  const finished = new Histogram({
+    name: 'webhook_delivery_seconds',
+    help: 'Finished webhook deliveries by end (delivered, dead): seconds from the creation of the delivery to its last attempt',
+    labelNames: ['outcome'],
+    // The SLO's bound (60 s) is a bucket; the retries' 15 min backoff and 8 h cap are too.
+    buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 28800, 86400],
+    registers: [platform.metrics],
+  });
+  for (const outcome of ['delivered', 'dead']) finished.zero({ outcome });
   const worker = createDeliveryWorker({
     store,
     sender,
@@ -64,6 +74,7 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
     retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
     onAttempt: (outcome) => attempts.inc({ outcome }),
+    onFinished: (outcome, seconds) => finished.labels(outcome).observe(seconds),
     onGone: async (endpointId, now) => {
       await store.disableEndpoint(endpointId, 'the receiver answered 410 Gone', now);
       log.warn({ endpointId }, 'webhook endpoint disabled: the receiver answered 410 Gone');

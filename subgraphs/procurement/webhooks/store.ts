@@ -231,6 +231,7 @@ export function sqlWebhookStore(db: Db): WebhookStore {
         secret: string;
         previous_secret: string | null;
         scheme: EndpointScheme;
+        created_at: Time;
       }>(
         `WITH due AS (
            SELECT seq FROM webhook_deliveries
@@ -241,7 +242,7 @@ export function sqlWebhookStore(db: Db): WebhookStore {
          SET attempts = d.attempts + 1, claims = d.claims + 1, next_attempt_at = $2, last_attempt_at = $1
          FROM due, webhook_endpoints e
          WHERE d.seq = due.seq AND e.endpoint_id = d.endpoint_id
-         RETURNING d.delivery_id, d.endpoint_id, d.event_id, d.payload, d.attempts, d.claims, e.url, e.secret, e.scheme,
+         RETURNING d.delivery_id, d.endpoint_id, d.event_id, d.payload, d.attempts, d.claims, d.created_at, e.url, e.secret, e.scheme,
            CASE WHEN e.previous_secret_until > $1 THEN e.previous_secret END AS previous_secret`,
         [now.toISOString(), leaseUntil.toISOString(), limit],
       );
@@ -251,6 +252,7 @@ export function sqlWebhookStore(db: Db): WebhookStore {
         eventId: r.event_id,
         payload: r.payload,
         attempt: Number(r.attempts),
+        createdAt: new Date(iso(r.created_at) as string),
         claim: Number(r.claims),
         url: r.url,
         secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],

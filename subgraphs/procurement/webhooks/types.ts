@@ -47,6 +47,8 @@ export interface ClaimedDelivery {
   readonly payload: string;
   /** This attempt's number (1-based, since creation or the last replay). */
   readonly attempt: number;
+  /** When the delivery was created (the event reached this system's webhooks): its delivery time runs from here. */
+  readonly createdAt: Date;
   /** The claim's fence: an outcome is recorded only if no later claim took the delivery. */
   readonly claim: number;
   readonly url: string;

@@ -37,6 +37,11 @@ export interface WorkerOptions {
   readonly onGone: (endpointId: string, now: Date) => Promise<void>;
   /** Each attempt's outcome (the metrics). */
   readonly onAttempt?: (outcome: AttemptOutcome['kind']) => void;
+  /**
+   * A delivery that ended: delivered, or dead (its last attempt failed, or the receiver answered
+   * 410), with the seconds since it was created (the metrics; docs/slos.md, "Webhook delivery").
+   */
+  readonly onFinished?: (end: 'delivered' | 'dead', seconds: number) => void;
   readonly random?: () => number;
   /** Finished deliveries older than this are deleted (at most once an hour, in bounded batches). */
   readonly retentionMs: number;
@@ -89,6 +94,11 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
         const outcome = outcomeOf(result, d.attempt, o.policy, done, o.random);
         await o.store.record(d, outcome, done);
         o.onAttempt?.(outcome.kind);
+        if (outcome.kind !== 'retry')
+          o.onFinished?.(
+            outcome.kind === 'delivered' ? 'delivered' : 'dead',
+            Math.max(0, (done.getTime() - d.createdAt.getTime()) / 1000),
+          );
         o.log.info(
           {
             deliveryId: d.deliveryId,
