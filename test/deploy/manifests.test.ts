@@ -5,11 +5,12 @@
  * images, and configuration the processes accept (run through the real loadConfig).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { startFlags } from '../../harness/processes.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { isPinnedImage, ROLES } from './support.ts';
@@ -122,6 +123,19 @@ describe.each(['deploy/base', 'deploy/overlays/example'])('kubectl kustomize %s'
     },
   );
 
+  it('renders the SLO rules and alerts as a PrometheusRule: the groups of deploy/prometheus/rules.yaml, each alert with a severity and a runbook', () => {
+    const rule = of(objs, 'PrometheusRule', 'agent-commerce');
+    expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
+    if (overlay) expect(rule.metadata.namespace).toBe('agent-commerce');
+    const file = parse(readFileSync(join(root, 'deploy/prometheus/rules.yaml'), 'utf8')) as Any;
+    expect(rule.spec.groups).toEqual(file.groups);
+    const alerts = rule.spec.groups.flatMap((g: Any) => g.rules).filter((r: Any) => r.alert);
+    for (const a of alerts) {
+      expect(['page', 'ticket'], a.alert).toContain(a.labels.severity);
+      expect(a.annotations.runbook_url, a.alert).toMatch(/^docs\/runbooks\.md#[a-z0-9-]+$/);
+    }
+  });
+
   it('gives every role configuration its process accepts; the quote-signing keys come from one Secret', () => {
     const configMap = objs.find((o) => o.kind === 'ConfigMap') as Any;
     const secret = objs.find((o) => o.kind === 'Secret') as Any;
@@ -171,16 +185,18 @@ describe('compose.yaml', () => {
   const services = compose.services as Record<string, Any>;
   const apps = Object.entries(services).filter(([, s]) => s.image?.startsWith('agent-commerce:'));
 
-  it('runs the distributed topology: Redis, Postgres, three subgraphs, two gateways, a collector and Jaeger', () => {
+  it('runs the distributed topology: Redis, Postgres, three subgraphs, two gateways, a collector, Jaeger, Prometheus and Grafana', () => {
     expect(Object.keys(services).sort()).toEqual(
       [
         'gateway-1',
         'gateway-2',
+        'grafana',
         'jaeger',
         'otel-collector',
         'postgres',
         'pricing',
         'procurement',
+        'prometheus',
         'promotions',
         'redis',
       ].sort(),
@@ -232,5 +248,59 @@ describe('compose.yaml', () => {
     expect(collector.service.pipelines.traces.receivers).toEqual(['otlp']);
     const exporter = collector.service.pipelines.traces.exporters.find((e: string) => e.startsWith('otlp'));
     expect(collector.exporters[exporter].endpoint).toMatch(/^jaeger:4317$/);
+  });
+
+  it('scrapes every app process with Prometheus, which loads the SLO rules (promtool check config)', () => {
+    const prometheus = services.prometheus;
+    const mounts = Object.fromEntries(
+      (prometheus.volumes as string[]).map((v) => {
+        const [host, container] = v.split(':');
+        return [container, join(root, String(host))];
+      }),
+    );
+    const configFile = mounts['/etc/prometheus/prometheus.yml'] as string;
+    const config = parse(readFileSync(configFile, 'utf8')) as Any;
+    const targets = config.scrape_configs.flatMap((c: Any) =>
+      c.static_configs.flatMap((s: Any) => s.targets),
+    );
+    expect(targets.sort()).toEqual(apps.map(([name]) => `${name}:8080`).sort());
+    // The rules file the config names is the one mounted there: the repository's.
+    expect(config.rule_files).toEqual(['/etc/prometheus/rules.yaml']);
+    expect(mounts['/etc/prometheus/rules.yaml']).toBe(join(root, 'deploy/prometheus/rules.yaml'));
+    // promtool reads the config with the rules at their place on this machine.
+    const copy = join(mkdtempSync(join(tmpdir(), 'ac-prometheus-')), 'prometheus.yml');
+    writeFileSync(copy, stringify({ ...config, rule_files: [mounts['/etc/prometheus/rules.yaml']] }));
+    const r = spawnSync('promtool', ['check', 'config', copy], { encoding: 'utf8' });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+  });
+
+  it('provisions Grafana with the Prometheus data source and the dashboard, whose panels name that data source', () => {
+    const grafana = services.grafana;
+    const mounts = Object.fromEntries(
+      (grafana.volumes as string[]).map((v) => {
+        const [host, container] = v.split(':');
+        return [container, join(root, String(host))];
+      }),
+    );
+    const provisioning = mounts['/etc/grafana/provisioning'] as string;
+    const sources = parse(readFileSync(join(provisioning, 'datasources/prometheus.yaml'), 'utf8')) as Any;
+    const [source] = sources.datasources;
+    expect(source.type).toBe('prometheus');
+    expect(new URL(source.url).hostname).toBe('prometheus');
+    expect(Number(new URL(source.url).port)).toBe(9090);
+    const providers = parse(
+      readFileSync(join(provisioning, 'dashboards/agent-commerce.yaml'), 'utf8'),
+    ) as Any;
+    const path = providers.providers[0].options.path as string;
+    const dashboards = mounts[path] as string;
+    const dashboard = JSON.parse(readFileSync(join(dashboards, 'agent-commerce.json'), 'utf8')) as Any;
+    expect(dashboard.uid).toBe('agent-commerce');
+    const panels = dashboard.panels.filter((p: Any) => p.type !== 'row');
+    expect(panels.length).toBeGreaterThan(10);
+    for (const p of panels) {
+      expect(p.datasource.uid, p.title).toBe(source.uid);
+      expect(p.targets.length, p.title).toBeGreaterThan(0);
+    }
+    expect(grafana.depends_on).toContain('prometheus');
   });
 });
