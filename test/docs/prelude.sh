@@ -45,3 +45,5 @@ docker() { echo "(docker $1: not run in this test)" >&2; }
 kubectl() {
   if [ "$1" = kustomize ]; then command kubectl "$@"; else echo "(kubectl $1: not run in this test)" >&2; fi
 }
+# Installing system packages is the reader's once-only setup (.ci/run does it in CI): recorded only.
+apt-get() { echo "(apt-get $1: not run in this test)" >&2; }
