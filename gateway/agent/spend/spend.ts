@@ -128,7 +128,7 @@ export async function decideSpend(
 /**
  * Step 7½ (preHandler, after idempotency, before the order domain): decideSpend. A refusal is
  * 403 with its own problem type, nothing is stored, and the Idempotency-Key is free again
- * (only a 201 is kept for replay, as after a 503).
+ * (only a 201 or 202 is kept for replay, as after a 503).
  */
 export function spendStep(o: SpendOptions) {
   const freeKey = async (req: FastifyRequest) => {
