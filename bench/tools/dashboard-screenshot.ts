@@ -81,7 +81,7 @@ try {
   writeFileSync(
     join(dir, 'prometheus.yml'),
     stringify({
-      global: { scrape_interval: '1s', evaluation_interval: '1s', scrape_timeout: '900ms' },
+      global: { scrape_interval: '1s', evaluation_interval: '1s', scrape_timeout: '1s' },
       rule_files: [join(root, 'deploy/prometheus/rules.yaml')],
       scrape_configs: sys.processes.map((p, i) => ({
         job_name: roles[i],

@@ -68,7 +68,7 @@ beforeAll(async () => {
   writeFileSync(
     join(dir, 'prometheus.yml'),
     stringify({
-      global: { scrape_interval: '1s', evaluation_interval: '1s', scrape_timeout: '900ms' },
+      global: { scrape_interval: '1s', evaluation_interval: '1s', scrape_timeout: '1s' },
       rule_files: [join(dir, 'rules.yaml')],
       scrape_configs: sys.processes.map((p, i) => ({
         job_name: roles[i] ?? `process-${i}`,
