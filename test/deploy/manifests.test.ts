@@ -123,13 +123,23 @@ describe.each(['deploy/base', 'deploy/overlays/example'])('kubectl kustomize %s'
     },
   );
 
-  it('renders the SLO rules and alerts as a PrometheusRule: the groups of deploy/prometheus/rules.yaml, each alert with a severity and a runbook', () => {
+  it('renders the SLO rules and alerts as a PrometheusRule (the groups of deploy/prometheus/rules.yaml, each alert with a severity and a runbook) and a PodMonitor of every role', () => {
     const rule = of(objs, 'PrometheusRule', 'agent-commerce');
     expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
     if (overlay) expect(rule.metadata.namespace).toBe('agent-commerce');
     const file = parse(readFileSync(join(root, 'deploy/prometheus/rules.yaml'), 'utf8')) as Any;
     expect(rule.spec.groups).toEqual(file.groups);
     const alerts = rule.spec.groups.flatMap((g: Any) => g.rules).filter((r: Any) => r.alert);
+    // The PodMonitor scrapes every role's pods on their `http` port: the rules have data.
+    const monitor = of(objs, 'PodMonitor', 'agent-commerce');
+    expect(monitor.spec.podMetricsEndpoints).toEqual([
+      expect.objectContaining({ port: 'http', path: '/metrics' }),
+    ]);
+    for (const c of COMPONENTS) {
+      const template = of(objs, 'Deployment', c).spec.template;
+      expect(matches(monitor.spec.selector.matchLabels, template.metadata.labels), c).toBe(true);
+      expect(template.spec.containers[0].ports.map((p: Any) => p.name)).toContain('http');
+    }
     for (const a of alerts) {
       expect(['page', 'ticket'], a.alert).toContain(a.labels.severity);
       expect(a.annotations.runbook_url, a.alert).toMatch(/^docs\/runbooks\.md#[a-z0-9-]+$/);
