@@ -14,6 +14,7 @@ import { registerEdgeRoutes } from './edge/index.ts';
 import { withQuoteFallback } from './edge/quote/graphql-fallback.ts';
 import { mountGateway } from './graphql.ts';
 import { subgraphFactories } from './subgraphs.ts';
+import { type WarmUpReport, warmUp } from './warm-up.ts';
 
 export interface RunningSystem {
   readonly app: FastifyInstance;
@@ -32,13 +33,39 @@ export interface StartOptions {
 
 const NAMES = Object.keys(subgraphFactories) as SubgraphName[];
 
-function running(app: FastifyInstance, platform: Platform, local: RunningSystem['local']): RunningSystem {
+function running(
+  app: FastifyInstance,
+  platform: Platform,
+  local: RunningSystem['local'],
+  opts: { warm?: boolean } = {},
+): RunningSystem {
   const sys: RunningSystem = {
     app,
     platform,
     local,
     url: '',
     async listen(port = platform.config.PORT) {
+      // Not ready until warm (gateway/warm-up.ts); /healthz answers meanwhile.
+      if (opts.warm && platform.config.WARM_UP_MS > 0) {
+        let warmed: WarmUpReport | undefined;
+        platform.readiness.set('warm-up', async () => {
+          if (!warmed) throw new Error('warming up');
+        });
+        void app
+          .ready()
+          .then(() => warmUp(app, platform, { budgetMs: platform.config.WARM_UP_MS }))
+          .then(
+            (r) => {
+              warmed = r;
+              platform.log.info({ ...r }, 'warmed up');
+            },
+            (err: unknown) => {
+              // A warm-up that fails leaves the process cold, not broken: ready anyway.
+              platform.log.warn({ err }, 'warm-up failed; serving cold');
+              warmed = { ms: 0, requests: 0, failed: 0 };
+            },
+          );
+      }
       await app.listen({ port, host: platform.config.HOST });
       const addr = app.server.address() as AddressInfo;
       const scheme = platform.config.TLS_CERT_FILE && platform.config.TLS_KEY_FILE ? 'https' : 'http';
@@ -73,7 +100,7 @@ export async function buildEmbedded(config: Config, opts: StartOptions = {}): Pr
     dataSource: (name) =>
       withQuoteFallback(platform, name, new InProcessDataSource((local[name] as SubgraphModule).schema)),
   });
-  return running(app, platform, local);
+  return running(app, platform, local, { warm: true });
 }
 
 /** Distributed topology, gateway process: subgraphs over HTTP, plus the edge routes. */

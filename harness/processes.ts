@@ -117,6 +117,8 @@ export async function startCommand(
       LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
       PORT: '0',
+      // Tests and benches send at once what they measure; bench/tools/warm-start.ts sets it.
+      WARM_UP_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -18,6 +18,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     LOG_LEVEL: 'silent',
     NODE_ENV: 'test',
     CATALOG_SIZE: '500',
+    // A test's system takes its requests at once; the warm-up has its own test.
+    WARM_UP_MS: '0',
     ...env,
   });
 }

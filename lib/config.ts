@@ -46,6 +46,11 @@ const fields = z.object({
    * a knob, not the default (docs/performance.md, "Fifth pass").
    */
   EMBEDDED_DB_NICE: z.coerce.number().int().min(0).max(19).default(0),
+  /**
+   * How long a starting gateway sends itself the hot read paths before /readyz says ready
+   * (gateway/warm-up.ts): ready means warm. 0 turns it off (the tests' processes do).
+   */
+  WARM_UP_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   /** PostgreSQL for orders, audit, catalog and promotions; unset means the embedded store. */
   DATABASE_URL: url.optional(),
   /**

@@ -31,7 +31,7 @@ export interface OpenLoadOptions {
   seconds: number;
   /** Upper bound on open connections; a request finding none free waits (and that wait counts). */
   maxConnections?: number;
-  /** Also return each primary request's due time and latency (bench/tools/stall-trace.ts). */
+  /** Also return each request's due time and latency, per stream (bench/tools/stall-trace.ts, warm-start.ts). */
   samples?: boolean;
   /**
    * Seconds of the same arrivals before the measured ones, sent and answered but not counted:
@@ -41,6 +41,13 @@ export interface OpenLoadOptions {
    * calibration, k6's warm-up stages). The server is warmed by the closed loop before.
    */
   warmupSeconds?: number;
+  /**
+   * A start as a user meets it (bench/tools/warm-start.ts): until `readyUrl` answers 200 (polled
+   * every 5 ms), the streams run against `warmupUrl` (a bare route), so this generator's own
+   * start is over; from the first ready answer, `seconds` of them are measured against `url`,
+   * every request counted.
+   */
+  untilReady?: { readyUrl: string; warmupUrl: string };
 }
 
 export interface StreamResult {
@@ -62,6 +69,8 @@ export interface StreamResult {
 }
 
 export interface OpenLoadResult {
+  /** When the measured requests began (Unix ms): with `untilReady`, the first ready answer. */
+  measuredFrom: number;
   primary: StreamResult;
   background?: StreamResult;
 }
@@ -74,14 +83,12 @@ const histogram = () =>
   });
 
 async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
-  const pool = new Pool(opts.url, {
-    connections: opts.maxConnections ?? 256,
-    pipelining: 1,
-    keepAliveTimeout: 30_000,
-  });
-  const streams = [opts.primary, ...(opts.background ? [opts.background] : [])].map((s, i) => ({
+  const poolOf = (url: string) =>
+    new Pool(url, { connections: opts.maxConnections ?? 256, pipelining: 1, keepAliveTimeout: 30_000 });
+  const pool = poolOf(opts.url);
+  const streams = [opts.primary, ...(opts.background ? [opts.background] : [])].map((s) => ({
     ...s,
-    samples: opts.samples && i === 0 ? ([] as number[]) : undefined,
+    samples: opts.samples ? ([] as number[]) : undefined,
     period: 1000 / s.rate,
     next: 0,
     fired: 0,
@@ -92,15 +99,11 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
     errors: 0,
   }));
   const inflight = new Set<Promise<void>>();
-  const start = performance.now() + 20;
-  const measuredFrom = start + (opts.warmupSeconds ?? 0) * 1000;
-  const end = measuredFrom + opts.seconds * 1000;
 
-  const fire = (s: (typeof streams)[number], due: number) => {
+  const fire = (s: (typeof streams)[number], due: number, to: Pool, measured: boolean) => {
     const r = s.requests[s.fired++ % s.requests.length] as HttpRequestSpec;
-    const measured = due >= measuredFrom;
     if (measured) s.sent++;
-    const p = pool
+    const p = to
       .request({
         method: r.method ?? 'GET',
         path: r.path,
@@ -123,25 +126,68 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
     inflight.add(p);
   };
 
-  await new Promise<void>((resolve) => {
-    const tick = () => {
-      const now = performance.now();
-      let next = end;
-      for (const s of streams) {
-        // Everything due by now goes out now, each keeping its own due time.
-        for (let due = start + s.next * s.period; due <= now && due < end; due = start + s.next * s.period) {
-          s.next++;
-          fire(s, due);
+  /** Fires every stream at its rate from `start` until `end` (or until `stop()` is true). */
+  const run = (start: number, end: number, target: (due: number) => [Pool, boolean], stop = () => false) =>
+    new Promise<void>((resolve) => {
+      for (const s of streams) s.next = 0;
+      const tick = () => {
+        const now = performance.now();
+        let next = end;
+        for (const s of streams) {
+          // Everything due by now goes out now, each keeping its own due time.
+          for (
+            let due = start + s.next * s.period;
+            due <= now && due < end;
+            due = start + s.next * s.period
+          ) {
+            s.next++;
+            const [to, measured] = target(due);
+            fire(s, due, to, measured);
+          }
+          next = Math.min(next, start + s.next * s.period);
         }
-        next = Math.min(next, start + s.next * s.period);
+        if (now >= end || stop()) resolve();
+        else setTimeout(tick, Math.max(0, next - performance.now()));
+      };
+      setTimeout(tick, Math.max(0, start - performance.now()));
+    });
+
+  let measuredFrom: number;
+  if (opts.untilReady) {
+    const bare = poolOf(opts.untilReady.warmupUrl);
+    const ready = new URL(opts.untilReady.readyUrl);
+    const probe = poolOf(ready.origin);
+    let isReady = false;
+    const poll = async () => {
+      while (!isReady) {
+        const res = await probe.request({ method: 'GET', path: ready.pathname }).catch(() => undefined);
+        await res?.body.dump();
+        if (res?.statusCode === 200) isReady = true;
+        else await new Promise((r) => setTimeout(r, 5));
       }
-      if (now >= end) resolve();
-      else setTimeout(tick, Math.max(0, next - performance.now()));
     };
-    setTimeout(tick, Math.max(0, start - performance.now()));
-  });
-  // Answers still under way count (their latency keeps growing from their due time), up to a bound.
-  await Promise.race([Promise.all(inflight), new Promise((r) => setTimeout(r, 30_000))]);
+    const polling = poll();
+    await run(
+      performance.now() + 20,
+      Number.POSITIVE_INFINITY,
+      () => [bare, false],
+      () => isReady,
+    );
+    await polling;
+    await probe.destroy();
+    measuredFrom = performance.now();
+    const end = measuredFrom + opts.seconds * 1000;
+    await run(measuredFrom, end, () => [pool, true]);
+    await Promise.race([Promise.all(inflight), new Promise((r) => setTimeout(r, 30_000))]);
+    await bare.destroy();
+  } else {
+    const start = performance.now() + 20;
+    measuredFrom = start + (opts.warmupSeconds ?? 0) * 1000;
+    const from = measuredFrom;
+    await run(start, from + opts.seconds * 1000, (due) => [pool, due >= from]);
+    // Answers still under way count (their latency keeps growing from their due time), up to a bound.
+    await Promise.race([Promise.all(inflight), new Promise((r) => setTimeout(r, 30_000))]);
+  }
   await pool.destroy();
 
   const elapsed = (performance.now() - measuredFrom) / 1000;
@@ -164,6 +210,7 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
   };
   const [primary, background] = streams;
   return {
+    measuredFrom: performance.timeOrigin + measuredFrom,
     primary: result(primary as (typeof streams)[number]),
     ...(background ? { background: result(background) } : {}),
   };

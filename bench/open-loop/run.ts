@@ -82,7 +82,7 @@ export const nodeVersion = (node?: string): string =>
   node ? spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim() : process.version;
 
 /** A bare node:http JSON route in its own process: the control. */
-function startBare(node?: string): Promise<ServiceProcess> {
+export function startBare(node?: string): Promise<ServiceProcess> {
   const code = `require('node:http').createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); }); }).listen(0, '127.0.0.1', function () { console.log(JSON.stringify({ msg: 'listening on http://127.0.0.1:' + this.address().port })); });`;
   return startCommand('bare node:http', node ?? process.execPath, ['-e', code], {});
 }

@@ -1,0 +1,135 @@
+/**
+ * What the first seconds after a start cost (issue 29, "Ready means warm"): starts the compiled
+ * embedded system (`npm start`'s flags) on a fresh data directory, polls /readyz every 5 ms, and
+ * from the moment it answers ready sends the REST quote at RATE/s with 100 agent orders/s beside
+ * it, open loop, every request counted (no warm-up). Then the same load again as the steady
+ * reference. Prints the start's timings (process start → listening → ready) and, per second
+ * after ready, the p99 of each stream, beside the steady p99.
+ *   npm run build && [EXTRA="--node-flag …"] [RATE=2700] [SECONDS=10] [PATH_KEY=rest] tsx bench/tools/warm-start.ts [ENV=value ...]
+ */
+import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as hdr from 'hdr-histogram-js';
+import { startProcess } from '../../harness/processes.ts';
+import { orderRequests, QUOTE_CATALOG_SIZE } from '../../harness/requests.ts';
+import { openLoad, type StreamResult } from '../open-loop/generator.ts';
+import { requestsOf, startBare } from '../open-loop/run.ts';
+
+const rate = Number(process.env.RATE ?? 2700);
+const seconds = Number(process.env.SECONDS ?? 10);
+const key = process.env.PATH_KEY ?? 'rest';
+const extra = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .filter((a) => a.includes('='))
+    .map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
+);
+
+export interface WarmStart {
+  listeningMs: number;
+  readyMs: number;
+  first: { primary: StreamResult; orders: StreamResult };
+  steady: { primary: StreamResult; orders: StreamResult };
+  perSecond: { second: number; primaryP99: number; ordersP99: number }[];
+}
+
+/** p99 per whole second after `t0` (Unix ms) from the generator's (due time, latency) pairs. */
+function bySecond(samples: number[] | undefined, t0: number): Map<number, number> {
+  const hists = new Map<number, hdr.Histogram>();
+  for (let i = 0; samples && i + 1 < samples.length; i += 2) {
+    const s = Math.floor(((samples[i] as number) - t0) / 1000);
+    const h = hists.get(s) ?? hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000 });
+    hists.set(s, h);
+    h.recordValue(Math.max(1, Math.round((samples[i + 1] as number) * 1000)));
+  }
+  return new Map([...hists].map(([s, h]) => [s, h.getValueAtPercentile(99) / 1000]));
+}
+
+/** A port free now (the system is told it before it starts, so the load can wait for it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export async function warmStart(env: Record<string, string> = {}): Promise<WarmStart> {
+  const bare = await startBare();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const load = (untilReady: boolean) =>
+    openLoad({
+      url,
+      primary: { requests: requestsOf(key)(), rate },
+      background: { requests: orderRequests(), rate: 100 },
+      seconds,
+      samples: true,
+      ...(untilReady ? { untilReady: { readyUrl: `${url}/readyz`, warmupUrl: bare.url } } : {}),
+    });
+  const started = Date.now();
+  // The load starts first, against the bare route, and moves to the system at its first ready.
+  const first = load(true);
+  const sys = await startProcess(
+    'embedded',
+    {
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-warm-')),
+      CATALOG_SIZE: String(QUOTE_CATALOG_SIZE),
+      RATE_LIMIT_CAPACITY: '1000000000',
+      RATE_LIMIT_REFILL_PER_SECOND: '1000000',
+      PORT: String(port),
+      ...env,
+    },
+    120_000,
+    { compiled: true, nodeArgs: process.env.EXTRA?.split(' ').filter(Boolean) ?? [] },
+  );
+  const listeningMs = Date.now() - started;
+  const lines: { at: number; text: string }[] = [];
+  sys.child.stdout?.on('data', (chunk: Buffer) => {
+    for (const text of chunk.toString('utf8').split('\n').filter(Boolean))
+      lines.push({ at: Date.now(), text });
+  });
+  try {
+    const cold = await first;
+    if (process.env.TRACE)
+      for (const l of lines.filter((x) => x.at < cold.measuredFrom + 3000))
+        console.log(`  ${((l.at - cold.measuredFrom) / 1000).toFixed(3)} s ${l.text.slice(0, 160)}`);
+    const steady = await load(false);
+    const p = bySecond(cold.primary.samples, cold.measuredFrom);
+    const o = bySecond(cold.background?.samples, cold.measuredFrom);
+    const perSecond = [...p.keys()]
+      .sort((x, y) => x - y)
+      .map((s) => ({ second: s, primaryP99: p.get(s) ?? 0, ordersP99: o.get(s) ?? 0 }));
+    return {
+      listeningMs,
+      readyMs: cold.measuredFrom - started,
+      first: { primary: cold.primary, orders: cold.background as StreamResult },
+      steady: { primary: steady.primary, orders: steady.background as StreamResult },
+      perSecond,
+    };
+  } finally {
+    await sys.stop();
+    await bare.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = await warmStart(extra);
+  const f = (n: number) => n.toFixed(2);
+  console.log(
+    `listening after ${r.listeningMs.toFixed(0)} ms, ready after ${r.readyMs.toFixed(0)} ms (${JSON.stringify(extra)})`,
+  );
+  console.log(
+    `first ${seconds} s after ready: ${key} p99 ${f(r.first.primary.p99)} ms (max ${f(r.first.primary.max)}), orders p99 ${f(r.first.orders.p99)} ms (max ${f(r.first.orders.max)})`,
+  );
+  console.log(
+    `steady ${seconds} s:           ${key} p99 ${f(r.steady.primary.p99)} ms, orders p99 ${f(r.steady.orders.p99)} ms`,
+  );
+  for (const s of r.perSecond)
+    console.log(`  second ${s.second}: ${key} p99 ${f(s.primaryP99)} ms, orders p99 ${f(s.ordersP99)} ms`);
+}

@@ -1,0 +1,95 @@
+import type { FastifyInstance } from 'fastify';
+import type { Platform } from '../lib/platform.ts';
+
+/**
+ * Ready means warm (issue 29, docs/performance.md "Warm start"). A process that has just
+ * started runs its JavaScript in V8's interpreter and its embedded store's WebAssembly through
+ * its baseline compiler, one function at a time as each is first called, and its caches are
+ * empty: measured, the first second of traffic after ready waited up to seconds at half the
+ * steady load. So before /readyz says ready, the process sends itself the hot read paths (the
+ * REST and GraphQL cart quotes and the price calculation, on real catalog SKUs) through
+ * Fastify's inject, without a socket, until the budget is spent, and the first real callers
+ * find compiled code and filled caches. The order path is not sent (an order is a purchase,
+ * and every call is audited): its store's functions are compiled at start instead
+ * (`--no-wasm-lazy-compilation` in `npm start`), and its JavaScript is mostly the quotes'.
+ *
+ * Side effects, on purpose the same as any caller's: quotes fill the price cache and the
+ * quote cache, the first price of each SKU publishes one PriceCalculated event.
+ */
+export interface WarmUpReport {
+  readonly ms: number;
+  readonly requests: number;
+  /** Requests that did not answer 2xx (e.g. an empty catalog): reported, never fatal. */
+  readonly failed: number;
+}
+
+const QUOTE = `query WarmUpQuote($input: CartQuoteInput!) {
+  cartQuote(input: $input) {
+    id subtotalDecimal
+    lines { sku name quantity basePriceDecimal unitPriceDecimal lineTotalDecimal appliedModifiers source }
+    promotions { discountTotalDecimal totalDecimal applied { promotionId name amountDecimal allocations { sku amountDecimal } } }
+    quoteToken
+  }
+}`;
+
+export async function warmUp(
+  app: FastifyInstance,
+  platform: Platform,
+  o: { budgetMs: number; concurrency?: number },
+): Promise<WarmUpReport> {
+  const started = performance.now();
+  const skus = (
+    await platform.db.query<{ sku: string }>(
+      `SELECT p.sku FROM catalog_products p JOIN catalog_base_prices b ON b.sku = p.sku AND b.currency = 'USD'
+       ORDER BY p.sku LIMIT 10`,
+    )
+  ).map((r) => r.sku);
+  if (skus.length === 0 || o.budgetMs <= 0)
+    return { ms: performance.now() - started, requests: 0, failed: 0 };
+  const lines = skus.map((sku, i) => ({ sku, quantity: 1 + (i % 3) }));
+  const rest = new URLSearchParams(lines.map((l): [string, string] => ['line', `${l.sku}:${l.quantity}`]));
+  rest.set('currency', 'USD');
+  rest.set('region', 'US');
+  rest.set('customerId', 'warm-up');
+  const graphql = JSON.stringify({
+    query: QUOTE,
+    variables: { input: { lines, currency: 'USD', region: 'US', customerId: 'warm-up' } },
+  });
+  const sends = [
+    () => app.inject({ method: 'GET', url: `/cart/quote?${rest}` }),
+    () =>
+      app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { 'content-type': 'application/json' },
+        payload: graphql,
+      }),
+    (n: number) =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/prices/calculate',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({
+          sku: skus[n % skus.length],
+          currency: 'USD',
+          region: n % 2 ? 'EU' : 'US',
+          customerSegment: n % 4 ? 'STANDARD' : 'VIP',
+          inventoryLevel: (n * 37) % 900,
+        }),
+      }),
+  ];
+  let requests = 0;
+  let failed = 0;
+  const deadline = started + o.budgetMs;
+  // A few at a time, as callers come: the paths' concurrent parts (batching, caches) warm too.
+  const worker = async (w: number) => {
+    for (let n = w; performance.now() < deadline; n += 1) {
+      const send = sends[n % sends.length] as (n: number) => ReturnType<FastifyInstance['inject']>;
+      const res = await send(n);
+      requests++;
+      if (res.statusCode < 200 || res.statusCode >= 300) failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: o.concurrency ?? 4 }, (_, w) => worker(w)));
+  return { ms: performance.now() - started, requests, failed };
+}
