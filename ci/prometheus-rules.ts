@@ -33,9 +33,13 @@ const QUOTE = 'route=~"/cart/quote|/v2/quote|/graphql"';
 const ORDER = 'route=~"/api/v2/procurement/orders|/v2/orders",method="POST"';
 const REQ = 'http_request_duration_seconds';
 
-/** Requests answered 5xx over all requests of the routes. */
+/**
+ * Requests answered 5xx over all requests of the routes. A process that never answered a 5xx has
+ * no 5xx series at all, so the errors' sum is empty, not 0: `or vector(0)` keeps the ratio at 0
+ * while there is traffic (without it the SLO had no value whenever it was met).
+ */
 const availability = (routes: string) =>
-  `sum(rate(${REQ}_count{${routes},status=~"5.."}[$w])) / sum(rate(${REQ}_count{${routes}}[$w]))`;
+  `(sum(rate(${REQ}_count{${routes},status=~"5.."}[$w])) or vector(0)) / sum(rate(${REQ}_count{${routes}}[$w]))`;
 /** Requests slower than `le` over all requests of the routes (`le` is a bucket bound of the histogram). */
 const latency = (routes: string, le: string) =>
   `1 - sum(rate(${REQ}_bucket{${routes},le="${le}"}[$w])) / sum(rate(${REQ}_count{${routes}}[$w]))`;
@@ -277,7 +281,8 @@ sum by (route) (rate(${REQ}_count{status="422"}[5m])) / sum by (route) (rate(${R
     labels: { severity: 'ticket' },
     annotations: {
       summary: 'The event loop of {{ $labels.instance }} stalls',
-      description: '{{ $value | humanizePercentage }} of its 10 ms timer samples fired more than 100 ms late.',
+      description:
+        '{{ $value | humanizePercentage }} of its 10 ms timer samples fired more than 100 ms late.',
       runbook_url: runbookUrl('eventloopdelayhigh'),
     },
   },
@@ -344,7 +349,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         return true;
       }
     });
-    for (const [path] of stale) console.error(`${path.pathname} is stale: run \`npm run ops:rules\` and commit it.`);
+    for (const [path] of stale)
+      console.error(`${path.pathname} is stale: run \`npm run ops:rules\` and commit it.`);
     if (stale.length) process.exit(1);
     console.log('Prometheus rules are fresh');
   } else {

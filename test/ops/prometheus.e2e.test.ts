@@ -5,6 +5,9 @@
  * deliveries die; both alerts are then firing in Prometheus's /api/v1/alerts, and were not
  * before.
  *
+ * The SLOs' recording rules get values from the same traffic, so their label selectors match
+ * what the processes write.
+ *
  * Prometheus runs with a 1 s scrape and evaluation interval and a copy of
  * deploy/prometheus/rules.yaml in which every `for:` is 2 s (the real ones wait a minute or
  * more, which a test should not); the expressions, labels and annotations are the file's.
@@ -193,5 +196,24 @@ describe('alerts in a real Prometheus scraping the distributed system', () => {
     );
     expect(dead[0]?.labels).toMatchObject({ alertname: 'WebhookDeliveriesDead', severity: 'ticket' });
     expect(dead[0]?.annotations.runbook_url).toBe('docs/runbooks.md#webhookdeliveriesdead');
+
+    // The SLO ratios have a sample: the rules' route and outcome selectors match the labels the
+    // processes really write (a misspelt route would leave the vector empty, and the SLO silent).
+    // Its value may be NaN: a counter that rose only before its series' first scrape has a rate
+    // of 0 over the window, and 0/0 is NaN.
+    for (const slo of [
+      'quote_availability',
+      'quote_latency',
+      'order_availability',
+      'order_latency',
+      'webhook_delivery',
+    ])
+      await waitFor(`slo:${slo}:error_ratio_rate5m has a sample`, async () => {
+        const q = encodeURIComponent(`slo:${slo}:error_ratio_rate5m`);
+        const r = (await (await fetch(`${promUrl}/api/v1/query?query=${q}`)).json()) as {
+          data: { result: { metric: Record<string, string> }[] };
+        };
+        return r.data.result.length === 1 && r.data.result[0]?.metric.slo === slo;
+      });
   }, 90_000);
 });
