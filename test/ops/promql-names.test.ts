@@ -8,39 +8,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parser } from '@prometheus-io/lezer-promql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { scrape, selectableNames } from './exposition.ts';
+import { metricNames, withoutGrafanaVariables } from './promql.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Grafana's interval variables, which are not PromQL, as the durations Grafana puts in their place. */
-export function withoutGrafanaVariables(expr: string): string {
-  return expr
-    .replaceAll('$__rate_interval', '1m')
-    .replaceAll('$__interval', '15s')
-    .replaceAll('$__range', '1h');
-}
-
-/** The metric names an expression selects; throws on a syntax error or a selector without a name. */
-export function metricNames(expr: string): string[] {
-  const tree = parser.parse(expr);
-  const names: string[] = [];
-  let error: number | undefined;
-  tree.iterate({
-    enter(node) {
-      if (node.type.isError) error ??= node.from;
-      if (node.name !== 'VectorSelector') return;
-      const id = node.node.getChild('Identifier');
-      if (!id) throw new Error(`a selector without a metric name in: ${expr}`);
-      names.push(expr.slice(id.from, id.to));
-    },
-  });
-  if (error !== undefined) throw new Error(`PromQL syntax error at ${error} in: ${expr}`);
-  return names;
-}
 
 interface Rule {
   record?: string;
