@@ -1,0 +1,157 @@
+/**
+ * Fixtures of the UCP order event tests: a UCP checkout session as the session core stores it
+ * (its `fulfillment` the UCP checkout's, a destination and an option selected) and its order.
+ */
+import {
+  type CheckoutSession,
+  createSession,
+  newSessionId,
+  orderIdOfSession,
+  type SessionLine,
+} from '../../../subgraphs/procurement/checkout/session.ts';
+import type { OrderStatus } from '../../../subgraphs/procurement/domain/purchase-order.ts';
+import type { UcpOrderFacts } from '../../../subgraphs/procurement/webhooks/ucp-order.ts';
+import { cents } from '../../acp/support/webhooks.ts';
+
+export const UCP_LINES: SessionLine[] = [
+  {
+    item: 0,
+    sku: 'SKU-ABC-000001',
+    name: 'Widget',
+    quantity: 2,
+    unitCents: 1250,
+    baseCents: 2500,
+    discountCents: 250,
+    totalCents: 2250,
+  },
+  {
+    item: 1,
+    sku: 'SKU-ELC-000004',
+    name: 'Cable',
+    quantity: 3,
+    unitCents: 999,
+    baseCents: 2997,
+    discountCents: 0,
+    totalCents: 2997,
+  },
+];
+
+/** The UCP checkout fulfillment (types/fulfillment.json) with a new address and a chosen option. */
+export const UCP_FULFILLMENT = {
+  methods: [
+    {
+      id: 'm_1',
+      type: 'shipping',
+      line_item_ids: ['li_0', 'li_1'],
+      selected_destination_id: 'dest_1',
+      destinations: [
+        {
+          id: 'dest_1',
+          first_name: 'Jane',
+          last_name: 'Doe',
+          street_address: '1 Webhook St',
+          address_locality: 'Toronto',
+          address_region: 'ON',
+          postal_code: 'M5V 2T6',
+          address_country: 'CA',
+        },
+      ],
+      groups: [
+        {
+          id: 'g_1',
+          line_item_ids: ['li_0', 'li_1'],
+          selected_option_id: 'standard',
+          options: [
+            { id: 'standard', title: 'Standard shipping', totals: [{ type: 'total', amount: 0 }] },
+            { id: 'express', title: 'Express shipping', totals: [{ type: 'total', amount: 0 }] },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+export interface UcpSessionOptions {
+  readonly lines?: SessionLine[];
+  readonly fulfillment?: Record<string, unknown> | null;
+  readonly keyId?: string | null;
+  readonly owner?: string;
+  /** UCP-A's field: the platform profile's order webhook (absent: no events to deliver). */
+  readonly orderWebhookUrl?: string;
+}
+
+/** A completed UCP session with its order id, as the checkout service stores it. */
+export function ucpSessionOf(o: UcpSessionOptions = {}): CheckoutSession {
+  const lines = o.lines ?? UCP_LINES;
+  const base = lines.reduce((n, l) => n + l.baseCents, 0);
+  const discount = lines.reduce((n, l) => n + l.discountCents, 0);
+  const id = newSessionId();
+  const s = createSession(
+    {
+      id,
+      protocol: 'ucp',
+      owner: o.owner ?? 'spiffe://example.org/ns/ai/sa/procurement-agent/ucp-hooks',
+      agentId: 'agent-ucp-hooks-01',
+      keyId: o.keyId ?? null,
+      currency: 'USD',
+      region: 'US',
+      items: lines.map((l) => ({ sku: l.sku, quantity: l.quantity })),
+      codes: [],
+      extensions: [],
+      buyer: null,
+      fulfillment: o.fulfillment === undefined ? UCP_FULFILLMENT : o.fulfillment,
+      ttlMs: 3_600_000,
+    },
+    {
+      lines,
+      discounts: [],
+      rejected: [],
+      problems: [],
+      totals: {
+        baseCents: base,
+        discountCents: discount,
+        subtotalCents: base - discount,
+        totalCents: base - discount,
+      },
+      quote: null,
+    },
+    Date.now(),
+  );
+  return {
+    ...s,
+    status: 'completed',
+    orderId: orderIdOfSession(id),
+    ...(o.orderWebhookUrl !== undefined
+      ? {
+          channel: {
+            protocol: 'ucp',
+            profileUrl: 'https://platform.example/profile',
+            orderWebhookUrl: o.orderWebhookUrl,
+          },
+        }
+      : {}),
+  } as CheckoutSession;
+}
+
+const PLACED = Date.parse('2026-04-09T09:00:00.000Z') / 1000;
+const DECIDED = Date.parse('2026-04-09T10:00:00.000Z') / 1000;
+
+/** The session's order as the order domain stores it, in `status`. */
+export function orderOf(s: CheckoutSession, status: OrderStatus): UcpOrderFacts {
+  return {
+    orderId: s.orderId as string,
+    status,
+    lines: s.lines.map((l) => ({
+      sku: l.sku,
+      quantity: l.quantity,
+      unitPrice: cents(l.unitCents),
+      discount: cents(l.discountCents),
+      lineTotal: cents(l.totalCents),
+    })),
+    total: cents(s.totals.totalCents),
+    processedAt: PLACED,
+    cancelledAt: status === 'CANCELLED' ? DECIDED : null,
+    decidedAt: status === 'REJECTED' || status === 'EXPIRED' ? DECIDED : null,
+    decisionReason: null,
+  };
+}
