@@ -1,7 +1,7 @@
 import type { SpiffeId } from '../../lib/auth/spiffe.ts';
+import type { ExpectedDigest } from '../../lib/http-signature/digest.ts';
 import type { PurchaseOrderRequest } from '../../subgraphs/procurement/contract/types.ts';
 import type { SpendStatus } from '../../subgraphs/procurement/spend/ledger.ts';
-import type { ExpectedDigest } from './identity/signature/digest.ts';
 
 /** How step 1 proved the identity: a mesh source, a signature, or a mesh source and a signature that agree. */
 export type IdentitySource =

@@ -1,12 +1,12 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isProcurementAgent, parseSpiffeId, type SpiffeId } from '../../../lib/auth/spiffe.ts';
+import type { ExpectedDigest } from '../../../lib/http-signature/digest.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
 import { unverifiedIdentity } from '../problems.ts';
 import { freshState, type IdentitySource } from '../state.ts';
 import { inProcessSource, isInProcessAgentCall } from './in-process.ts';
-import type { ExpectedDigest } from './signature/digest.ts';
 import {
   carriesSignature,
   type SignatureFailure,

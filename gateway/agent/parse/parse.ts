@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { bodyMatches } from '../../../lib/http-signature/digest.ts';
 import { parseStrictJson } from '../../../lib/json/strict-json.ts';
 import { Problem, sendProblem } from '../../../lib/problem.ts';
-import { bodyMatches } from '../identity/signature/digest.ts';
 import {
   contentTooLarge,
   malformedBody,

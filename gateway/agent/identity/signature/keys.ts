@@ -5,8 +5,10 @@ import { calculateJwkThumbprint, type JWK } from 'jose';
 import { z } from 'zod';
 import { parseSpiffeId } from '../../../../lib/auth/spiffe.ts';
 
+import type { SignatureAlgorithm } from '../../../../lib/http-signature/sign.ts';
+
 /** The RFC 9421 algorithms an agent key may sign with (Web Bot Auth: Ed25519; ES256 for P-256 keys). */
-export type SignatureAlgorithm = 'ed25519' | 'ecdsa-p256-sha256';
+export type { SignatureAlgorithm };
 
 /** One registered public key: whose it is, what it signs with, and how to check a signature. */
 export interface AgentKey {

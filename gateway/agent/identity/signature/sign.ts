@@ -1,9 +1,10 @@
 import { type KeyObject, randomBytes } from 'node:crypto';
-import { createSigner, httpbis } from 'http-message-signatures';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import { contentDigest } from './digest.ts';
-import type { SignatureAlgorithm } from './keys.ts';
+import { contentDigest } from '../../../../lib/http-signature/digest.ts';
+import { signHttpMessage } from '../../../../lib/http-signature/sign.ts';
 import { WEB_BOT_AUTH_TAG } from './verify.ts';
+
+export { algorithmOf } from '../../../../lib/http-signature/sign.ts';
 
 /** What an agent needs to sign: its private key and the request as it will be sent. */
 export interface SignRequest {
@@ -23,14 +24,6 @@ export interface SignRequest {
   readonly components?: readonly string[];
   /** Overrides for tests (a wrong keyid, a foreign alg, another tag). */
   readonly params?: { keyid?: string; alg?: string; tag?: string };
-}
-
-/** The algorithm a key signs with in RFC 9421 terms (Ed25519 or ECDSA P-256 / SHA-256). */
-export function algorithmOf(key: KeyObject): SignatureAlgorithm {
-  if (key.asymmetricKeyType === 'ed25519') return 'ed25519';
-  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1')
-    return 'ecdsa-p256-sha256';
-  throw new Error('agent keys are Ed25519 or ECDSA P-256');
 }
 
 /** The public JWK to register for a private key, and its thumbprint (the Web Bot Auth keyid). */
@@ -61,27 +54,24 @@ export async function signAgentRequest(r: SignRequest): Promise<Record<string, s
     ...(hasBody ? ['content-digest', 'content-type'] : []),
     ...(r.signatureAgent !== undefined ? ['signature-agent'] : []),
   ];
-  const alg = algorithmOf(r.privateKey);
   const created = r.created ?? Math.floor(Date.now() / 1000);
   const { keyid } = await publicJwk(r.privateKey);
-  const signed = await httpbis.signMessage(
-    {
-      key: createSigner(r.privateKey, alg, keyid),
-      fields: [...components],
-      params: ['created', 'expires', 'keyid', 'alg', 'nonce', 'tag'],
-      paramValues: {
-        created: new Date(created * 1000),
-        expires: new Date((created + (r.validitySeconds ?? 60)) * 1000),
-        nonce: r.nonce ?? randomBytes(32).toString('base64url'),
-        tag: r.params?.tag ?? WEB_BOT_AUTH_TAG,
-        ...(r.params?.keyid ? { keyid: r.params.keyid } : {}),
-        ...(r.params?.alg ? { alg: r.params.alg } : {}),
-      },
+  return signHttpMessage({
+    url: r.url,
+    method: r.method,
+    headers,
+    privateKey: r.privateKey,
+    keyid,
+    label: 'sig',
+    components,
+    params: ['created', 'expires', 'keyid', 'alg', 'nonce', 'tag'],
+    paramValues: {
+      created: new Date(created * 1000),
+      expires: new Date((created + (r.validitySeconds ?? 60)) * 1000),
+      nonce: r.nonce ?? randomBytes(32).toString('base64url'),
+      tag: r.params?.tag ?? WEB_BOT_AUTH_TAG,
+      ...(r.params?.keyid ? { keyid: r.params.keyid } : {}),
+      ...(r.params?.alg ? { alg: r.params.alg } : {}),
     },
-    { method: r.method, url: r.url, headers },
-  );
-  // Lower-case names (the library writes `Signature`), so a caller's override replaces a
-  // field instead of sending it twice. The HTTP client sets Host itself, from the URL, as
-  // @authority was signed.
-  return Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
+  });
 }

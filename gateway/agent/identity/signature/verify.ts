@@ -12,7 +12,7 @@ import {
   Token,
 } from 'structured-headers';
 import type { Clock } from '../../../../lib/clock.ts';
-import { type ExpectedDigest, parseContentDigest } from './digest.ts';
+import { type ExpectedDigest, parseContentDigest } from '../../../../lib/http-signature/digest.ts';
 import type { AgentKeyRegistry } from './keys.ts';
 import type { NonceStore } from './nonce-store.ts';
 

@@ -42,6 +42,6 @@ export function bodyMatches(expected: ExpectedDigest, body: Buffer): boolean {
   });
 }
 
-/** The Content-Digest field a signer sends for a body (scripts/sign-request.ts, tests). */
+/** The Content-Digest field a signer sends for a body (scripts/sign-request.ts, the UCP order webhooks, tests). */
 export const contentDigest = (body: Buffer | string, alg: DigestAlgorithm = 'sha-256'): string =>
   `${alg}=:${createHash(ALGORITHMS[alg]).update(body).digest('base64')}:`;
