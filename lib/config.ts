@@ -187,6 +187,11 @@ const fields = z.object({
   WEBHOOK_RETENTION_DAYS: positiveInt.default(30),
   /** Allow endpoints on loopback, private, link-local addresses (development, tests); off: refused. */
   WEBHOOK_ALLOW_PRIVATE_URLS: bool.default('false'),
+  /**
+   * ES256 keys that sign UCP order webhooks (RFC 9421; quote-token key ring format), published in
+   * the business profile's signing_keys; unset: DATA_DIR/keys/ucp-signing.json. Replicas share one file.
+   */
+  UCP_SIGNING_KEYS_FILE: z.string().min(1).optional(),
   // Operator console (docs/console.md).
   /** The built console (index.html and assets/); unset: dist/console of this installation. Served at /console when present. */
   CONSOLE_DIR: z.string().min(1).optional(),
@@ -222,6 +227,26 @@ const fields = z.object({
     .default(''),
   /** Largest ACP request body. */
   ACP_BODY_LIMIT_BYTES: positiveInt.default(65_536),
+
+  // Universal Commerce Protocol business (docs/ucp.md).
+  /** The UCP REST endpoint as platforms see it; its path is where the routes are served. Unset: PUBLIC_BASE_URL + /ucp. */
+  UCP_API_BASE_URL: url.optional(),
+  /**
+   * The merchant's own reverse-DNS namespace: the buying-on-account payment handler is
+   * `<namespace>.purchase_order` (UCP names a merchant-defined handler under the merchant's domain).
+   */
+  UCP_MERCHANT_NAMESPACE: z
+    .string()
+    .regex(/^[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+$/, 'a reverse-DNS name such as com.example')
+    .default('com.example'),
+  /** How long a fetched platform profile is kept (UCP asks for at least 60 s). */
+  UCP_PROFILE_CACHE_SECONDS: z.coerce.number().int().min(60).default(300),
+  /** Platform profiles kept at most (an LRU: a fixed discovery footprint, overview.md "Fetching"). */
+  UCP_PROFILE_CACHE_ENTRIES: positiveInt.default(1000),
+  /** Connect and response timeout of a platform profile fetch. */
+  UCP_PROFILE_TIMEOUT_MS: positiveInt.default(5000),
+  /** Development and tests only: platform profiles over http and on loopback or private addresses. */
+  UCP_PROFILE_ALLOW_INSECURE: bool.default('false'),
 
   // Promotions.
   /** Where redemption limits are consumed: the SQL store (durable, default) or Redis (needs REDIS_URL). */

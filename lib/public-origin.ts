@@ -14,6 +14,11 @@ export const acpApiBaseUrl = (
   config: Pick<Config, 'ACP_API_BASE_URL' | 'PUBLIC_BASE_URL' | 'HOST' | 'PORT'>,
 ): string => (config.ACP_API_BASE_URL ?? `${publicOrigin(config)}/acp`).replace(/\/+$/, '');
 
+/** UCP's REST endpoint: UCP_API_BASE_URL, else the public origin + `/ucp`; no trailing slash. */
+export const ucpApiBaseUrl = (
+  config: Pick<Config, 'UCP_API_BASE_URL' | 'PUBLIC_BASE_URL' | 'HOST' | 'PORT'>,
+): string => (config.UCP_API_BASE_URL ?? `${publicOrigin(config)}/ucp`).replace(/\/+$/, '');
+
 /**
  * Where an ACP platform reads a checkout order back: its checkout session (`GET
  * {api_base_url}/checkout_sessions/{id}`, which carries the order), readable with the

@@ -6,6 +6,7 @@ import type { PromotionEngine } from '../../subgraphs/promotions/api.ts';
 import { mountAcp } from '../agent/acp/index.ts';
 import { localRedemptions, type RedemptionsPort, remoteRedemptions } from '../agent/checkout/redemptions.ts';
 import { mountAgentGateway } from '../agent/index.ts';
+import { mountUcp } from '../agent/ucp/index.ts';
 import { registerContracts } from '../contracts/index.ts';
 import { registerOperatorRoutes } from '../operator/index.ts';
 import { registerQuoteRoutes } from './quote/index.ts';
@@ -50,5 +51,7 @@ export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): 
     deps.platform.onClose(() => remote.close());
     redemptions = remote;
   }
-  await mountAcp(app, deps.platform, agentState.chain, quotes, redemptions);
+  const acp = await mountAcp(app, deps.platform, agentState.chain, quotes, redemptions);
+  // UCP: a second thin edge over the same session service, store and key verifier (docs/ucp.md).
+  await mountUcp(app, deps.platform, agentState.chain, acp);
 }

@@ -79,6 +79,29 @@ function acpDeclared(): string[] {
   ];
 }
 
+/**
+ * The UCP business's routes: their contract is the vendored REST binding
+ * (schemas/ucp/v2026-04-08/services/shopping/rest.openapi.json) under the REST endpoint's path
+ * (`/ucp` here), for the capabilities the business profile lists (checkout and order: the
+ * binding's carts and catalog are other capabilities, not offered), and the profile at
+ * `/.well-known/ucp` (overview.md; validated as `business_profile` in test/ucp).
+ */
+function ucpDeclared(): string[] {
+  const file = new URL('../../schemas/ucp/v2026-04-08/services/shopping/rest.openapi.json', import.meta.url);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  const offered = (path: string) => path.startsWith('/checkout-sessions') || path.startsWith('/orders/');
+  return [
+    'GET /.well-known/ucp',
+    ...Object.entries(doc.paths)
+      .filter(([path]) => offered(path))
+      .flatMap(([path, item]) =>
+        METHODS.filter((m) => m in item).map(
+          (m) => `${m.toUpperCase()} /ucp${path.replace(/\{[^}]+\}/g, ':')}`,
+        ),
+      ),
+  ];
+}
+
 let sys: TestSystem;
 let operator: string;
 
@@ -236,10 +259,12 @@ describe('OpenAPI coverage of the REST surface', () => {
     const missing = documented().filter((d) => !served.has(d.operation));
     expect(missing).toEqual([]);
     expect(acpDeclared().filter((op) => !served.has(op))).toEqual([]);
+    expect(ucpDeclared().filter((op) => !served.has(op))).toEqual([]);
+    expect(ucpDeclared()).toContain('PUT /ucp/checkout-sessions/:');
   });
 
   it('declares every REST route the system serves in a document', () => {
-    const declared = new Set([...documented().map((d) => d.operation), ...acpDeclared()]);
+    const declared = new Set([...documented().map((d) => d.operation), ...acpDeclared(), ...ucpDeclared()]);
     const undocumented = routesOf(sys.app.printRoutes({ commonPrefix: false })).filter((r) => {
       const path = r.split(' ')[1] ?? '';
       return (

@@ -8,20 +8,31 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { issueKey } from '../acp/support/acp.ts';
+import { type ProfileServer, platformProfile, startProfileServer } from '../ucp/support/ucp.ts';
 
 /** Above every route's limit (the largest is Fastify's default, 1 MiB). */
 const SIZE = 2 * 1024 * 1024 + 1;
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 
 let sys: TestSystem;
+let profiles: ProfileServer;
+let ucpProfile = '';
 beforeAll(async () => {
-  sys = await startEmbedded({ RATE_LIMIT_CAPACITY: '100000' });
+  // UCP routes fetch the platform's profile before the body: one served on loopback.
+  sys = await startEmbedded({ RATE_LIMIT_CAPACITY: '100000', UCP_PROFILE_ALLOW_INSECURE: 'true' });
+  profiles = await startProfileServer();
+  ucpProfile = profiles.set('/platform.json', platformProfile());
   operatorToken = await sys.token(['agents:admin']);
   // One platform per ACP request: each 413 counts towards its identity's block, as on /v2.
   for (let i = 0; i < 8; i++)
     checkoutKeys.push((await issueKey(sys, { spiffeId: `${AGENT}/oversized-acp-${i}` })).key);
+  for (let i = 0; i < 6; i++)
+    ucpKeys.push((await issueKey(sys, { spiffeId: `${AGENT}/oversized-ucp-${i}` })).key);
 });
-afterAll(() => sys.close());
+afterAll(async () => {
+  await profiles?.close();
+  await sys.close();
+});
 
 /** Full paths of the routes that accept POST, from Fastify's route tree. */
 function postRoutes(tree: string): string[] {
@@ -43,11 +54,14 @@ const AGENT_ROUTES = new Set(['/api/v2/procurement/orders', '/v2/orders', CANCEL
 const OPERATOR_ROUTES = new Set(['/api/v2/operator/agents/unblock']);
 /** The ACP routes: a platform's checkout API key and the protocol version come before the body. */
 const isAcp = (route: string) => route.startsWith('/acp/');
+/** The UCP routes: UCP-Agent (its profile fetched) and the platform's key come before the body. */
+const isUcp = (route: string) => route.startsWith('/ucp/');
 /** The path to send to: a route's parameters filled with a well-formed value. */
 const pathOf = (route: string) =>
-  route.replace(':id', isAcp(route) ? `cs_${'0'.repeat(32)}` : `ord_${'0'.repeat(32)}`);
+  route.replace(':id', isAcp(route) || isUcp(route) ? `cs_${'0'.repeat(32)}` : `ord_${'0'.repeat(32)}`);
 let operatorToken = '';
 const checkoutKeys: string[] = [];
+const ucpKeys: string[] = [];
 const headers = (route: string): Record<string, string> => ({
   'content-type': 'application/json',
   // The agent and operator routes check who calls before the body: give them a caller, so the
@@ -62,6 +76,13 @@ const headers = (route: string): Record<string, string> => ({
     ? {
         authorization: `Bearer ${checkoutKeys.pop()}`,
         'api-version': '2026-04-17',
+        'idempotency-key': `big-${Math.random()}`,
+      }
+    : {}),
+  ...(isUcp(route)
+    ? {
+        authorization: `Bearer ${ucpKeys.pop()}`,
+        'ucp-agent': `profile="${ucpProfile}"`,
         'idempotency-key': `big-${Math.random()}`,
       }
     : {}),
@@ -89,6 +110,9 @@ describe('oversized bodies', () => {
         '/v1/promotions/redemptions',
         '/v1/promotions/redemptions/release',
         '/v2/orders',
+        '/ucp/checkout-sessions',
+        '/ucp/checkout-sessions/:id/cancel',
+        '/ucp/checkout-sessions/:id/complete',
       ].sort(),
     );
   });

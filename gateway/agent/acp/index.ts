@@ -6,13 +6,21 @@ import { cachedSessionStore } from '../../../subgraphs/procurement/checkout/cach
 import { checkoutMigrations } from '../../../subgraphs/procurement/checkout/migrations.ts';
 import { sqlCheckoutSessionStore } from '../../../subgraphs/procurement/checkout/sql.ts';
 import type { RedemptionsPort } from '../checkout/redemptions.ts';
-import { type CartQuoter, createCheckoutService } from '../checkout/service.ts';
+import { type CartQuoter, type CheckoutService, createCheckoutService } from '../checkout/service.ts';
 import { idempotencyMigrations, sqlIdempotencyStore } from '../idempotency/sql.ts';
-import { apiKeyVerifier, checkoutApiKeysFor } from '../identity/api-key.ts';
+import type { IdempotencyStore } from '../idempotency/store.ts';
+import { type ApiKeyVerifier, apiKeyVerifier, checkoutApiKeysFor } from '../identity/api-key.ts';
 import type { AgentChainParts } from '../index.ts';
 import { serveAcpToolsOnMcp } from '../mcp/acp/binding.ts';
 import { discoveryDocument, registerDiscovery } from './discovery.ts';
 import { registerAcpRoutes } from './routes.ts';
+
+/** What UCP (gateway/agent/ucp/) shares with ACP: one session service, one idempotency store, one key verifier. */
+export interface AcpParts {
+  readonly checkout: CheckoutService;
+  readonly idempotency: IdempotencyStore;
+  readonly keys: ApiKeyVerifier;
+}
 
 /**
  * This system as an Agentic Commerce Protocol merchant (docs/acp.md): discovery at
@@ -26,7 +34,7 @@ export async function mountAcp(
   chain: AgentChainParts,
   quoter: CartQuoter,
   redemptions: RedemptionsPort,
-): Promise<void> {
+): Promise<AcpParts> {
   const { config, clock, log } = platform;
   await migrate(platform.db, checkoutMigrations);
   // ACP replays a reply for 24 hours, across a restart too (§6.6): with Redis the chain's own
@@ -87,4 +95,5 @@ export async function mountAcp(
     basePath,
     bodyLimit: config.ACP_BODY_LIMIT_BYTES,
   });
+  return { checkout, idempotency, keys };
 }

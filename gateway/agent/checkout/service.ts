@@ -282,6 +282,7 @@ export function createCheckoutService(d: CheckoutDeps) {
       owner: c.owner.id,
       agentId: c.agentId,
       keyId: c.keyId,
+      ...(c.channel ? { channel: c.channel } : {}),
       currency: c.currency,
       region: c.region,
       items: c.items,

@@ -148,7 +148,11 @@ export function httpOrders(
         if (res.statusCode === 404) return null;
         if (res.statusCode !== 200) throw new DomainUnavailable(`order domain answered ${res.statusCode}`);
         const o = JSON.parse(text) as PurchaseOrder;
-        return { spiffeId: o.spiffeId, response: exactResponse(toResponse(o)) };
+        return {
+          spiffeId: o.spiffeId,
+          response: exactResponse(toResponse(o)),
+          checkoutSessionId: o.checkoutSessionId ?? null,
+        };
       } catch (err) {
         if (err instanceof DomainUnavailable) throw err;
         throw new DomainUnavailable(err instanceof Error ? err.message : 'order domain unreachable');

@@ -32,7 +32,9 @@ export function inProcessOrders(domain: OrderDomain): OrderPort {
     },
     async get(orderId) {
       const o = await domain.get(orderId);
-      return o ? { spiffeId: o.spiffeId, response: toResponse(o) } : null;
+      return o
+        ? { spiffeId: o.spiffeId, response: toResponse(o), checkoutSessionId: o.checkoutSessionId ?? null }
+        : null;
     },
     async list(spiffeId, { limit, cursor }) {
       const after = cursor === undefined ? undefined : decodeCursor(cursor);

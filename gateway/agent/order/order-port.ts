@@ -29,7 +29,10 @@ export interface OrderPort {
    */
   place(cmd: PlaceOrder): Promise<PurchaseOrderResponse>;
   /** The order as its owner sees it; null when absent. */
-  get(orderId: string): Promise<{ spiffeId: string; response: PurchaseOrderResponse } | null>;
+  /** `checkoutSessionId`: the session a checkout order was placed from (UCP's order read finds it so). */
+  get(
+    orderId: string,
+  ): Promise<{ spiffeId: string; response: PurchaseOrderResponse; checkoutSessionId?: string | null } | null>;
   /** `cursor`: a next_cursor of an earlier page (already checked by the gateway). */
   list(spiffeId: string, page: { limit: number; cursor?: string }): Promise<OrderListing>;
   cancel(orderId: string, spiffeId: string): Promise<CancelResult>;

@@ -117,6 +117,17 @@ export interface SessionPricing {
   readonly quote: { readonly id: string; readonly expiresAt: string; readonly token: string } | null;
 }
 
+/**
+ * Where the platform that created a session is reached (UCP: its profile, and the order webhook
+ * URL from the profile's `dev.ucp.shopping.order` config), fixed at create. ACP sessions have
+ * none: their platform is the API key's.
+ */
+export interface SessionChannel {
+  readonly protocol: 'ucp';
+  readonly profileUrl: string;
+  readonly orderWebhookUrl?: string;
+}
+
 export interface CheckoutSession extends SessionPricing {
   readonly id: string;
   /** Which protocol created it: its responses are rendered by that protocol's edge. */
@@ -127,6 +138,8 @@ export interface CheckoutSession extends SessionPricing {
   readonly agentId: string;
   /** The API key that created it (webhooks go to that key's platform); null for other identities. */
   readonly keyId: string | null;
+  /** The platform's channel (UCP); absent on ACP sessions and on sessions stored before it existed. */
+  readonly channel?: SessionChannel | null;
   readonly status: SessionStatus;
   /** ISO 4217, upper case (the protocols choose their own case on the wire). */
   readonly currency: string;
@@ -196,6 +209,7 @@ export interface NewSession {
   readonly owner: string;
   readonly agentId: string;
   readonly keyId: string | null;
+  readonly channel?: SessionChannel | null;
   readonly currency: string;
   readonly region: string;
   readonly items: readonly SessionItem[];
@@ -214,6 +228,7 @@ export function createSession(n: NewSession, pricing: SessionPricing, nowMs: num
     owner: n.owner,
     agentId: n.agentId,
     keyId: n.keyId,
+    ...(n.channel ? { channel: n.channel } : {}),
     status: readiness(pricing),
     currency: n.currency,
     region: n.region,

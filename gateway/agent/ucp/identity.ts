@@ -1,0 +1,179 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '../../../lib/logger.ts';
+import type { CheckoutApiKey } from '../../../subgraphs/procurement/api-keys/types.ts';
+import type { ApiKeyVerifier } from '../identity/api-key.ts';
+import type { ScopePolicy } from '../scope/policy.ts';
+import { freshState } from '../state.ts';
+import { parseUcpAgent } from './agent-header.ts';
+import { sendUcpError, ucpError } from './errors.ts';
+import type { PlatformProfile, ProfileFetcher } from './platform-profile.ts';
+import { negotiate } from './profile.ts';
+import { UCP_VERSION } from './schema/index.ts';
+import type { UcpSignatureVerifier } from './signature.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The UCP call's platform: its profile URL, the fetched profile, the negotiated capabilities. */
+    ucp?: {
+      profileUrl: string;
+      profile?: PlatformProfile;
+      negotiated?: Map<string, string>;
+      /** The API key the call came with (absent when it was signed). */
+      key?: CheckoutApiKey;
+      /** Scopes the credential itself carries (a key's); undefined: the policy's grants alone. */
+      keyScopes?: readonly string[];
+      /** The agent id its orders carry. */
+      agentId?: string;
+    };
+  }
+}
+
+/**
+ * Step 0 (onRequest, first): `UCP-Agent` is required on every call (checkout-rest.md, "Specific
+ * Header Requirements"); missing or not an RFC 8941 dictionary with a `profile` string is 400
+ * `invalid_profile_url`, before anything else is looked at.
+ */
+export function ucpAgentStep() {
+  return async function ucpAgent(req: FastifyRequest, reply: FastifyReply) {
+    req.agent = freshState();
+    const h = parseUcpAgent(req.headers['ucp-agent']);
+    if (h.ok) {
+      req.ucp = { profileUrl: h.profileUrl };
+      return;
+    }
+    req.agent.reason = `ucp: ${h.reason}`;
+    return sendUcpError(reply, ucpError(400, 'invalid_profile_url', `${h.reason}.`));
+  };
+}
+
+/**
+ * Step 1 for UCP (onRequest): the platform proves who it is with a checkout API key
+ * (`Authorization: Bearer acp_…`, the ACP issue's key store: the key is bound to one agent
+ * identity and its scopes) or with an RFC 9421 signature by a key in its own profile
+ * (./signature.ts). Either way the call becomes an agent identity, so every later step (scope,
+ * block, rate limit, spend, approval, audit) applies as on /v2. Neither, or a failed one: 401.
+ */
+export function ucpIdentityStep(keys: ApiKeyVerifier, signatures: UcpSignatureVerifier, log: Logger) {
+  return async function identity(req: FastifyRequest, reply: FastifyReply) {
+    const ucp = req.ucp;
+    if (!ucp) return;
+    if (req.headers.authorization !== undefined) {
+      const v = await keys.verify(req.headers.authorization);
+      if (v.ok) {
+        req.agent.identity = v.id;
+        req.agent.identitySource = 'api-key';
+        ucp.key = v.key;
+        ucp.keyScopes = v.key.scopes;
+        ucp.agentId = v.key.agentId;
+        return;
+      }
+      req.agent.reason = `identity: ${v.reason}`;
+      log.warn({ traceId: req.traceId, reason: v.reason }, 'UCP caller not authenticated');
+      return sendUcpError(
+        reply,
+        ucpError(401, 'unauthorized', `Authorization failed: ${v.reason}.`, {
+          headers: { 'www-authenticate': 'Bearer realm="ucp"' },
+        }),
+      );
+    }
+    if (req.headers.signature !== undefined || req.headers['signature-input'] !== undefined) {
+      const v = await signatures.verify(req, ucp.profileUrl);
+      if (v.ok) {
+        req.agent.identity = v.id;
+        req.agent.identitySource = 'signature';
+        ucp.profile = v.profile;
+        ucp.agentId = v.agentId;
+        if (v.digest) req.agent.signedDigest = { expected: v.digest, checked: false };
+        return;
+      }
+      req.agent.reason = `identity: ${v.code}: ${v.content}`;
+      return sendUcpError(reply, ucpError(v.status, v.code, v.content));
+    }
+    req.agent.reason = 'identity: no credential';
+    return sendUcpError(
+      reply,
+      ucpError(
+        401,
+        'signature_missing',
+        'Sign the request (RFC 9421) or send Authorization: Bearer <API key>.',
+        {
+          headers: { 'www-authenticate': 'Bearer realm="ucp"' },
+        },
+      ),
+    );
+  };
+}
+
+/**
+ * Step 2 for UCP: the identity's grants from the scope policy, narrowed by a key's own scopes (as
+ * on ACP). Every checkout operation needs `orders:create`, reading an order `orders:read`.
+ */
+export function ucpScopeStep(policy: ScopePolicy, required: string) {
+  return async function authorize(req: FastifyRequest, reply: FastifyReply) {
+    const id = req.agent.identity;
+    if (!id || !req.ucp) return;
+    const keyScopes = req.ucp.keyScopes;
+    if (policy.grants(id).has(required) && (keyScopes === undefined || keyScopes.includes(required))) return;
+    req.agent.reason = `scope: ${required} not granted`;
+    return sendUcpError(
+      reply,
+      ucpError(403, 'insufficient_scope', `This platform is not granted the scope ${required}.`, {
+        headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${required}"` },
+      }),
+    );
+  };
+}
+
+/**
+ * Step 4' (onRequest, after rate limit): the platform profile, fetched and validated (cached),
+ * its protocol version checked (422 `version_unsupported`), and the capabilities negotiated.
+ * A profile without the checkout capability at our version leaves no checkout to speak of: the
+ * business outcome `capabilities_incompatible`, HTTP 200 with an error_response.
+ */
+export function ucpProfileStep(profiles: ProfileFetcher, root: string, continueUrl: string) {
+  return async function profile(req: FastifyRequest, reply: FastifyReply) {
+    const ucp = req.ucp;
+    if (!ucp) return;
+    if (!ucp.profile) {
+      const r = await profiles.resolve(ucp.profileUrl);
+      if (!r.ok) {
+        req.agent.reason = `ucp: ${r.code}: ${r.content}`;
+        return sendUcpError(reply, ucpError(r.status, r.code, r.content, { continue_url: continueUrl }));
+      }
+      ucp.profile = r.profile;
+    }
+    if (ucp.profile.version !== UCP_VERSION) {
+      req.agent.reason = `ucp: version ${ucp.profile.version} unsupported`;
+      return sendUcpError(
+        reply,
+        ucpError(
+          422,
+          'version_unsupported',
+          `Protocol version ${ucp.profile.version.slice(0, 32)} is not supported. This business supports version ${UCP_VERSION}.`,
+          { continue_url: continueUrl },
+        ),
+      );
+    }
+    ucp.negotiated = negotiate(ucp.profile.capabilities);
+    if (!ucp.negotiated.has(root)) {
+      req.agent.reason = `ucp: capabilities incompatible (${root})`;
+      return reply
+        .code(200)
+        .type('application/json')
+        .send(
+          JSON.stringify({
+            ucp: { version: UCP_VERSION, status: 'error', capabilities: {} },
+            messages: [
+              {
+                type: 'error',
+                code: 'capabilities_incompatible',
+                content: `The platform profile does not list ${root} at version ${UCP_VERSION}.`,
+                severity: 'unrecoverable',
+              },
+            ],
+            continue_url: continueUrl,
+          }),
+        );
+    }
+  };
+}

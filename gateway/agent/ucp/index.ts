@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import type { Platform } from '../../../lib/platform.ts';
+import { publicOrigin, ucpApiBaseUrl } from '../../../lib/public-origin.ts';
+import type { AcpParts } from '../acp/index.ts';
+import type { AgentChainParts } from '../index.ts';
+import { paymentHandlers } from './payment.ts';
+import { profileFetcher } from './platform-profile.ts';
+import { businessProfile, registerBusinessProfile } from './profile.ts';
+import { registerUcpRoutes } from './routes.ts';
+import { ucpSignatureVerifier } from './signature.ts';
+
+/**
+ * SEAM (docs/ucp-coordination.md): the public JWKs order webhooks are signed with, for the
+ * profile's `signing_keys`. UCP-B exports them from subgraphs/procurement/webhooks/ucp-signing-key.ts
+ * (`ucpPublicJwks`); until that lands the profile publishes none. Replace this one function.
+ */
+async function webhookSigningKeys(_platform: Platform): Promise<Record<string, unknown>[]> {
+  return [];
+}
+
+/**
+ * This system as a Universal Commerce Protocol business (docs/ucp.md): the profile at
+ * /.well-known/ucp, the checkout REST binding and GET /orders/{id} under the REST endpoint, on
+ * the same session service, idempotency store and API keys as ACP (gateway/agent/acp/), and the
+ * agent chain's own parts (scope policy, block and rate-limit stores, the order domain, audit).
+ */
+export async function mountUcp(
+  app: FastifyInstance,
+  platform: Platform,
+  chain: AgentChainParts,
+  acp: AcpParts,
+): Promise<void> {
+  const { config, clock, log } = platform;
+  const origin = publicOrigin(config);
+  const restEndpoint = ucpApiBaseUrl(config);
+  const basePath = new URL(restEndpoint).pathname.replace(/\/+$/, '');
+  const handlers = paymentHandlers(config.UCP_MERCHANT_NAMESPACE);
+  registerBusinessProfile(app, async () =>
+    businessProfile({
+      restEndpoint,
+      mcpEndpoint: `${origin}/mcp`,
+      paymentHandlers: handlers,
+      signingKeys: await webhookSigningKeys(platform),
+    }),
+  );
+  const profiles = profileFetcher({
+    clock,
+    ttlMs: config.UCP_PROFILE_CACHE_SECONDS * 1000,
+    maxEntries: config.UCP_PROFILE_CACHE_ENTRIES,
+    timeoutMs: config.UCP_PROFILE_TIMEOUT_MS,
+    allowInsecure: config.UCP_PROFILE_ALLOW_INSECURE,
+  });
+  platform.onClose(() => profiles.close());
+  const continueUrl = `${origin}/`;
+  await registerUcpRoutes(app, {
+    clock,
+    log,
+    keys: acp.keys,
+    signatures: ucpSignatureVerifier({
+      profiles,
+      clock,
+      trustDomain: config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
+    }),
+    profiles,
+    policy: chain.policy,
+    blocks: chain.blocks,
+    buckets: chain.buckets,
+    bucketPolicy: chain.bucketPolicy,
+    idempotency: acp.idempotency,
+    audit: chain.audit,
+    checkout: acp.checkout,
+    orders: chain.orders,
+    render: {
+      paymentHandlers: handlers,
+      links: config.ACP_LINKS.map((l) => {
+        const at = l.indexOf('=');
+        const type = l.slice(0, at);
+        return { type: type === 'terms_of_use' ? 'terms_of_service' : type, url: l.slice(at + 1) };
+      }),
+      orderUrl: (orderId) => `${restEndpoint}/orders/${encodeURIComponent(orderId)}`,
+      // The console's Approvals page, on the card of the session's order.
+      continueUrl: (s) => `${origin}/console/approvals?order=${encodeURIComponent(s.orderId ?? '')}`,
+    },
+    basePath,
+    restEndpoint,
+    continueUrl,
+    defaultRegion: config.ACP_DEFAULT_REGION,
+    bodyLimit: config.ACP_BODY_LIMIT_BYTES,
+  });
+}

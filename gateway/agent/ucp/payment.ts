@@ -1,0 +1,75 @@
+import { UCP_VERSION } from './schema/index.ts';
+
+/**
+ * Buying on account without a payment provider: one merchant-defined payment handler, named
+ * under the merchant's own reverse-DNS namespace (`<UCP_MERCHANT_NAMESPACE>.purchase_order`,
+ * overview.md "Namespace Governance": `com.{vendor}.*` is the vendor's). The platform selects an
+ * instrument of this handler whose credential carries the buyer's purchase order number:
+ *
+ *   {"id": "po_1", "handler_id": "purchase_order", "type": "purchase_order", "selected": true,
+ *    "credential": {"type": "purchase_order", "purchase_order_number": "PO-2026-0042"}}
+ *
+ * The number becomes the order's client reference, as ACP's `purchase_order_number` does. The
+ * unreleased payment-terms extension (`dev.ucp.shopping.payment_terms`, ucp PRs #602/#603) is
+ * not followed: it is not in the pinned release and no platform can negotiate it; the handler's
+ * `config.payment_terms` only says which terms the account is invoiced on (docs/ucp.md).
+ */
+
+export const PURCHASE_ORDER_HANDLER_ID = 'purchase_order';
+export const PURCHASE_ORDER_TYPE = 'purchase_order';
+/** A purchase order number as ACP takes one (1–100 characters, no control characters). */
+const PO_NUMBER = /^[^\p{Cc}]{1,100}$/u;
+
+export const paymentHandlerName = (namespace: string): string => `${namespace}.purchase_order`;
+
+/** The `payment_handlers` registry, as the profile (business schema) and every checkout show it. */
+export function paymentHandlers(namespace: string): Record<string, unknown[]> {
+  return {
+    [paymentHandlerName(namespace)]: [
+      {
+        id: PURCHASE_ORDER_HANDLER_ID,
+        version: UCP_VERSION,
+        available_instruments: [{ type: PURCHASE_ORDER_TYPE }],
+        config: { payment_terms: 'net_30', currency: 'USD' },
+      },
+    ],
+  };
+}
+
+export type PaymentChoice =
+  | { ok: true; purchaseOrderNumber: string }
+  | { ok: false; path: string; content: string };
+
+/**
+ * The purchase order number of a complete request's selected instrument (pure). The selected
+ * instrument is the one with `selected: true`, else the only one.
+ */
+export function purchaseOrderOf(payment: unknown): PaymentChoice {
+  const instruments = ((payment as { instruments?: unknown[] } | undefined)?.instruments ?? []) as {
+    handler_id?: unknown;
+    selected?: unknown;
+    credential?: { purchase_order_number?: unknown };
+  }[];
+  if (instruments.length === 0)
+    return { ok: false, path: '$.payment.instruments', content: 'Select a payment instrument.' };
+  let index = instruments.findIndex((i) => i.selected === true);
+  if (index < 0 && instruments.length === 1) index = 0;
+  if (index < 0)
+    return { ok: false, path: '$.payment.instruments', content: 'Mark one instrument as selected.' };
+  const chosen = instruments[index] as (typeof instruments)[number];
+  const at = `$.payment.instruments[${index}]`;
+  if (chosen.handler_id !== PURCHASE_ORDER_HANDLER_ID)
+    return {
+      ok: false,
+      path: `${at}.handler_id`,
+      content: `This business takes payment on account only: use the handler ${PURCHASE_ORDER_HANDLER_ID}.`,
+    };
+  const number = chosen.credential?.purchase_order_number;
+  if (typeof number !== 'string' || !PO_NUMBER.test(number))
+    return {
+      ok: false,
+      path: `${at}.credential.purchase_order_number`,
+      content: 'A purchase order number of 1 to 100 characters is required.',
+    };
+  return { ok: true, purchaseOrderNumber: number };
+}

@@ -1,0 +1,73 @@
+import type { SessionItem } from '../../../subgraphs/procurement/checkout/session.ts';
+
+/**
+ * UCP request bodies (already valid against the operation's view of the vendored schemas) as
+ * the session core's commands. The merchant's own limits are the cart quote's: at most 50 line
+ * items, a whole quantity of 1–999 each, each item once, at most 10 discount codes. Server-owned
+ * fields a request may carry (`id`, `status`, `currency`, `totals`, `item.title`/`price`:
+ * `ucp_request: omit`) are ignored, as the vendored README says the schemas cannot refuse them.
+ */
+
+export const MAX_LINES = 50;
+export const MAX_QUANTITY = 999;
+export const MAX_CODES = 10;
+
+export interface UcpLimitError {
+  readonly path: string;
+  readonly content: string;
+}
+
+type Result<T> = { ok: true; value: T } | { ok: false; error: UcpLimitError };
+
+export interface UcpCheckoutInput {
+  readonly items: SessionItem[];
+  /** Undefined when the request sent no `discounts.codes` (an update keeps the codes). */
+  readonly codes?: string[];
+  /** Undefined when not sent (an update keeps the buyer). */
+  readonly buyer?: Record<string, unknown>;
+  /** The request's `fulfillment` as sent; undefined when not sent. */
+  readonly fulfillment?: unknown;
+}
+
+export function checkoutInput(body: Record<string, unknown>): Result<UcpCheckoutInput> {
+  const lines = (body.line_items ?? []) as { item: { id: string }; quantity: number }[];
+  if (lines.length === 0)
+    return { ok: false, error: { path: '$.line_items', content: 'At least one line item is required.' } };
+  if (lines.length > MAX_LINES)
+    return { ok: false, error: { path: '$.line_items', content: `At most ${MAX_LINES} line items.` } };
+  const seen = new Set<string>();
+  const items: SessionItem[] = [];
+  for (const [i, l] of lines.entries()) {
+    if (l.quantity > MAX_QUANTITY)
+      return {
+        ok: false,
+        error: { path: `$.line_items[${i}].quantity`, content: `A quantity is at most ${MAX_QUANTITY}.` },
+      };
+    if (seen.has(l.item.id))
+      return {
+        ok: false,
+        error: {
+          path: `$.line_items[${i}].item.id`,
+          content: 'This item is already in the checkout: give it once, with its quantity.',
+        },
+      };
+    seen.add(l.item.id);
+    items.push({ sku: l.item.id, quantity: l.quantity });
+  }
+  const discounts = body.discounts as { codes?: string[] } | undefined;
+  const codes = discounts?.codes;
+  if (codes && codes.length > MAX_CODES)
+    return {
+      ok: false,
+      error: { path: '$.discounts.codes', content: `At most ${MAX_CODES} discount codes.` },
+    };
+  return {
+    ok: true,
+    value: {
+      items,
+      ...(codes ? { codes: [...codes] } : {}),
+      ...(body.buyer !== undefined ? { buyer: body.buyer as Record<string, unknown> } : {}),
+      ...(body.fulfillment !== undefined ? { fulfillment: body.fulfillment } : {}),
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import { createPublicKey, verify as cryptoVerify, type JsonWebKey } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { httpbis } from 'http-message-signatures';
+import { isInnerList, parseDictionary, serializeItem, serializeList } from 'structured-headers';
+import { PROCUREMENT_AGENT_PATH, parseSpiffeId, type SpiffeId } from '../../../lib/auth/spiffe.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import { type ExpectedDigest, parseContentDigest } from '../../../lib/http-signature/digest.ts';
+import type { PlatformProfile, ProfileFetcher } from './platform-profile.ts';
+
+/**
+ * RFC 9421 request signatures from a UCP platform (signatures.md, "REST Request Verification"):
+ * the key is the one of the platform profile's `signing_keys` whose `kid` the signature's
+ * `keyid` names; the profile is the one `UCP-Agent` names (fetched through the SSRF guard,
+ * cached). Covered: `@method`, `@authority`, `@path`, `@query` when there is a query, `ucp-agent`,
+ * `idempotency-key` when sent, and `content-digest` + `content-type` when the request has a body.
+ * A POST without a body (UCP's cancel) has no Content-Digest and verifies without one. The body's
+ * digest is checked by the strict JSON parser against the raw bytes (req.agent.signedDigest).
+ * Replay is the idempotency key's business (signatures.md, "Replay Protection"); an `expires`
+ * in the past is refused. ES256 (P-256) must be supported, ES384 (P-384) is too; signatures are
+ * raw r||s (ieee-p1363), not DER.
+ *
+ * The verified platform acts as the agent identity
+ * `spiffe://<first trust domain>/ns/ai/sa/procurement-agent/ucp/<profile host>` (port as `_port`),
+ * with agent id `ucp-<profile host>`: the scope policy, spend policies and blocks name it as
+ * they name any agent (docs/ucp.md, "Identity").
+ */
+
+export type UcpSignatureVerdict =
+  | { ok: true; id: SpiffeId; agentId: string; profile: PlatformProfile; digest: ExpectedDigest | undefined }
+  | { ok: false; status: 400 | 401 | 422 | 424; code: string; content: string };
+
+export interface UcpSignatureVerifier {
+  verify(req: FastifyRequest, profileUrl: string): Promise<UcpSignatureVerdict>;
+}
+
+const CURVES: Record<string, { hash: string; bytes: number }> = {
+  'P-256': { hash: 'sha256', bytes: 64 },
+  'P-384': { hash: 'sha384', bytes: 96 },
+};
+
+const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
+
+const refuse = (status: 400 | 401, code: string, content: string): UcpSignatureVerdict => ({
+  ok: false,
+  status,
+  code,
+  content,
+});
+
+/** The agent identity of a verified platform (pure). */
+export function platformIdentity(
+  profileUrl: string,
+  trustDomain: string,
+): { id: SpiffeId; agentId: string } | undefined {
+  const host = new URL(profileUrl).host.toLowerCase().replace(/:/g, '_');
+  const parsed = parseSpiffeId(`spiffe://${trustDomain}${PROCUREMENT_AGENT_PATH}/ucp/${host}`);
+  if (!parsed.ok) return undefined;
+  return { id: parsed.value, agentId: `ucp-${host}`.slice(0, 64) };
+}
+
+export function ucpSignatureVerifier(o: {
+  profiles: ProfileFetcher;
+  clock: Clock;
+  trustDomain: string;
+}): UcpSignatureVerifier {
+  return {
+    async verify(req, profileUrl) {
+      let inputs: ReturnType<typeof parseDictionary>;
+      let signatures: ReturnType<typeof parseDictionary>;
+      try {
+        inputs = parseDictionary(one(req.headers['signature-input']) ?? '');
+        signatures = parseDictionary(one(req.headers.signature) ?? '');
+      } catch {
+        return refuse(
+          401,
+          'signature_invalid',
+          'Signature-Input and Signature must be RFC 8941 dictionaries.',
+        );
+      }
+      const first = [...inputs][0];
+      if (!first || inputs.size !== 1)
+        return refuse(401, 'signature_missing', 'Exactly one signature (Signature-Input) is expected.');
+      const [label, input] = first;
+      const bytes = signatures.get(label)?.[0];
+      if (!isInnerList(input) || !(bytes instanceof ArrayBuffer))
+        return refuse(
+          401,
+          'signature_invalid',
+          `Signature has no byte sequence labelled ${label.slice(0, 32)}.`,
+        );
+      const [items, params] = input;
+      const keyid = params.get('keyid');
+      if (typeof keyid !== 'string' || keyid === '')
+        return refuse(401, 'signature_invalid', 'keyid is missing.');
+      if (params.has('alg'))
+        return refuse(400, 'algorithm_unsupported', "alg is not sent: the key's crv decides.");
+      const expires = params.get('expires');
+      if (typeof expires === 'number' && expires * 1000 < o.clock.now())
+        return refuse(401, 'signature_invalid', 'The signature has expired.');
+
+      const covered = items.map(([name]) => name);
+      if (covered.some((c) => typeof c !== 'string'))
+        return refuse(401, 'signature_invalid', 'A covered component is not a string.');
+      const target = req.raw.url ?? req.url;
+      const hasBody =
+        (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') ||
+        req.headers['transfer-encoding'] !== undefined;
+      const required = ['@method', '@authority', '@path', 'ucp-agent'];
+      if (target.includes('?')) required.push('@query');
+      if (req.headers['idempotency-key'] !== undefined) required.push('idempotency-key');
+      if (hasBody) required.push('content-digest', 'content-type');
+      const missing = required.filter((c) => !covered.includes(c));
+      if (missing.length > 0)
+        return refuse(401, 'signature_invalid', `The signature does not cover ${missing.join(', ')}.`);
+
+      const resolved = await o.profiles.resolve(profileUrl);
+      if (!resolved.ok) return resolved;
+      const jwk = resolved.profile.signingKeys.find((k) => k.kid === keyid);
+      if (!jwk)
+        return refuse(
+          401,
+          'key_not_found',
+          `No key ${keyid.slice(0, 64)} in the platform profile's signing_keys.`,
+        );
+      const curve = CURVES[String(jwk.crv)];
+      if (jwk.kty !== 'EC' || !curve)
+        return refuse(
+          400,
+          'algorithm_unsupported',
+          'Only EC keys on P-256 (ES256) or P-384 (ES384) are accepted.',
+        );
+
+      let digest: ExpectedDigest | undefined;
+      if (hasBody) {
+        const d = parseContentDigest(one(req.headers['content-digest']) ?? '');
+        if (!d.ok) return refuse(400, 'digest_mismatch', d.reason);
+        digest = d.expected;
+      }
+
+      let base: string;
+      try {
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter((e): e is [string, string | string[]] => e[1] !== undefined),
+        );
+        const scheme = req.protocol === 'https' ? 'https' : 'http';
+        const request = {
+          method: req.method,
+          url: `${scheme}://${req.headers.host ?? 'invalid'}${target}`,
+          headers,
+        };
+        const signatureBase = httpbis.createSignatureBase(
+          { fields: items.map((i) => serializeItem(i)) },
+          request,
+        );
+        signatureBase.push(['"@signature-params"', [serializeList([input])]]);
+        base = httpbis.formatSignatureBase(signatureBase);
+      } catch (err) {
+        return refuse(
+          401,
+          'signature_invalid',
+          `A covered component cannot be read (${String((err as Error).message).slice(0, 120)}).`,
+        );
+      }
+      let valid = false;
+      try {
+        const key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+        const sig = Buffer.from(bytes);
+        valid =
+          sig.length === curve.bytes &&
+          cryptoVerify(curve.hash, Buffer.from(base), { key, dsaEncoding: 'ieee-p1363' }, sig);
+      } catch {
+        valid = false;
+      }
+      if (!valid) return refuse(401, 'signature_invalid', 'The signature does not verify.');
+      const who = platformIdentity(profileUrl, o.trustDomain);
+      if (!who) return refuse(401, 'signature_invalid', 'The profile URL names no usable agent identity.');
+      return { ok: true, ...who, profile: resolved.profile, digest };
+    },
+  };
+}

@@ -1,0 +1,673 @@
+/**
+ * The UCP business as a platform that knows only the published specification (v2026-04-08)
+ * uses it, run against a topology: the profile, and a Node port of
+ * Universal-Commerce-Protocol/conformance's lifecycle, idempotency, business-logic, validation
+ * and order tests (docs/ucp-conformance-plan.md says what each checks and where the port
+ * follows the tag instead of the suite's 2026-01-11). Every response is validated against the
+ * vendored schemas. With several gateway replicas, consecutive calls go to different replicas.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Gql } from '../acp/support/acp.ts';
+import { issueKey } from '../acp/support/acp.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  totalsOf,
+  type UcpReply,
+  ucpCall,
+} from './support/ucp.ts';
+import { expectUcp } from './support/validate.ts';
+
+export interface UcpSystem extends Gql {
+  readonly urls: readonly string[];
+  close(): Promise<void>;
+}
+
+/** The fixture catalog's roles (docs/ucp-conformance-plan.md, "Fixture roles"). */
+export const FIXTURE = {
+  itemA: 'SKU-ABC-000001',
+  itemB: 'SKU-ABC-000002',
+  unknown: 'pink_wumpus',
+  unknownSku: 'SKU-ZZZ-999999',
+  code1: 'UCPTEN',
+  code2: 'UCPFIVE',
+  address: {
+    first_name: 'Jane',
+    last_name: 'Doe',
+    street_address: '1 Dock Rd',
+    address_locality: 'Springfield',
+    address_region: 'IL',
+    postal_code: '62701',
+    address_country: 'US',
+  },
+} as const;
+
+/** Code 1: 10 % off the cart; code 2: 5.00 off the cart (the conformance suite's 10OFF and FIXED500). */
+const RULES = [
+  {
+    version: '2.1',
+    promotion_id: 'UCP-TEST-TEN',
+    name: '10% off with UCPTEN',
+    priority: 3,
+    status: 'ACTIVE',
+    coupon_codes: [FIXTURE.code1],
+    conditions: { all: [{ fact: 'cart.subtotal', operator: 'greater_than_inclusive', value: 1 }] },
+    actions: [{ type: 'PERCENTAGE_DISCOUNT_CART', value: 10 }],
+  },
+  {
+    version: '2.1',
+    promotion_id: 'UCP-TEST-FIVE',
+    name: '5.00 off with UCPFIVE',
+    priority: 2,
+    status: 'ACTIVE',
+    coupon_codes: [FIXTURE.code2],
+    conditions: { all: [{ fact: 'cart.subtotal', operator: 'greater_than_inclusive', value: 10 }] },
+    actions: [{ type: 'FIXED_AMOUNT_DISCOUNT', value: 5, currency: 'USD' }],
+  },
+];
+
+const SET = 'mutation($input: SpendPolicyInput!) { setSpendPolicy(input: $input) { subject } }';
+const APPROVE = 'mutation($id: ID!) { approvePurchaseOrder(orderId: $id) { orderId status } }';
+const UPSERT = 'mutation($rule: JSON!) { upsertPromotion(rule: $rule) { promotionId } }';
+
+type Checkout = Record<string, unknown> & { id: string; status: string };
+
+/** A checkout answer: the status, and a body valid against checkout with both extensions. */
+export function expectCheckout(r: UcpReply, status = 200): Checkout {
+  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${JSON.stringify(r.body)}`);
+  expectUcp('checkout_with_discount_and_fulfillment', r.body);
+  expect(r.body.currency).toBe('USD');
+  return r.body as Checkout;
+}
+
+const priceOf = (c: Checkout, i = 0) =>
+  (c.line_items as { item: { price: number } }[])[i]?.item.price as number;
+const lineTotals = (c: Checkout, i = 0) =>
+  totalsOf((c.line_items as { totals: unknown }[])[i] as { totals: unknown });
+const messages = (c: Record<string, unknown>) =>
+  (c.messages ?? []) as { type: string; code?: string; path?: string; severity?: string; content: string }[];
+
+export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>): void {
+  describe(`UCP checkout (${label})`, () => {
+    let sys: UcpSystem;
+    let profiles: ProfileServer;
+    let profileUrl: string;
+    let step = 0;
+    let platforms = 0;
+    const url = () => sys.urls[step++ % sys.urls.length] as string;
+
+    beforeAll(async () => {
+      sys = await start();
+      profiles = await startProfileServer();
+      profileUrl = profiles.set('/platform.json', platformProfile());
+      const admin = await sys.token(['promotions:admin']);
+      for (const rule of RULES) {
+        const r = await sys.gql(UPSERT, { token: admin, variables: { rule } });
+        expect(r.errors).toBeUndefined();
+      }
+    }, 240_000);
+    afterAll(async () => {
+      await profiles?.close();
+      await sys?.close();
+    });
+
+    /** A platform of its own: its agent identity, key, budget, block and bucket. */
+    async function platform(policy?: Record<string, string>) {
+      const spiffeId = `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-${label}-${++platforms}`;
+      if (policy) {
+        const r = await sys.gql(SET, {
+          token: await sys.token(['spend:admin']),
+          variables: { input: { subject: spiffeId, currency: 'USD', period: 'DAY', ...policy } },
+        });
+        expect(r.errors).toBeUndefined();
+      }
+      const { key } = await issueKey(sys, {
+        spiffeId,
+        agentId: `agent-ucp-${label}-${platforms}-${process.pid}`,
+      });
+      const call = (
+        method: 'GET' | 'POST' | 'PUT',
+        path: string,
+        body?: unknown,
+        headers?: Record<string, string | null>,
+      ) => ucpCall(url(), { key, profileUrl }, method, path, body, headers);
+      const create = async (
+        body: Record<string, unknown> = { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }] },
+      ) => {
+        expectUcp('checkout_with_discount_and_fulfillment', body, { request: 'create' });
+        return expectCheckout(await call('POST', '/checkout-sessions', body), 201);
+      };
+      const update = (id: string, body: Record<string, unknown>) => {
+        expectUcp('checkout_with_discount_and_fulfillment', body, { request: 'update' });
+        return call('PUT', `/checkout-sessions/${id}`, body);
+      };
+      /** A checkout with item A and the shipping address and option selected (ready to complete). */
+      const ready = async (quantity = 1) => {
+        const c = await create({
+          line_items: [{ item: { id: FIXTURE.itemA }, quantity }],
+          fulfillment: { methods: [{ type: 'shipping', destinations: [FIXTURE.address] }] },
+        });
+        const u = expectCheckout(
+          await update(c.id, {
+            line_items: [{ item: { id: FIXTURE.itemA }, quantity }],
+            fulfillment: {
+              methods: [
+                {
+                  line_item_ids: ['li_0'],
+                  groups: [{ id: 'group_1', selected_option_id: 'procurement_delivery' }],
+                },
+              ],
+            },
+          }),
+        );
+        expect(u.status).toBe('ready_for_complete');
+        return u;
+      };
+      const completeBody = (po = 'PO-UCP-1') => ({
+        payment: {
+          instruments: [
+            {
+              id: 'po_1',
+              handler_id: 'purchase_order',
+              type: 'purchase_order',
+              selected: true,
+              credential: { type: 'purchase_order', purchase_order_number: po },
+            },
+          ],
+        },
+      });
+      const complete = (id: string, po?: string, headers?: Record<string, string | null>) =>
+        call('POST', `/checkout-sessions/${id}/complete`, completeBody(po), headers);
+      const cancel = (id: string, headers?: Record<string, string | null>) =>
+        call('POST', `/checkout-sessions/${id}/cancel`, undefined, headers);
+      return { spiffeId, key, call, create, update, ready, complete, completeBody, cancel };
+    }
+
+    describe('business profile', () => {
+      it('serves /.well-known/ucp without authentication, valid, cacheable, with the REST and MCP endpoints', async () => {
+        const res = await fetch(`${url()}/.well-known/ucp`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
+        const doc = (await res.json()) as {
+          ucp: Record<string, Record<string, { transport?: string; endpoint?: string }[]>>;
+        };
+        expectUcp('business_profile', doc);
+        expect(doc.ucp.version).toBe('2026-04-08');
+        const service = doc.ucp.services?.['dev.ucp.shopping'] ?? [];
+        expect(service.map((s) => s.transport)).toEqual(['rest', 'mcp']);
+        expect(service[0]?.endpoint).toMatch(/\/ucp$/);
+        expect(Object.keys(doc.ucp.capabilities ?? {}).sort()).toEqual([
+          'dev.ucp.shopping.checkout',
+          'dev.ucp.shopping.discount',
+          'dev.ucp.shopping.fulfillment',
+          'dev.ucp.shopping.order',
+        ]);
+        expect(Object.keys(doc.ucp.payment_handlers ?? {})).toEqual(['com.example.purchase_order']);
+      });
+    });
+
+    describe('negotiation and the UCP-Agent header', () => {
+      it.each([
+        ['missing', null, 400, 'invalid_profile_url'],
+        ['not a dictionary', 'profile=<<', 400, 'invalid_profile_url'],
+        ['a token, not a string', 'profile=abc', 400, 'invalid_profile_url'],
+        ['not a URL', 'profile="nope"', 400, 'invalid_profile_url'],
+        ['with credentials', 'profile="http://u:p@127.0.0.1/x"', 400, 'invalid_profile_url'],
+      ])('refuses a UCP-Agent header that is %s: %i %s', async (_w, header, status, code) => {
+        const p = await platform();
+        const r = await p.call('GET', '/checkout-sessions/cs_00000000000000000000000000000000', undefined, {
+          'ucp-agent': header,
+        });
+        expect(r.status).toBe(status);
+        expect(r.body.code).toBe(code);
+      });
+
+      it('answers 424 for a profile that cannot be fetched, 422 for one that is malformed or of another version', async () => {
+        const p = await platform();
+        const cases: [string, unknown, number, number, string][] = [
+          ['/gone.json', {}, 404, 424, 'profile_unreachable'],
+          ['/not-json.json', 'not json', 200, 422, 'profile_malformed'],
+          ['/invalid.json', { ucp: { version: '2026-04-08' } }, 200, 422, 'profile_malformed'],
+          ['/old.json', platformProfile({ version: '2026-01-11' }), 200, 422, 'version_unsupported'],
+        ];
+        for (const [path, body, served, status, code] of cases) {
+          const at = profiles.set(path, body, served);
+          const r = await p.call(
+            'POST',
+            '/checkout-sessions',
+            { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }] },
+            {
+              'ucp-agent': `profile="${at}"`,
+            },
+          );
+          expect([path, r.status, r.body.code]).toEqual([path, status, code]);
+          expect(typeof r.body.content).toBe('string');
+        }
+      });
+
+      it('answers capabilities_incompatible (200, error_response) when the platform has no checkout', async () => {
+        const p = await platform();
+        const at = profiles.set('/order-only.json', platformProfile({ capabilities: ['order'] }));
+        const r = await p.call(
+          'POST',
+          '/checkout-sessions',
+          { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }] },
+          {
+            'ucp-agent': `profile="${at}"`,
+          },
+        );
+        expect(r.status).toBe(200);
+        expectUcp('error_response', r.body);
+        expect(messages(r.body)[0]?.code).toBe('capabilities_incompatible');
+      });
+
+      it('negotiates the intersection: without discount in the platform profile, checkouts have no discounts', async () => {
+        const p = await platform();
+        const at = profiles.set(
+          '/no-discount.json',
+          platformProfile({ capabilities: ['checkout', 'fulfillment'] }),
+        );
+        const r = await p.call(
+          'POST',
+          '/checkout-sessions',
+          {
+            line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+            discounts: { codes: [FIXTURE.code1] },
+          },
+          {
+            'ucp-agent': `profile="${at}"`,
+          },
+        );
+        const c = expectCheckout(r, 201);
+        expect(Object.keys((c.ucp as { capabilities: object }).capabilities).sort()).toEqual([
+          'dev.ucp.shopping.checkout',
+          'dev.ucp.shopping.fulfillment',
+        ]);
+        expect(c.discounts).toBeUndefined();
+        expect(totalsOf(c).total).toBe(priceOf(c));
+      });
+
+      it('fetches a profile once and serves the next requests from the cache', async () => {
+        const p = await platform();
+        const at = profiles.set('/cached.json', platformProfile());
+        for (let i = 0; i < 3; i++)
+          await p.call(
+            'POST',
+            '/checkout-sessions',
+            { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }] },
+            {
+              'ucp-agent': `profile="${at}"`,
+            },
+          );
+        expect(profiles.hits('/cached.json')).toBeLessThanOrEqual(sys.urls.length);
+      });
+
+      it('refuses a call without credentials (401) and a key without orders:create (403)', async () => {
+        const none = await ucpCall(url(), { profileUrl }, 'POST', '/checkout-sessions', { line_items: [] });
+        expect(none.status).toBe(401);
+        expect(none.headers.get('www-authenticate')).toContain('Bearer');
+        const { key } = await issueKey(sys, {
+          spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-${label}-readonly`,
+          scopes: ['orders:read'],
+        });
+        const r = await ucpCall(url(), { key, profileUrl }, 'POST', '/checkout-sessions', {
+          line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+        });
+        expect(r.status).toBe(403);
+        expect(r.body.code).toBe('insufficient_scope');
+      });
+    });
+
+    describe('lifecycle (checkout_lifecycle_test.py)', () => {
+      it('create_checkout: 201, a valid checkout, Location', async () => {
+        const p = await platform();
+        const r = await p.call('POST', '/checkout-sessions', {
+          line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+        });
+        const c = expectCheckout(r, 201);
+        expect(c.id).toMatch(/^cs_/);
+        expect(r.headers.get('location')).toBe(`/ucp/checkout-sessions/${c.id}`);
+        expect((c.ucp as { payment_handlers: object }).payment_handlers).toHaveProperty([
+          'com.example.purchase_order',
+        ]);
+      });
+
+      it('get_checkout and update_checkout', async () => {
+        const p = await platform();
+        const c = await p.create();
+        expect(expectCheckout(await p.call('GET', `/checkout-sessions/${c.id}`)).id).toBe(c.id);
+        const u = expectCheckout(
+          await p.update(c.id, { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 2 }] }),
+        );
+        expect((u.line_items as { quantity: number }[])[0]?.quantity).toBe(2);
+      });
+
+      it('cancel_checkout, cancel_is_idempotent, cannot_update/complete_canceled_checkout', async () => {
+        const p = await platform();
+        const c = await p.create();
+        expect(expectCheckout(await p.cancel(c.id)).status).toBe('canceled');
+        for (const r of [
+          await p.cancel(c.id),
+          await p.update(c.id, { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 2 }] }),
+          await p.complete(c.id),
+        ]) {
+          const again = expectCheckout(r);
+          expect(again.status).toBe('canceled');
+          expect(messages(again)).toContainEqual(
+            expect.objectContaining({ code: 'invalid_state', severity: 'unrecoverable' }),
+          );
+        }
+      });
+
+      it('complete_checkout: completed, with order id and permalink; complete/update/cancel after it are refused', async () => {
+        const p = await platform();
+        const c = await p.ready();
+        const done = expectCheckout(await p.complete(c.id, 'PO-UCP-42'));
+        expect(done.status).toBe('completed');
+        const order = done.order as { id: string; permalink_url: string };
+        expect(order.id).toMatch(/^ord_/);
+        expect(order.permalink_url).toMatch(new RegExp(`/ucp/orders/${order.id}$`));
+        for (const r of [
+          await p.complete(c.id),
+          await p.update(c.id, { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 2 }] }),
+          await p.cancel(c.id),
+        ]) {
+          const again = expectCheckout(r);
+          expect(again.status).toBe('completed');
+          expect(messages(again)).toContainEqual(expect.objectContaining({ code: 'invalid_state' }));
+        }
+      });
+    });
+
+    describe('idempotency (idempotency_test.py)', () => {
+      const sameTwice = async (send: (h: Record<string, string>) => Promise<UcpReply>) => {
+        const h = { 'idempotency-key': `idem-${label}-${Math.random().toString(36).slice(2)}` };
+        const a = await send(h);
+        const b = await send(h);
+        expect(b.status).toBe(a.status);
+        expect(b.body).toEqual(a.body);
+        expect(b.headers.get('idempotent-replayed')).toBe('true');
+        return h;
+      };
+
+      it('idempotency_create: the same key and body replay; another body is 409', async () => {
+        const p = await platform();
+        const body = (q: number) => ({ line_items: [{ item: { id: FIXTURE.itemA }, quantity: q }] });
+        const h = await sameTwice((x) => p.call('POST', '/checkout-sessions', body(1), x));
+        const conflict = await p.call('POST', '/checkout-sessions', body(2), h);
+        expect(conflict.status).toBe(409);
+        expect(conflict.body.code).toBe('idempotency_conflict');
+      });
+
+      it('idempotency_update: quantity 2 replayed, 3 with the same key is 409', async () => {
+        const p = await platform();
+        const c = await p.create();
+        const body = (q: number) => ({ line_items: [{ item: { id: FIXTURE.itemA }, quantity: q }] });
+        const h = await sameTwice((x) => p.call('PUT', `/checkout-sessions/${c.id}`, body(2), x));
+        expect((await p.call('PUT', `/checkout-sessions/${c.id}`, body(3), h)).status).toBe(409);
+      });
+
+      it('idempotency_complete: replayed; another credential with the same key is 409', async () => {
+        const p = await platform();
+        const c = await p.ready();
+        const h = await sameTwice((x) => p.complete(c.id, 'PO-SAME', x));
+        expect((await p.complete(c.id, 'PO-OTHER', h)).status).toBe(409);
+      });
+
+      it('idempotency_cancel: the same key twice, both 200 with identical bodies (no body: by key alone)', async () => {
+        const p = await platform();
+        const c = await p.create();
+        await sameTwice((x) => p.cancel(c.id, x));
+      });
+    });
+
+    describe('business logic (business_logic_test.py)', () => {
+      it('totals_calculation_on_create: the client title is ignored; line and checkout totals are the price', async () => {
+        const p = await platform();
+        const c = await p.create({
+          line_items: [{ item: { id: FIXTURE.itemA, title: 'Client title' }, quantity: 1 }],
+        });
+        const price = priceOf(c);
+        expect(Number.isInteger(price) && price > 0).toBe(true);
+        expect((c.line_items as { item: { title: string } }[])[0]?.item.title).not.toBe('Client title');
+        expect(lineTotals(c)).toMatchObject({ subtotal: price, total: price });
+        expect(totalsOf(c)).toMatchObject({ subtotal: price, total: price });
+      });
+
+      it('totals_recalculation_on_update: 2 × A + B', async () => {
+        const p = await platform();
+        const c = await p.create();
+        const u = expectCheckout(
+          await p.update(c.id, {
+            line_items: [
+              { item: { id: FIXTURE.itemA }, quantity: 2 },
+              { item: { id: FIXTURE.itemB }, quantity: 1 },
+            ],
+          }),
+        );
+        expect(totalsOf(u).subtotal).toBe(2 * priceOf(u, 0) + priceOf(u, 1));
+        expect(totalsOf(u).total).toBe(totalsOf(u).subtotal);
+      });
+
+      it('discount_flow: code 1 takes 10 %, named in discounts.applied', async () => {
+        const p = await platform();
+        const c = await p.create();
+        const u = expectCheckout(
+          await p.update(c.id, {
+            line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+            discounts: { codes: [FIXTURE.code1] },
+          }),
+        );
+        const applied = (u.discounts as { applied: { code?: string; amount: number }[] }).applied;
+        expect(applied.map((a) => a.code)).toEqual([FIXTURE.code1]);
+        const price = priceOf(u);
+        expect(applied[0]?.amount).toBe(Math.round(price / 10));
+        expect(totalsOf(u).total).toBe(price - (applied[0]?.amount ?? 0));
+        expect(totalsOf(u).items_discount).toBe(-(applied[0]?.amount ?? 0));
+      });
+
+      it('multiple_discounts_accepted and fixed_amount_discount: codes 1 and 2 both applied, integer amounts', async () => {
+        const p = await platform();
+        const fixed = await p.create({
+          line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+          discounts: { codes: [FIXTURE.code2] },
+        });
+        const one = (fixed.discounts as { applied: { amount: number; code?: string }[] }).applied;
+        expect(one).toEqual([expect.objectContaining({ code: FIXTURE.code2, amount: 500 })]);
+        expect(totalsOf(fixed).total).toBe(priceOf(fixed) - 500);
+        const both = await p.create({
+          line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+          discounts: { codes: [FIXTURE.code1, FIXTURE.code2] },
+        });
+        const applied = (both.discounts as { applied: { amount: number; code?: string }[] }).applied;
+        expect(applied.map((a) => a.code).sort()).toEqual([FIXTURE.code1, FIXTURE.code2].sort());
+        expect(applied.every((a) => Number.isInteger(a.amount))).toBe(true);
+        expect(totalsOf(both).total).toBe(priceOf(both) - applied.reduce((n, a) => n + a.amount, 0));
+      });
+
+      it('multiple_discounts_one_rejected: the unknown code is left out and reported as discount_code_invalid', async () => {
+        const p = await platform();
+        const c = await p.create({
+          line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+          discounts: { codes: [FIXTURE.code1, 'NO-SUCH-CODE'] },
+        });
+        const applied = (c.discounts as { applied: { code?: string }[] }).applied;
+        expect(applied.map((a) => a.code)).toEqual([FIXTURE.code1]);
+        expect(messages(c)).toContainEqual(
+          expect.objectContaining({
+            type: 'warning',
+            code: 'discount_code_invalid',
+            path: '$.discounts.codes[1]',
+          }),
+        );
+      });
+
+      it('buyer_info_persistence: the buyer persists through GET', async () => {
+        const p = await platform();
+        const c = await p.create();
+        const buyer = { email: 'jane@example.com', first_name: 'Jane', last_name: 'Doe' };
+        expectCheckout(
+          await p.update(c.id, { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }], buyer }),
+        );
+        expect(expectCheckout(await p.call('GET', `/checkout-sessions/${c.id}`)).buyer).toEqual(buyer);
+      });
+    });
+
+    describe('validation (validation_test.py)', () => {
+      it('product_not_found: a create with only unknown items is an error_response (200), no checkout', async () => {
+        const p = await platform();
+        for (const id of [FIXTURE.unknown, FIXTURE.unknownSku]) {
+          const r = await p.call('POST', '/checkout-sessions', {
+            line_items: [{ item: { id }, quantity: 1 }],
+          });
+          expect(r.status).toBe(200);
+          expectUcp('error_response', r.body);
+          expect(messages(r.body)[0]).toMatchObject({
+            type: 'error',
+            code: 'not_found',
+            severity: 'unrecoverable',
+          });
+        }
+      });
+
+      it('an unknown item beside a known one: the checkout, incomplete, with not_found at that line', async () => {
+        const p = await platform();
+        const c = await p.create({
+          line_items: [
+            { item: { id: FIXTURE.itemA }, quantity: 1 },
+            { item: { id: FIXTURE.unknownSku }, quantity: 1 },
+          ],
+        });
+        expect(c.status).toBe('incomplete');
+        expect(messages(c)).toContainEqual(
+          expect.objectContaining({ code: 'not_found', path: '$.line_items[1]' }),
+        );
+      });
+
+      it('payment_failure: an instrument of another handler is not charged: 200, not completed, payment_failed', async () => {
+        const p = await platform();
+        const c = await p.ready();
+        const r = await p.call('POST', `/checkout-sessions/${c.id}/complete`, {
+          payment: {
+            instruments: [
+              {
+                id: 'i1',
+                handler_id: 'gpay',
+                type: 'card',
+                selected: true,
+                credential: { type: 'PAYMENT_GATEWAY' },
+              },
+            ],
+          },
+        });
+        const after = expectCheckout(r);
+        expect(after.status).toBe('ready_for_complete');
+        expect(messages(after)).toContainEqual(
+          expect.objectContaining({ code: 'payment_failed', path: '$.payment.instruments[0].handler_id' }),
+        );
+      });
+
+      it('complete_without_fulfillment: 200, not completed, a recoverable message into $.fulfillment', async () => {
+        const p = await platform();
+        const c = await p.create();
+        expect(c.status).toBe('incomplete');
+        const after = expectCheckout(await p.complete(c.id));
+        expect(after.status).toBe('incomplete');
+        expect(
+          messages(after).some((m) => m.path?.startsWith('$.fulfillment') && m.severity === 'recoverable'),
+        ).toBe(true);
+      });
+
+      it.each([
+        ['no line_items', {}, '$'],
+        [
+          'quantity 0',
+          { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 0 }] },
+          '$.line_items[0].quantity',
+        ],
+        [
+          'quantity above the limit',
+          { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 10001 }] },
+          '$.line_items[0].quantity',
+        ],
+        [
+          'an item twice',
+          {
+            line_items: [
+              { item: { id: FIXTURE.itemA }, quantity: 1 },
+              { item: { id: FIXTURE.itemA }, quantity: 1 },
+            ],
+          },
+          '$.line_items[1].item.id',
+        ],
+      ])('refuses a create with %s: 400 at its path', async (_w, body, path) => {
+        const p = await platform();
+        const r = await p.call('POST', '/checkout-sessions', body);
+        expect(r.status).toBe(400);
+        expect(String(r.body.path ?? '')).toContain(path === '$' ? '$' : path);
+      });
+
+      it('refuses malformed JSON (400) and another media type (415)', async () => {
+        const p = await platform();
+        expect((await p.call('POST', '/checkout-sessions', '{"line_items": [')).status).toBe(400);
+        expect(
+          (await p.call('POST', '/checkout-sessions', 'x', { 'content-type': 'text/plain' })).status,
+        ).toBe(415);
+      });
+    });
+
+    describe('approval above the spend policy', () => {
+      it('is requires_escalation with a requires_buyer_review message and continue_url; approved, completed', async () => {
+        const p = await platform({ budget: '100000.00', approvalAbove: '0.01' });
+        const c = await p.ready();
+        const held = expectCheckout(await p.complete(c.id));
+        expect(held.status).toBe('requires_escalation');
+        expect(String(held.continue_url)).toMatch(/\/console\/approvals\?order=ord_/);
+        expect(messages(held)).toContainEqual(expect.objectContaining({ severity: 'requires_buyer_review' }));
+        const orderId = (held.order as { id: string }).id;
+        const ok = await sys.gql(APPROVE, {
+          token: await sys.token(['orders:approve'], 'ops-ucp'),
+          variables: { id: orderId },
+        });
+        expect(ok.errors).toBeUndefined();
+        expect(expectCheckout(await p.call('GET', `/checkout-sessions/${c.id}`)).status).toBe('completed');
+      });
+    });
+
+    describe('orders (order_test.py)', () => {
+      it('order_retrieval and order_fulfillment_retrieval: the order under the REST endpoint, with the address', async () => {
+        const p = await platform();
+        const c = await p.ready(2);
+        const done = expectCheckout(await p.complete(c.id));
+        const order = done.order as { id: string; permalink_url: string };
+        const r = await p.call('GET', `/orders/${order.id}`);
+        expect(r.status).toBe(200);
+        expectUcp('order', r.body);
+        expect(r.body).toMatchObject({
+          id: order.id,
+          checkout_id: c.id,
+          permalink_url: order.permalink_url,
+          currency: 'USD',
+        });
+        const exp = (
+          r.body.fulfillment as {
+            expectations: { description: string; destination: Record<string, string> }[];
+          }
+        ).expectations[0];
+        expect(exp?.description).toBe('Delivery under your procurement terms');
+        expect(exp?.destination.address_country).toBe('US');
+        expect(totalsOf(r.body).total).toBe(totalsOf(done).total);
+      });
+
+      it("reads the caller's own orders only: another platform gets 404", async () => {
+        const p = await platform();
+        const other = await platform();
+        const c = await p.ready();
+        const order = expectCheckout(await p.complete(c.id)).order as { id: string };
+        expect((await other.call('GET', `/orders/${order.id}`)).status).toBe(404);
+        expect((await other.call('GET', `/checkout-sessions/${c.id}`)).status).toBe(404);
+      });
+    });
+  });
+}
