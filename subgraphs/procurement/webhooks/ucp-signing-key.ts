@@ -1,0 +1,49 @@
+import { join } from 'node:path';
+import type { JWK } from 'jose';
+import type { Clock } from '../../../lib/clock.ts';
+import { systemClock } from '../../../lib/clock.ts';
+import type { Config } from '../../../lib/config.ts';
+import { FileQuoteKeyStore } from '../../../lib/quote-token/key-store.ts';
+
+/**
+ * The business's key for UCP order webhooks (docs/ucp-webhooks.md). UCP signs with ECDSA P-256
+ * (signatures.md: "ES256 (required)", "Signers SHOULD use P-256"), keys are JWKs with a `kid`
+ * published in the business profile's `signing_keys`. Kept like this system's other ES256 keys
+ * (the quote-token and audit-checkpoint rings): a JSON key ring readable by its owner only,
+ * created with one key on first use, `kid` the key's RFC 7638 thumbprint, shared by every
+ * process that reads the same file (set UCP_SIGNING_KEYS_FILE on a shared secret volume when
+ * procurement and gateway processes run apart; DATA_DIR/keys/ucp-signing.json otherwise).
+ */
+
+/** A retired key stays in signing_keys this long: signatures.md's rotation grace period ("minimum 7 days"). */
+export const UCP_KEY_RETENTION_MS = 7 * 86_400_000;
+
+export type UcpKeyConfig = Pick<Config, 'UCP_SIGNING_KEYS_FILE' | 'DATA_DIR'>;
+
+export const ucpSigningKeysFile = (config: UcpKeyConfig): string =>
+  config.UCP_SIGNING_KEYS_FILE ?? join(config.DATA_DIR, 'keys', 'ucp-signing.json');
+
+/** One store per file and process: the signer and the profile read the same ring. */
+const opened = new Map<string, Promise<FileQuoteKeyStore>>();
+
+/** The key ring (opened once per file; created with one key when the file does not exist). */
+export function ucpSigningKeys(config: UcpKeyConfig, clock: Clock = systemClock): Promise<FileQuoteKeyStore> {
+  const file = ucpSigningKeysFile(config);
+  let store = opened.get(file);
+  if (!store) {
+    store = FileQuoteKeyStore.open(file, clock, { retentionMs: UCP_KEY_RETENTION_MS });
+    // A failed open is not cached: the next call tries again.
+    store.catch(() => opened.delete(file));
+    opened.set(file, store);
+  }
+  return store;
+}
+
+/**
+ * The public keys for the business profile's `signing_keys` (discovery/profile_schema.json
+ * `signing_key`): every key that signs or may still have signed a webhook in the last 7 days, as
+ * `{kid, kty: "EC", crv: "P-256", x, y, use: "sig", alg: "ES256"}`.
+ */
+export async function ucpPublicJwks(config: UcpKeyConfig, clock?: Clock): Promise<JWK[]> {
+  return (await ucpSigningKeys(config, clock)).jwks().keys;
+}

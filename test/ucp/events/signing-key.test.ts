@@ -1,0 +1,73 @@
+/**
+ * The business's UCP signing key: an ES256 (P-256) key ring under DATA_DIR (or
+ * UCP_SIGNING_KEYS_FILE), published as public JWKs with a kid for the profile's signing_keys.
+ */
+import { createPublicKey } from 'node:crypto';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { calculateJwkThumbprint } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../lib/clock.ts';
+import { FileQuoteKeyStore } from '../../../lib/quote-token/key-store.ts';
+import {
+  UCP_KEY_RETENTION_MS,
+  ucpPublicJwks,
+  ucpSigningKeys,
+  ucpSigningKeysFile,
+} from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
+import { expectUcp } from '../support/validate.ts';
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'ucp-key-'));
+
+describe('the UCP signing key', () => {
+  it('lives in DATA_DIR/keys/ucp-signing.json unless UCP_SIGNING_KEYS_FILE says otherwise', () => {
+    expect(ucpSigningKeysFile({ DATA_DIR: '/d', UCP_SIGNING_KEYS_FILE: undefined })).toBe(
+      '/d/keys/ucp-signing.json',
+    );
+    expect(ucpSigningKeysFile({ DATA_DIR: '/d', UCP_SIGNING_KEYS_FILE: '/s/k.json' })).toBe('/s/k.json');
+  });
+
+  it('is created on first use, owner-only, and published as a public P-256 JWK with its thumbprint as kid', async () => {
+    const config = { DATA_DIR: dataDir(), UCP_SIGNING_KEYS_FILE: undefined };
+    const [jwk, ...more] = await ucpPublicJwks(config);
+    expect(more).toEqual([]);
+    expectUcp('signing_key', jwk);
+    expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-256', use: 'sig', alg: 'ES256' });
+    expect(jwk).not.toHaveProperty('d');
+    const { kid, ...key } = jwk as Record<string, string>;
+    expect(kid).toBe(await calculateJwkThumbprint({ kty: key.kty, crv: key.crv, x: key.x, y: key.y }));
+    expect(statSync(ucpSigningKeysFile(config)).mode & 0o777).toBe(0o600);
+    // The signer's key is the published one.
+    const signing = (await ucpSigningKeys(config)).signingKey();
+    expect(signing.kid).toBe(kid);
+    expect(createPublicKey(signing.key).export({ format: 'jwk' })).toMatchObject({ x: key.x, y: key.y });
+  });
+
+  it('is the same key for every process that reads the same file', async () => {
+    const config = { DATA_DIR: dataDir(), UCP_SIGNING_KEYS_FILE: undefined };
+    const mine = await ucpPublicJwks(config);
+    // Another process: its own store over the same file.
+    const other = await FileQuoteKeyStore.open(ucpSigningKeysFile(config), undefined, {
+      retentionMs: UCP_KEY_RETENTION_MS,
+    });
+    expect(other.jwks().keys).toEqual(mine);
+  });
+
+  it('keeps a rotated-out key in signing_keys for the 7-day grace period, then drops it', async () => {
+    const clock = new ManualClock(Date.parse('2026-04-09T00:00:00Z'));
+    const file = join(dataDir(), 'ring.json');
+    const ring = await FileQuoteKeyStore.open(file, clock, { retentionMs: UCP_KEY_RETENTION_MS });
+    const old = ring.signingKey().kid;
+    const fresh = await ring.rotate();
+    expect(ring.signingKey().kid).toBe(fresh);
+    expect(
+      ring
+        .jwks()
+        .keys.map((k) => k.kid)
+        .sort(),
+    ).toEqual([old, fresh].sort());
+    clock.advance(UCP_KEY_RETENTION_MS + 1000);
+    expect(ring.jwks().keys.map((k) => k.kid)).toEqual([fresh]);
+  });
+});
