@@ -24,6 +24,7 @@ import { type DistributedSystem, startDistributed } from '../../harness/distribu
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import { generateCatalog } from '../../subgraphs/pricing/catalog/generate.ts';
 import { waitFor } from '../webhooks/support.ts';
+import { requirePrometheusBinary } from './binaries.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent/prometheus-e2e';
@@ -49,6 +50,7 @@ let promUrl = '';
 let dir = '';
 
 beforeAll(async () => {
+  requirePrometheusBinary('prometheus');
   sys = await startDistributed({
     gateways: 1,
     label: 'prom',

@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { PROMETHEUS_RULE_PATH, prometheusRule, RULES_PATH, rulesFile } from '../../ci/prometheus-rules.ts';
 import { githubAnchors } from './anchors.ts';
+import { requirePrometheusBinary } from './binaries.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,6 +31,8 @@ const groups = (parse(readFileSync(RULES_PATH, 'utf8')) as { groups: { rules: Ru
 const alerts = groups.flatMap((g) => g.rules).filter((r) => r.alert);
 
 describe('Prometheus rules', () => {
+  beforeAll(() => requirePrometheusBinary('promtool'));
+
   it('are what ci/prometheus-rules.ts writes, in the rules file and in the PrometheusRule of the kustomize base', () => {
     expect(readFileSync(RULES_PATH, 'utf8')).toBe(rulesFile());
     expect(readFileSync(PROMETHEUS_RULE_PATH, 'utf8')).toBe(prometheusRule());
