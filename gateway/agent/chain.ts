@@ -6,6 +6,7 @@ import type { SpendLedger } from '../../subgraphs/procurement/spend/ledger.ts';
 import { approvalStep } from './approval/approval.ts';
 import { auditStep } from './audit/audit.ts';
 import type { AuditLog } from './audit/log.ts';
+import type { AuditProofs } from './audit/proofs.ts';
 import { blockBookkeeping, blockStep } from './block/block.ts';
 import type { BlockStore } from './block/store.ts';
 import { contract } from './contract/contract.ts';
@@ -13,6 +14,7 @@ import { idempotencyStep } from './idempotency/idempotency.ts';
 import type { IdempotencyStore } from './idempotency/store.ts';
 import { type IdentityOptions, identityStep } from './identity/identity.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
+import { auditProofHandler } from './order/audit-proof.ts';
 import { cancelOrderHandler } from './order/cancel.ts';
 import { listOrdersHandler } from './order/list.ts';
 import type { OrderPort } from './order/order-port.ts';
@@ -62,6 +64,8 @@ export interface AgentGatewayDeps {
   readonly bodyLimit: number;
   /** Spend policies and their ledger (docs/spend.md); orders without a policy: SPEND_POLICY_DEFAULT. */
   readonly spend: { readonly ledger: SpendLedger; readonly withoutPolicy: 'allow' | 'deny' };
+  /** Inclusion proofs of an order's audit entries (docs/audit-proofs.md); absent: 503. */
+  readonly auditProofs?: AuditProofs;
 }
 
 /**
@@ -139,6 +143,12 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     onResponse: [audit],
     handler: readOrderHandler({ orders: d.orders, log: d.log }),
   };
+  // The order's audit entries with inclusion proofs in a signed tree head: the owner's only.
+  const auditProof = {
+    onRequest: gate(ORDER_READ_SCOPE),
+    onResponse: [audit],
+    handler: auditProofHandler({ orders: d.orders, log: d.log, proofs: d.auditProofs }),
+  };
   const listOrders = {
     onRequest: gate(ORDER_READ_SCOPE),
     onResponse: [audit],
@@ -169,6 +179,7 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     scope.post(EDGE_PATH, createOrder);
     scope.get(CANONICAL_PATH, listOrders);
     scope.get(`${CANONICAL_PATH}/:id`, readOrder);
+    scope.get(`${CANONICAL_PATH}/:id/audit-proof`, auditProof);
     scope.get(SPEND_PATH, readSpend);
     scope.get(AGENT_QUOTE_PATH, quote);
     scope.post(`${CANONICAL_PATH}/:id/cancel`, cancelOrder);

@@ -20,7 +20,10 @@ import { auditKeysFile, FileAuditKeys } from './audit/keys.ts';
 import type { AuditLog } from './audit/log.ts';
 import { memoryAuditLog } from './audit/memory.ts';
 import { auditMigrations } from './audit/migrations.ts';
-import { readTail, sqlAuditLog } from './audit/sql.ts';
+import { type AuditProofs, auditProofs } from './audit/proofs.ts';
+import { readAudit, readTail, sqlAuditLog } from './audit/sql.ts';
+import { auditTree } from './audit/tree.ts';
+import { AUDIT_KEYS_PATH } from './audit/tree-head.ts';
 import { type AuditReport, verifyAuditLog } from './audit/verify.ts';
 import { memoryBlockStore } from './block/memory.ts';
 import { type BlockPolicy, SPEC_BLOCK_POLICY } from './block/policy.ts';
@@ -70,6 +73,8 @@ export interface AgentGatewayState {
   readonly audit: AuditLog;
   /** The chain checked against its keys and checkpoints (verify.ts). */
   verifyAudit(): Promise<AuditReport>;
+  /** Inclusion and consistency proofs over the audit's Merkle tree; absent with ORDER_STORE=memory. */
+  readonly auditProofs?: AuditProofs;
 }
 
 /**
@@ -132,6 +137,7 @@ export async function mountAgentGateway(
   const watched = agentMetrics(platform.metrics);
   let audit: AuditLog;
   let verifyAudit: () => Promise<AuditReport>;
+  let proofs: AuditProofs | undefined;
   if (config.ORDER_STORE === 'memory') {
     const memory = memoryAuditLog();
     audit = memory;
@@ -167,6 +173,20 @@ export async function mountAgentGateway(
       await checkpoints.close();
     });
     audit = sql;
+    // The Merkle tree over the log (docs/audit-proofs.md), built on the first proof asked for.
+    proofs = auditProofs({
+      log: sql,
+      tree: auditTree({
+        read: (from, limit) => readAudit(platform.db, from, limit),
+        tail: () => readTail(platform.db),
+      }),
+      keys: checkpointKeys,
+      clock,
+    });
+    // The public keys of head.jws, the checkpoints and the tree heads: what a verifier needs.
+    app.get(AUDIT_KEYS_PATH, async (_req, reply) =>
+      reply.header('cache-control', 'public, max-age=60').send(checkpointKeys.jwks()),
+    );
     verifyAudit = async () =>
       verifyAuditLog(platform.db, {
         keyOf: (kid) => keys.keyOf(kid),
@@ -217,6 +237,7 @@ export async function mountAgentGateway(
     audit: chain.audit,
     bodyLimit: config.ORDER_BODY_LIMIT_BYTES,
     spend: chain.spend,
+    ...(proofs ? { auditProofs: proofs } : {}),
   });
   return {
     chain,
@@ -227,5 +248,6 @@ export async function mountAgentGateway(
     activity,
     audit,
     verifyAudit: watched.verify(verifyAudit),
+    ...(proofs ? { auditProofs: proofs } : {}),
   };
 }

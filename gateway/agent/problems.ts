@@ -249,3 +249,14 @@ export const quoteUnavailable = () =>
       'retry-after': '1',
     },
   );
+
+/** ORDER_STORE=memory (benchmarks): the audit is a ring of the newest entries, with no tree to prove against. */
+export const auditProofsUnavailable = () =>
+  new Problem(
+    503,
+    'audit-proofs-unavailable',
+    'Audit proofs unavailable',
+    'This gateway keeps its audit log in memory (ORDER_STORE=memory): audit proofs need the durable audit store.',
+    {},
+    { 'retry-after': '60' },
+  );

@@ -8,10 +8,11 @@ import type { AuditReport } from '../agent/audit/verify.ts';
 import type { AgentGatewayState } from '../agent/index.ts';
 import { operatorContract, type Violation, violations } from './contract.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { badQuery } from './problems.ts';
+import { badQuery, beyondTree, proofsUnavailable } from './problems.ts';
 
 export const AUDIT_PATH = '/api/v2/operator/audit';
 export const VERIFY_PATH = '/api/v2/operator/audit/verify';
+export const CONSISTENCY_PATH = '/api/v2/operator/audit/consistency';
 const DEFAULT_LIMIT = 50;
 // RFC 3339 with an explicit offset (Ajv's date-time format allows no offset and leap seconds).
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
@@ -138,5 +139,41 @@ export function verifyAuditHandler(d: AuditRoutesDeps) {
             checked_at: checkedAt,
           },
     );
+  };
+}
+
+/**
+ * GET /api/v2/operator/audit/consistency?first=&second=: the RFC 9162 consistency proof between
+ * two sizes of the audit's Merkle tree, with the signed head of the later one
+ * (docs/audit-proofs.md).
+ */
+export function auditConsistencyHandler(d: AuditRoutesDeps) {
+  return async function auditConsistency(req: FastifyRequest, reply: FastifyReply) {
+    const contract = operatorContract();
+    const q = { ...(req.query as Record<string, unknown>) };
+    if (!contract.auditConsistencyQuery(q))
+      return sendProblem(
+        reply,
+        badQuery(violations(contract.auditConsistencyQuery.errors)),
+        CONSISTENCY_PATH,
+      );
+    const first = q.first as number;
+    const second = q.second as number | undefined;
+    if (second !== undefined && second < first)
+      return sendProblem(
+        reply,
+        badQuery([{ pointer: '/second', message: 'must be at least first' }]),
+        CONSISTENCY_PATH,
+      );
+    const proofs = d.state.auditProofs;
+    if (!proofs) return sendProblem(reply, proofsUnavailable(), CONSISTENCY_PATH);
+    const r = await proofs.consistency(first, second);
+    if ('beyond' in r)
+      return sendProblem(
+        reply,
+        beyondTree(`/${r.asked}`, r.asked === 'first' ? first : (second as number), r.beyond),
+        CONSISTENCY_PATH,
+      );
+    return reply.header('cache-control', 'no-store').send(r);
   };
 }

@@ -15,6 +15,7 @@ const DOC_ID = 'operator.yaml';
 interface Parameter {
   name: string;
   in: string;
+  required?: boolean;
   schema: unknown;
   $ref?: string;
 }
@@ -24,10 +25,17 @@ export interface OperatorContract {
   listAgentsQuery: ValidateFunction;
   searchAuditQuery: ValidateFunction;
   verifyAuditQuery: ValidateFunction;
+  auditConsistencyQuery: ValidateFunction;
   unblockRequest: ValidateFunction;
   /** Replies, for tests: what the document promises is what the gateway sends. */
   reply: (
-    schema: 'AgentPage' | 'UnblockResult' | 'AuditPage' | 'AuditVerification' | 'Problem',
+    schema:
+      | 'AgentPage'
+      | 'UnblockResult'
+      | 'AuditPage'
+      | 'AuditVerification'
+      | 'AuditConsistency'
+      | 'Problem',
   ) => ValidateFunction;
 }
 
@@ -54,10 +62,16 @@ export function operatorContract(): OperatorContract {
       p.$ref ? (doc.components.parameters[p.$ref.split('/').pop() as string] as Parameter) : p,
     );
     const properties: Record<string, unknown> = {};
-    for (const p of params) if (p.in === 'query') properties[p.name] = p.schema;
+    const required: string[] = [];
+    for (const p of params)
+      if (p.in === 'query') {
+        properties[p.name] = p.schema;
+        if (p.required) required.push(p.name);
+      }
     return queryAjv.compile({
       type: 'object',
       additionalProperties: false,
+      required,
       properties: JSON.parse(
         JSON.stringify(properties).replaceAll('"#/components/', `"${DOC_ID}#/components/`),
       ),
@@ -68,6 +82,7 @@ export function operatorContract(): OperatorContract {
     listAgentsQuery: query('/api/v2/operator/agents'),
     searchAuditQuery: query('/api/v2/operator/audit'),
     verifyAuditQuery: query('/api/v2/operator/audit/verify'),
+    auditConsistencyQuery: query('/api/v2/operator/audit/consistency'),
     unblockRequest: ref('UnblockRequest'),
     reply(name) {
       let v = replies.get(name);

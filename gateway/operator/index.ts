@@ -6,6 +6,7 @@
  *   POST /api/v2/operator/agents/unblock   agents:admin  lift a block (audited)
  *   GET  /api/v2/operator/audit            audit:read    audit entries, newest first
  *   GET  /api/v2/operator/audit/verify     audit:read    the chain's verification
+ *   GET  /api/v2/operator/audit/consistency audit:read   a consistency proof between tree heads
  *
  * Each route: the guard (agent refused 403, no token 401, role missing 403) in onRequest, then
  * the query or body checked against the document (400 / 415 / 413 / 422), then the handler.
@@ -18,7 +19,14 @@ import type { Logger } from '../../lib/logger.ts';
 import { Problem, sendProblem } from '../../lib/problem.ts';
 import type { AgentGatewayState } from '../agent/index.ts';
 import { AGENTS_PATH, listAgentsHandler, UNBLOCK_PATH, unblockHandler } from './agents.ts';
-import { AUDIT_PATH, searchAuditHandler, VERIFY_PATH, verifyAuditHandler } from './audit.ts';
+import {
+  AUDIT_PATH,
+  auditConsistencyHandler,
+  CONSISTENCY_PATH,
+  searchAuditHandler,
+  VERIFY_PATH,
+  verifyAuditHandler,
+} from './audit.ts';
 import { operatorGuard } from './guard.ts';
 import { stateUnavailable } from './problems.ts';
 
@@ -50,6 +58,7 @@ export async function registerOperatorRoutes(app: FastifyInstance, d: OperatorDe
     );
     scope.get(AUDIT_PATH, { onRequest: guard(ROLES.auditRead) }, searchAuditHandler(d));
     scope.get(VERIFY_PATH, { onRequest: guard(ROLES.auditRead) }, verifyAuditHandler(d));
+    scope.get(CONSISTENCY_PATH, { onRequest: guard(ROLES.auditRead) }, auditConsistencyHandler(d));
   });
 }
 

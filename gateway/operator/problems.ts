@@ -54,3 +54,24 @@ export const stateUnavailable = () =>
     {},
     { 'retry-after': '2' },
   );
+
+/** A tree size the audit log does not reach: it holds fewer entries than asked (it may have been cut). */
+export const beyondTree = (pointer: string, asked: number, size: number) =>
+  new Problem(
+    409,
+    'beyond-tree',
+    'Beyond the audit tree',
+    `the audit log holds ${size} entries, fewer than the ${asked} asked for (${pointer.slice(1)}): a log that once had them was cut`,
+    { tree_size: size },
+  );
+
+/** ORDER_STORE=memory: no Merkle tree over the audit log. */
+export const proofsUnavailable = () =>
+  new Problem(
+    503,
+    'audit-proofs-unavailable',
+    'Audit proofs unavailable',
+    'this gateway keeps its audit log in memory (ORDER_STORE=memory): proofs need the durable audit store',
+    {},
+    { 'retry-after': '60' },
+  );

@@ -67,6 +67,13 @@ const canonical = (seq: number, e: AuditEntry) => {
 };
 
 /**
+ * The leaf input of the audit's Merkle tree (docs/audit-proofs.md): the same canonical text the
+ * entry's link is made over, `[seq, at, traceId, method, path, status, durationMs, identity,
+ * reason(, identitySource, orderId)]` as JSON, so an entry has one serialisation everywhere.
+ */
+export const auditLeaf = (seq: number, e: AuditEntry): string => canonical(seq, e);
+
+/**
  * link = HMAC-SHA-256(key, prevHash ‖ kid ‖ canonical entry). Changing any field of an entry
  * changes its link and breaks the next entry's; removing one breaks its successor's. Without
  * the key nobody can write a chain that verifies, so rewriting the whole table is detected

@@ -11,6 +11,8 @@ export interface AuditQuery {
   /** Only entries older than this seq (the cursor of the previous page). */
   readonly beforeSeq?: number;
   readonly limit: number;
+  /** Oldest first (seq ascending) instead of newest first: an order's audit proof. */
+  readonly oldestFirst?: boolean;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface AuditLog {
   flush(): Promise<void>;
   /** Entries in order (tests, verification). */
   read(fromSeq?: number, limit?: number): Promise<ChainedEntry[]>;
-  /** Entries matching the query, newest first (seq descending), at most `limit`. */
+  /** Entries matching the query, newest first (seq descending; ascending with oldestFirst), at most `limit`. */
   query(q: AuditQuery): Promise<ChainedEntry[]>;
 }
 

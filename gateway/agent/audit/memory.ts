@@ -28,6 +28,7 @@ export function memoryAuditLog(
     async flush() {},
     read,
     async query(q) {
+      if (q.oldestFirst) return (await read(1, maxEntries)).filter((e) => matches(q, e)).slice(0, q.limit);
       const out: ChainedEntry[] = [];
       // Newest first: walk the ring backwards from the last written entry.
       for (let s = seq; s > Math.max(0, seq - maxEntries) && out.length < q.limit; s--) {

@@ -68,7 +68,7 @@ export async function queryAudit(db: Queryable, q: AuditQuery): Promise<ChainedE
   if (q.beforeSeq !== undefined) add('seq < ?', q.beforeSeq);
   params.push(q.limit);
   const rows = await db.query<Row>(
-    `SELECT * FROM agent_audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${params.length}`,
+    `SELECT * FROM agent_audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq ${q.oldestFirst ? 'ASC' : 'DESC'} LIMIT $${params.length}`,
     params,
   );
   return rows.map(fromAuditRow);
