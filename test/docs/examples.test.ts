@@ -109,6 +109,7 @@ describe('the documentation examples', () => {
         'docs/webhooks.md',
         'docs/spend.md',
       ]),
+        'docs/ucp.md',
     );
     expect(examples.filter((e) => /\bcurl\b/.test(e.text)).length).toBeGreaterThanOrEqual(4);
   });
