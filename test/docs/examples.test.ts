@@ -97,6 +97,7 @@ describe('the documentation examples', () => {
         'README.md',
         'docs/acp.md',
         'docs/acp-keys.md',
+        'docs/audit-proofs.md',
         'docs/deployment.md',
         'docs/edge.md',
         'docs/operator-api.md',
