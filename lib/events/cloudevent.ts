@@ -36,6 +36,8 @@ export const EventTypes = {
   OrderRejected: 'com.agent-commerce.procurement.OrderRejected',
   /** A pending order got no decision in time. */
   OrderExpired: 'com.agent-commerce.procurement.OrderExpired',
+  /** An operator recorded a shipment of an approved order (UCP's order events show it). */
+  OrderShipped: 'com.agent-commerce.procurement.OrderShipped',
   /** An operator set or deleted a spend policy (data: its subject); processes refresh their policy index. */
   SpendPoliciesChanged: 'com.agent-commerce.procurement.SpendPoliciesChanged',
 } as const;

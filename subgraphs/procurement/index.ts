@@ -13,6 +13,7 @@ import { procurementResolvers } from './graphql.ts';
 import { internalOrderRoutes } from './internal-http.ts';
 import { approvalMetrics } from './metrics.ts';
 import { createOutboxRelay, type OutboxRelay } from './outbox/relay.ts';
+import { shipmentResolvers } from './shipping/graphql.ts';
 import { spendResolvers } from './spend/graphql.ts';
 import { spendLedgerFor } from './spend/index.ts';
 import type { SpendLedger } from './spend/ledger.ts';
@@ -94,7 +95,7 @@ export async function createProcurementSubgraph(
   const sessions = await checkoutSessionResolversFor(platform);
   const schema = buildShieldedSubgraphSchema(
     'procurement',
-    mergeResolvers(orders, policies, approvals, apiKeys, sessions),
+    mergeResolvers(orders, policies, approvals, apiKeys, sessions, shipmentResolvers(domain)),
   );
   return {
     name: 'procurement',

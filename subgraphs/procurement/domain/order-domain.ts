@@ -10,10 +10,12 @@ import {
   approve,
   cancellation,
   cancelled,
+  type NewShipment,
   OrderIdConflict,
   type PlaceOrder,
   type PurchaseOrder,
   placedBy,
+  shipment,
   toResponse,
 } from './purchase-order.ts';
 
@@ -50,9 +52,19 @@ export interface OrderDomain {
   pending(q: { after?: OrderCursor; limit: number }): Promise<OrderPage>;
   /** Expires up to `limit` pending orders whose time is up; returns how many this call expired. */
   expireDue(limit: number): Promise<number>;
+  /** An operator records a shipment (OrderShipped); the same tracking number again changes nothing. */
+  ship(orderId: string, s: Omit<NewShipment, 'shipmentId'>): Promise<ShipOutcome>;
   /** Orders placed through this instance since start (the fuzz test's witness). */
   readonly placed: () => number;
 }
+
+/** What recording a shipment came to. */
+export type ShipOutcome =
+  /** `changed`: this call recorded it; false: the same tracking number was recorded before. */
+  | { readonly kind: 'shipped'; readonly order: PurchaseOrder; readonly changed: boolean }
+  | { readonly kind: 'not-shippable'; readonly order: PurchaseOrder; readonly reason: string }
+  | { readonly kind: 'invalid'; readonly field: string; readonly reason: string }
+  | { readonly kind: 'not-found' };
 
 /** What an operator's decision came to. */
 export type DecideOutcome =
@@ -231,8 +243,29 @@ export function createOrderDomain(
       if (done) committed();
       return done;
     },
+    async ship(orderId, s) {
+      // A lost race (a decision, a cancel, another shipment) is read back and judged again.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const order = await store.get(orderId);
+        if (!order) return { kind: 'not-found' };
+        const now = clock.now();
+        const v = shipment(order, { ...s, shipmentId: newShipmentId() }, now);
+        if (v.kind === 'repeat') return { kind: 'shipped', order, changed: false };
+        if (v.kind === 'not-shippable') return { kind: 'not-shippable', order, reason: v.reason };
+        if (v.kind === 'invalid') return v;
+        const reason = `shipped ${v.shipment.lines.map((l) => `${l.quantity} of line ${l.line}`).join(', ')}, tracking ${s.trackingNumber}`;
+        const record = change(order, v.next, s.operator, reason, now);
+        if (await store.transition(v.next, [orderEvent(EventTypes.OrderShipped, v.next, now)], record)) {
+          committed();
+          return { kind: 'shipped', order: v.next, changed: true };
+        }
+      }
+      throw new Error(`order ${orderId} changed three times while a shipment was recorded`);
+    },
     placed: () => placed,
   };
 }
+
+export const newShipmentId = (): string => `shp_${randomUUID().replace(/-/g, '')}`;
 
 export type { Decision, OrderCursor };

@@ -36,6 +36,25 @@ export interface OrderLine {
   readonly lineTotal: string;
 }
 
+/** How many units of one of the order's lines (index into its lines; 0 for a /v2 order) a shipment carried. */
+export interface ShipmentLine {
+  readonly line: number;
+  readonly quantity: number;
+}
+
+/** A shipment an operator recorded (docs/ucp-webhooks.md, "Shipments"). */
+export interface Shipment {
+  readonly shipmentId: string;
+  /** Unix time in seconds, fractional. */
+  readonly at: number;
+  /** The operator (token subject) who recorded it. */
+  readonly operator: string;
+  readonly trackingNumber: string;
+  readonly carrier: string | null;
+  readonly trackingUrl: string | null;
+  readonly lines: readonly ShipmentLine[];
+}
+
 /** A stored purchase order. */
 export interface PurchaseOrder {
   readonly orderId: string;
@@ -75,6 +94,8 @@ export interface PurchaseOrder {
   readonly total: string | null;
   /** The ACP checkout session the order completes; null for a /v2 order. */
   readonly checkoutSessionId: string | null;
+  /** Shipments recorded so far, oldest first (absent or empty: none). */
+  readonly shipments?: readonly Shipment[];
 }
 
 /** What the order domain is asked to do: an already validated request and who sent it. */
@@ -209,6 +230,84 @@ export class OrderIdConflict extends Error {
     super(`order ${orderId} was placed for another request`);
     this.name = 'OrderIdConflict';
   }
+}
+
+/** What an operator asks to record: the tracking details and, optionally, which lines (default: all that is left). */
+export interface NewShipment {
+  readonly shipmentId: string;
+  readonly operator: string;
+  readonly trackingNumber: string;
+  readonly carrier: string | null;
+  readonly trackingUrl: string | null;
+  readonly lines?: readonly ShipmentLine[];
+}
+
+export type ShipmentVerdict =
+  | { readonly kind: 'ship'; readonly next: PurchaseOrder; readonly shipment: Shipment }
+  /** The same tracking number was recorded for this order already: nothing changes. */
+  | { readonly kind: 'repeat' }
+  | { readonly kind: 'not-shippable'; readonly reason: string }
+  | { readonly kind: 'invalid'; readonly field: string; readonly reason: string };
+
+/** Units of each line still to ship. */
+export function unshipped(o: PurchaseOrder): number[] {
+  const left = o.lines ? o.lines.map((l) => l.quantity) : [o.quantity];
+  for (const s of o.shipments ?? []) for (const l of s.lines) left[l.line] = (left[l.line] ?? 0) - l.quantity;
+  return left;
+}
+
+/**
+ * Recording a shipment (the state machine, pure): only an APPROVED order ships (a pending one
+ * is not confirmed, a cancelled, rejected or expired one has nothing to deliver); each line at
+ * most what is left of it; without lines, everything left. Shipments are appended, never changed.
+ */
+export function shipment(o: PurchaseOrder, n: NewShipment, nowMs: number): ShipmentVerdict {
+  if ((o.shipments ?? []).some((s) => s.trackingNumber === n.trackingNumber)) return { kind: 'repeat' };
+  if (o.status !== 'APPROVED')
+    return {
+      kind: 'not-shippable',
+      reason: `order ${o.orderId} is ${o.status}: only an APPROVED order ships`,
+    };
+  const left = unshipped(o);
+  if (left.every((q) => q <= 0))
+    return { kind: 'not-shippable', reason: `order ${o.orderId} has shipped in full already` };
+  const lines = n.lines ?? left.flatMap((q, line) => (q > 0 ? [{ line, quantity: q }] : []));
+  if (lines.length === 0)
+    return { kind: 'invalid', field: 'lines', reason: 'lines must name at least one line' };
+  const seen = new Set<number>();
+  for (const [i, l] of lines.entries()) {
+    if (!Number.isInteger(l.line) || l.line < 0 || l.line >= left.length)
+      return {
+        kind: 'invalid',
+        field: `lines[${i}].line`,
+        reason: `the order has lines 0 to ${left.length - 1}`,
+      };
+    if (seen.has(l.line)) return { kind: 'invalid', field: `lines[${i}].line`, reason: 'a line given twice' };
+    seen.add(l.line);
+    const max = left[l.line] ?? 0;
+    if (!Number.isInteger(l.quantity) || l.quantity < 1 || l.quantity > max)
+      return {
+        kind: 'invalid',
+        field: `lines[${i}].quantity`,
+        reason:
+          max > 0 ? `line ${l.line} has ${max} unit(s) left to ship` : `line ${l.line} has shipped in full`,
+      };
+  }
+  const s: Shipment = Object.freeze({
+    shipmentId: n.shipmentId,
+    at: nowMs / 1000,
+    operator: n.operator,
+    trackingNumber: n.trackingNumber,
+    carrier: n.carrier,
+    trackingUrl: n.trackingUrl,
+    lines: Object.freeze(lines.map((l) => Object.freeze({ line: l.line, quantity: l.quantity }))),
+  });
+  const next = Object.freeze({
+    ...o,
+    shipments: Object.freeze([...(o.shipments ?? []), s]),
+    version: o.version + 1,
+  });
+  return { kind: 'ship', next, shipment: s };
 }
 
 export { type Checkout, checkoutRequest, InvalidPlaceOrder } from './order-lines.ts';

@@ -13,7 +13,8 @@ export type OrderEventType =
   | typeof EventTypes.OrderApprovalRequested
   | typeof EventTypes.OrderApproved
   | typeof EventTypes.OrderRejected
-  | typeof EventTypes.OrderExpired;
+  | typeof EventTypes.OrderExpired
+  | typeof EventTypes.OrderShipped;
 
 /**
  * `data` of OrderPlaced and OrderCancelled (schemas/events/order-*.json): the order in its REST
@@ -67,6 +68,18 @@ export interface OrderApprovalEventData extends OrderEventData {
   readonly decision_reason: string | null;
 }
 
+/** `data` of OrderShipped (schemas/events/order-shipped.json): the order's fields and the shipment recorded. */
+export interface OrderShippedEventData extends OrderEventData {
+  readonly shipment: {
+    readonly shipment_id: string;
+    readonly at: number;
+    readonly tracking_number: string;
+    readonly carrier: string | null;
+    readonly tracking_url: string | null;
+    readonly lines: readonly { readonly line: number; readonly quantity: number }[];
+  };
+}
+
 /** One outbox row: the event as stored in the order's transaction, relayed later. */
 export interface OutboxEvent {
   /** The CloudEvent id: fixed when the row is written, so a re-relay carries the same id. */
@@ -75,7 +88,7 @@ export interface OutboxEvent {
   readonly subject: string;
   /** ISO 8601: when the change happened (the commit's time, not the relay's). */
   readonly time: string;
-  readonly data: OrderEventData | OrderApprovalEventData;
+  readonly data: OrderEventData | OrderApprovalEventData | OrderShippedEventData;
   /**
    * The W3C trace context of the request that made the change (tracing on only), stored with
    * the row so the event relayed later still continues that request's trace.
@@ -126,17 +139,39 @@ export const orderApprovalEventData = (o: PurchaseOrder): OrderApprovalEventData
   decision_reason: o.decisionReason,
 });
 
-/** The outbox row of a change to `order` (the order as it is after the change). */
+const shippedEventData = (o: PurchaseOrder): OrderShippedEventData => {
+  const s = o.shipments?.[o.shipments.length - 1];
+  if (!s) throw new Error(`OrderShipped of order ${o.orderId} without a shipment`);
+  return {
+    ...orderEventData(o),
+    shipment: {
+      shipment_id: s.shipmentId,
+      at: s.at,
+      tracking_number: s.trackingNumber,
+      carrier: s.carrier,
+      tracking_url: s.trackingUrl,
+      lines: s.lines.map((l) => ({ line: l.line, quantity: l.quantity })),
+    },
+  };
+};
+
+/** The outbox row of a change to `order` (the order as it is after the change; OrderShipped: its last shipment). */
 export const orderEvent = (type: OrderEventType, order: PurchaseOrder, nowMs: number): OutboxEvent => ({
   id: randomUUID(),
   type,
   subject: order.orderId,
   time: new Date(nowMs).toISOString(),
-  data: APPROVAL_EVENTS.has(type) ? orderApprovalEventData(order) : orderEventData(order),
+  data: APPROVAL_EVENTS.has(type)
+    ? orderApprovalEventData(order)
+    : type === EventTypes.OrderShipped
+      ? shippedEventData(order)
+      : orderEventData(order),
   ...tracing().eventContext(),
 });
 
-export const toCloudEvent = (e: OutboxEvent): CloudEvent<OrderEventData | OrderApprovalEventData> => ({
+export const toCloudEvent = (
+  e: OutboxEvent,
+): CloudEvent<OrderEventData | OrderApprovalEventData | OrderShippedEventData> => ({
   specversion: '1.0',
   id: e.id,
   source: ORDER_EVENT_SOURCE,

@@ -144,4 +144,11 @@ export const orderMigrations: readonly Migration[] = [
           AND total ~ '^[0-9]{1,9}\\.[0-9]{2}$' AND total::numeric = allocated_budget END
       )`,
   },
+  {
+    // Shipments an operator recorded (recordOrderShipment; UCP's order events show them as
+    // fulfillment events): appended, never changed, oldest first.
+    id: 'procurement:015-order-shipments',
+    sql: `ALTER TABLE purchase_orders ADD COLUMN shipments jsonb NOT NULL DEFAULT '[]'::jsonb
+      CHECK (jsonb_typeof(shipments) = 'array' AND jsonb_array_length(shipments) <= 100)`,
+  },
 ];

@@ -2,7 +2,7 @@ import { groupCommit } from '../../../lib/db/group-commit.ts';
 import type { Db, Queryable } from '../../../lib/db/index.ts';
 import { vacuumAfterChanges } from '../../../lib/db/upkeep.ts';
 import { usdAmount } from '../contract/json.ts';
-import type { Approval, OrderLine, OrderStatus, PurchaseOrder } from '../domain/purchase-order.ts';
+import type { Approval, OrderLine, OrderStatus, PurchaseOrder, Shipment } from '../domain/purchase-order.ts';
 import type { OutboxEvent } from '../outbox/order-events.ts';
 import type { OrderChange, OrderQuery, OrderStore, OutboxStore } from './store.ts';
 
@@ -29,6 +29,21 @@ interface Row {
   lines: StoredLine[] | string | null;
   total: string | null;
   checkout_session_id: string | null;
+  /** jsonb: the shipments, oldest first (`[]` for none). */
+  shipments: StoredShipment[] | string | null;
+}
+
+/** A shipment as stored in the `shipments` jsonb column (the order's own field names). */
+type StoredShipment = Shipment;
+
+function shipmentsOf(v: Row['shipments']): readonly Shipment[] | undefined {
+  const stored = typeof v === 'string' ? (JSON.parse(v) as StoredShipment[]) : v;
+  if (!stored || stored.length === 0) return undefined;
+  return Object.freeze(
+    stored.map((s) =>
+      Object.freeze({ ...s, lines: Object.freeze(s.lines.map((l) => Object.freeze({ ...l }))) }),
+    ),
+  );
 }
 
 /** A line as stored in the `lines` jsonb column: snake_case as in the events, amounts as text. */
@@ -99,7 +114,14 @@ const fromRow = (r: Row): PurchaseOrder =>
     lines: linesOf(r.lines),
     total: r.total,
     checkoutSessionId: r.checkout_session_id,
+    ...withShipments(r.shipments),
   });
+
+/** `shipments` only when there is one: an order without any reads as it did before shipments existed. */
+function withShipments(v: Row['shipments']): { shipments?: readonly Shipment[] } {
+  const shipments = shipmentsOf(v);
+  return shipments ? { shipments } : {};
+}
 
 /** The change record of one transaction. */
 async function writeChange(tx: Queryable, c: OrderChange): Promise<void> {
@@ -146,7 +168,7 @@ async function writeEvents(tx: Queryable, events: readonly OutboxEvent[]): Promi
 }
 
 const SELECT =
-  'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget::text AS allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, decided_at, decided_by, decision_reason, version, lines, total, checkout_session_id FROM purchase_orders';
+  'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget::text AS allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, decided_at, decided_by, decision_reason, version, lines, total, checkout_session_id, shipments FROM purchase_orders';
 
 /** The WHERE clause of a listing; every value a parameter. */
 function where(q: OrderQuery, params: unknown[]): string {
@@ -303,7 +325,7 @@ export function sqlOrderStore(db: Db): OrderStore {
     return db.transaction(async (tx) => {
       const rows = await tx.query(
         `UPDATE purchase_orders SET status = $2, cancelled_at = $3, approvals = $4::jsonb, decided_at = $5,
-           decided_by = $6, decision_reason = $7, version = $8
+           decided_by = $6, decision_reason = $7, version = $8, shipments = $10::jsonb
          WHERE order_id = $1 AND version = $9 RETURNING order_id`,
         [
           next.orderId,
@@ -315,6 +337,7 @@ export function sqlOrderStore(db: Db): OrderStore {
           next.decisionReason,
           next.version,
           next.version - 1,
+          JSON.stringify(next.shipments ?? []),
         ],
       );
       if (rows.length === 0) return false;

@@ -23,7 +23,11 @@ export type AcpOrderStatus = 'confirmed' | 'manual_review' | 'canceled';
  * showed the platform that status.
  */
 export const ACP_ORDER_EVENTS: Readonly<
-  Record<OrderEventType, { readonly type: AcpOrderEventType; readonly status: AcpOrderStatus }>
+  Record<
+    // A shipment (OrderShipped, recorded for UCP's order events) is not sent to ACP platforms yet.
+    Exclude<OrderEventType, typeof EventTypes.OrderShipped>,
+    { readonly type: AcpOrderEventType; readonly status: AcpOrderStatus }
+  >
 > = {
   [EventTypes.OrderPlaced]: { type: 'order_create', status: 'confirmed' },
   [EventTypes.OrderApprovalRequested]: { type: 'order_create', status: 'manual_review' },
@@ -33,7 +37,7 @@ export const ACP_ORDER_EVENTS: Readonly<
   [EventTypes.OrderCancelled]: { type: 'order_update', status: 'canceled' },
 };
 
-export const isAcpOrderEvent = (type: string): type is OrderEventType =>
+export const isAcpOrderEvent = (type: string): type is keyof typeof ACP_ORDER_EVENTS =>
   Object.hasOwn(ACP_ORDER_EVENTS, type);
 
 type Total = { type: string; display_text: string; amount: number };
@@ -103,6 +107,7 @@ export function acpOrderEvent(
   session: CheckoutSession,
   origin: string,
 ): AcpOrderEventBody {
+  if (!isAcpOrderEvent(eventType)) throw new Error(`${eventType} has no ACP order event`);
   const { type, status } = ACP_ORDER_EVENTS[eventType];
   const lines = linesOf(data, session);
   const subtotal = lines.reduce((n, l) => n + l.totalCents, 0);

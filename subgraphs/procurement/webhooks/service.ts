@@ -15,6 +15,7 @@ export const WEBHOOK_EVENT_TYPES: readonly string[] = [
   EventTypes.OrderApproved,
   EventTypes.OrderRejected,
   EventTypes.OrderExpired,
+  EventTypes.OrderShipped,
 ];
 
 export const MAX_DESCRIPTION = 500;
