@@ -30,7 +30,9 @@ export interface Slo {
 }
 
 const QUOTE = 'route=~"/cart/quote|/v2/quote|/graphql"';
-const ORDER = 'route=~"/api/v2/procurement/orders|/v2/orders",method="POST"';
+/** Orders: the /v2 order in both forms, and an ACP checkout's completion (under any ACP_API_BASE_URL path). */
+const ORDER =
+  'route=~"/api/v2/procurement/orders|/v2/orders|.*/checkout_sessions/:id/complete",method="POST"';
 const REQ = 'http_request_duration_seconds';
 
 /**
@@ -67,7 +69,8 @@ export const SLOS: readonly Slo[] = [
     name: 'order_availability',
     alert: 'OrderAvailability',
     objective: 0.999,
-    description: 'agent orders (POST /api/v2/procurement/orders, POST /v2/orders) answered without a 5xx',
+    description:
+      'agent orders (POST /api/v2/procurement/orders, POST /v2/orders, an ACP checkout completion) answered without a 5xx',
     errorRatio: availability(ORDER),
     runbook: 'order-availability',
     page: true,
