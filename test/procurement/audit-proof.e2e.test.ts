@@ -296,6 +296,26 @@ describe('the operator’s consistency proof between tree heads', () => {
     expectProblem(await consistency(query), status, type);
   });
 
+  it('answers any first and second with 200, 400 or 409 and a machine-readable body, never a 5xx (fast-check)', async () => {
+    const value = fc.oneof(
+      fc.nat({ max: 200 }).map(String),
+      fc.integer().map(String),
+      fc.bigInt().map(String),
+      fc.string({ maxLength: 20 }),
+      fc.constantFrom('1e3', '0x10', '1.5', ' 1', ''),
+    );
+    await fc.assert(
+      fc.asyncProperty(value, fc.option(value), async (first, second) => {
+        const q = new URLSearchParams({ first, ...(second === null ? {} : { second }) });
+        const r = await consistency(`?${q}`);
+        expect([200, 400, 409], r.text).toContain(r.status);
+        if (r.status === 200) expect(operatorContract().reply('AuditConsistency')(r.json), r.text).toBe(true);
+        else expect(operatorContract().reply('Problem')(r.json), r.text).toBe(true);
+      }),
+      { numRuns: 80 },
+    );
+  });
+
   it('is the operator’s only: no token 401, no audit:read 403, an agent identity 403', async () => {
     expect((await get('/api/v2/operator/audit/consistency?first=1', null)).status).toBe(401);
     const token = await sys.token(['agents:read']);
