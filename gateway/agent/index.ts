@@ -36,7 +36,7 @@ import type { IdempotencyStore } from './idempotency/store.ts';
 import { loadAgentKeys, SignatureKeysError } from './identity/signature/keys.ts';
 import { memoryNonceStore } from './identity/signature/nonce-memory.ts';
 import { redisNonceStore } from './identity/signature/nonce-redis.ts';
-import { agentMetrics } from './metrics.ts';
+import { agentMetrics, type SpendRefusalReason } from './metrics.ts';
 import { httpOrders } from './order/http.ts';
 import { inProcessOrders } from './order/in-process.ts';
 import type { OrderPort } from './order/order-port.ts';
@@ -57,7 +57,12 @@ export interface AgentChainParts {
   readonly orders: OrderPort;
   /** The audit log as the chain writes it (feeding the activity view). */
   readonly audit: AuditLog;
-  readonly spend: { readonly ledger: SpendLedger; readonly withoutPolicy: 'allow' | 'deny' };
+  readonly spend: {
+    readonly ledger: SpendLedger;
+    readonly withoutPolicy: 'allow' | 'deny';
+    /** Counts a refusal decided before the ledger (metrics.ts); the ledger counts its own. */
+    readonly refused?: (reason: SpendRefusalReason) => void;
+  };
 }
 
 /** The agent gateway's state, for the operator API (gateway/operator/): the same stores the chain uses. */
@@ -216,6 +221,7 @@ export async function mountAgentGateway(
         config.SPEND_POLICY_DEFAULT,
       ),
       withoutPolicy: config.SPEND_POLICY_DEFAULT,
+      refused: watched.spendRefused,
     },
   };
   await registerAgentRoutes(app, {

@@ -13,12 +13,15 @@ import type { BlockStore } from './block/store.ts';
 export interface AgentMetrics {
   blocks(store: BlockStore): BlockStore;
   spend(ledger: SpendLedger, withoutPolicy: 'allow' | 'deny'): SpendLedger;
+  /** A refusal decided outside the ledger (an ACP line's SKU checked against the policy first). */
+  spendRefused(reason: SpendRefusalReason): void;
   verify(check: () => Promise<AuditReport>): () => Promise<AuditReport>;
   /** At start: the stored log ends before its signed head (cut while this process was down). */
   truncatedAtStart(truncated: boolean): void;
 }
 
 const SPEND_REASONS = ['budget', 'per-order', 'expired', 'sku-not-allowed', 'no-policy'] as const;
+export type SpendRefusalReason = (typeof SPEND_REASONS)[number];
 const AUDIT_RESULTS: readonly ('ok' | AuditProblemKind)[] = [
   'ok',
   'truncated',
@@ -85,6 +88,7 @@ export function agentMetrics(registry: Registry): AgentMetrics {
         return result;
       },
     }),
+    spendRefused: (reason) => refusals.labels(reason).inc(),
     verify: (check) => async () => {
       const report = await check();
       verifications.labels(report.ok ? 'ok' : report.kind).inc();

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
+import { acp, issueKey } from '../acp/support/acp.ts';
 import { type Receiver, startReceiver, waitFor } from '../webhooks/support.ts';
 import { sampleSum, scrape } from './exposition.ts';
 
@@ -94,6 +95,35 @@ describe('/metrics of the embedded system', () => {
     expect(sampleSum(m, 'agent_spend_refusals_total', { reason: 'per-order' })).toBe(1);
     expect(sampleSum(m, 'agent_spend_refusals_total', { reason: 'sku-not-allowed' })).toBe(1);
     expect(sampleSum(m, 'agent_spend_refusals_total', { reason: 'budget' })).toBe(1);
+  });
+
+  it('counts an ACP completion refused for a line the policy does not allow, decided before the ledger', async () => {
+    const agent = `${AGENT}/metrics-acp`;
+    await policy(agent, { budget: '1000.00', allowedSkuPrefixes: ['SKU-ABC-'] });
+    const before = sampleSum(await scrape(sys.url), 'agent_spend_refusals_total', {
+      reason: 'sku-not-allowed',
+    });
+    const { key } = await issueKey(sys, { spiffeId: agent });
+    const created = await acp(sys.url, key, 'POST', '/checkout_sessions', {
+      currency: 'usd',
+      capabilities: {},
+      line_items: [
+        { id: 'SKU-ABC-000001', quantity: 1 },
+        { id: 'SKU-ELC-000004', quantity: 1 },
+      ],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const done = await acp(sys.url, key, 'POST', `/checkout_sessions/${created.body.id}/complete`, {
+      payment_data: { purchase_order_number: 'PO-METRICS-1', payment_terms: 'net_30' },
+    });
+    // ACP answers the session back, not completed, with the refusal as an error message.
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.status).toBe('not_ready_for_payment');
+    expect(JSON.stringify(done.body.messages)).toContain('the spend policy does not allow SKU-ELC-000004');
+    const after = sampleSum(await scrape(sys.url), 'agent_spend_refusals_total', {
+      reason: 'sku-not-allowed',
+    });
+    expect(after - before).toBe(1);
   });
 
   it('shows a pending approval and its age, then its decision time once approved', async () => {

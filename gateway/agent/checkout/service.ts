@@ -65,7 +65,12 @@ export interface CheckoutDeps {
   readonly store: CheckoutSessionStore;
   readonly quoter: CartQuoter;
   readonly orders: OrderPort;
-  readonly spend: { readonly ledger: SpendLedger; readonly withoutPolicy: 'allow' | 'deny' };
+  readonly spend: {
+    readonly ledger: SpendLedger;
+    readonly withoutPolicy: 'allow' | 'deny';
+    /** Counted when a line's SKU is refused here, before the ledger (which counts its own refusals). */
+    readonly refused?: (reason: 'sku-not-allowed') => void;
+  };
   /** Where a completion records the promotions it used (absent: none are recorded). */
   readonly redemptions?: RedemptionsPort;
   readonly clock: Clock;
@@ -419,7 +424,10 @@ export function createCheckoutService(d: CheckoutDeps) {
       const refusedSku = status?.policy.skuPrefixes?.length
         ? s.lines.find((l) => !status?.policy.skuPrefixes?.some((p) => l.sku.startsWith(p)))
         : undefined;
-      if (refusedSku) return back('spend_refused', `the spend policy does not allow ${refusedSku.sku}`);
+      if (refusedSku) {
+        d.spend.refused?.('sku-not-allowed');
+        return back('spend_refused', `the spend policy does not allow ${refusedSku.sku}`);
+      }
       const r = await d.spend.ledger.reserve({
         orderId,
         candidates,
