@@ -85,7 +85,7 @@ export async function createProcurementSubgraph(
     log: platform.log,
   });
   platform.onClose(() => approvalSweep.stop());
-  const webhooks = await createWebhooks(platform);
+  const webhooks = await createWebhooks(platform, { orders: domain });
   const orders = procurementResolvers(domain, webhooks.admin);
   const policies = spendResolvers(spend, platform.clock, config.SPIFFE_TRUST_DOMAINS);
   const approvals = approvalResolvers(domain, spend, platform.clock);

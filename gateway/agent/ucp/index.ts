@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../../lib/platform.ts';
 import { publicOrigin, ucpApiBaseUrl } from '../../../lib/public-origin.ts';
+import { ucpPublicJwks } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
 import type { AcpParts } from '../acp/index.ts';
 import type { AgentChainParts } from '../index.ts';
 import { paymentHandlers } from './payment.ts';
@@ -12,10 +13,10 @@ import { ucpSignatureVerifier } from './signature.ts';
 /**
  * SEAM (docs/ucp-coordination.md): the public JWKs order webhooks are signed with, for the
  * profile's `signing_keys`. UCP-B exports them from subgraphs/procurement/webhooks/ucp-signing-key.ts
- * (`ucpPublicJwks`); until that lands the profile publishes none. Replace this one function.
+ * (`ucpPublicJwks`): the key ring every process on the same UCP_SIGNING_KEYS_FILE (or DATA_DIR) shares.
  */
-async function webhookSigningKeys(_platform: Platform): Promise<Record<string, unknown>[]> {
-  return [];
+async function webhookSigningKeys(platform: Platform): Promise<Record<string, unknown>[]> {
+  return ucpPublicJwks(platform.config, platform.clock) as Promise<Record<string, unknown>[]>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Counter, Histogram } from 'prom-client';
 import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
-import { acpApiBaseUrl } from '../../../lib/public-origin.ts';
+import { acpApiBaseUrl, publicOrigin, ucpApiBaseUrl } from '../../../lib/public-origin.ts';
 import { checkoutApiKeysFor } from '../api-keys/index.ts';
 import { checkoutMigrations } from '../checkout/migrations.ts';
 import { sqlCheckoutSessionStore } from '../checkout/sql.ts';
@@ -11,6 +11,10 @@ import { webhookMigrations } from './migrations.ts';
 import { httpSender, type Sender } from './sender.ts';
 import { createWebhookAdmin, WEBHOOK_EVENT_TYPES, type WebhookAdmin } from './service.ts';
 import { sqlWebhookStore, type WebhookStore } from './store.ts';
+import { createUcpRouting, type UcpOrderReader } from './ucp-routing.ts';
+import type { UcpSigner } from './ucp-signature.ts';
+import { ucpSigningKeys } from './ucp-signing-key.ts';
+import { sqlUcpEndpointStore } from './ucp-store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './worker.ts';
 
 export interface Webhooks {
@@ -28,7 +32,13 @@ export interface WebhooksOptions {
    * replica's change is seen within it). Tests of one process set 0 to see every change at once.
    */
   readonly acpSyncTtlMs?: number;
+  /** The orders (their current state and shipments), for UCP's order events; without it none are sent. */
+  readonly orders?: UcpOrderReader;
 }
+
+/** The business profile a UCP platform fetches: the signer named in UCP-Agent, whose signing_keys verify. */
+export const ucpProfileUrl = (config: Platform['config']): string =>
+  `${publicOrigin(config)}/.well-known/ucp`;
 
 /**
  * Signed webhooks of order events, in every procurement process: the admin operations, the
@@ -40,9 +50,19 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
   const { config, clock, log } = platform;
   await migrate(platform.db, webhookMigrations);
   const store = sqlWebhookStore(platform.db);
+  // UCP order webhooks are signed with the business's key (ucp-signing-key.ts), opened on the
+  // first UCP delivery: a process that never sends one never creates the key file.
+  const ucpSigner: UcpSigner = {
+    profileUrl: ucpProfileUrl(config),
+    signingKey: async () => (await ucpSigningKeys(config, clock)).signingKey(),
+  };
   const sender =
     opts.sender ??
-    httpSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
+    httpSender({
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+      ucp: ucpSigner,
+    });
   const attempts = new Counter({
     name: 'webhook_attempts_total',
     help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)',
@@ -127,6 +147,18 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     disable: (endpointId, reason, now) => store.disableEndpoint(endpointId, reason, now),
     ...(opts.acpSyncTtlMs !== undefined ? { syncTtlMs: opts.acpSyncTtlMs } : {}),
   });
+  // UCP order events (docs/ucp-webhooks.md): the full order to the webhook URL of the platform
+  // profile that created the session.
+  const ucp = opts.orders
+    ? createUcpRouting({
+        sessions: sqlCheckoutSessionStore(platform.db),
+        orders: opts.orders,
+        endpoints: sqlUcpEndpointStore(platform.db),
+        db: platform.db,
+        eventTypes: WEBHOOK_EVENT_TYPES,
+        restEndpoint: ucpApiBaseUrl(config),
+      })
+    : undefined;
   const offKeys = keys.onWebhookChange((id) => acp.sync(id, new Date(clock.now())).then(() => {}));
   await acp
     .syncAll(new Date(clock.now()))
@@ -144,6 +176,13 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     platform.bus.subscribe(type, async (event) => {
       if ((await acp.route(event, new Date(clock.now()))) > 0) worker.kick();
     }),
+    ...(ucp
+      ? [
+          platform.bus.subscribe(type, async (event) => {
+            if ((await ucp.route(event, new Date(clock.now()))) > 0) worker.kick();
+          }),
+        ]
+      : []),
   ]);
   // Pending deliveries left by a previous run (or another replica) are picked up at start.
   worker.kick();

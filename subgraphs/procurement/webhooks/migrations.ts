@@ -67,4 +67,15 @@ export const webhookMigrations: readonly Migration[] = [
       ADD COLUMN api_key_id text UNIQUE,
       ADD CONSTRAINT webhook_endpoints_acp_has_key CHECK ((scheme = 'acp') = (api_key_id IS NOT NULL))`,
   },
+  {
+    // UCP order webhooks (docs/ucp-webhooks.md): one endpoint per webhook URL a platform profile
+    // names, UNIQUE so that replicas routing the same event create one; no secret (signed with
+    // the business's key).
+    id: 'procurement:107-webhook-endpoint-ucp',
+    sql: `ALTER TABLE webhook_endpoints
+      DROP CONSTRAINT webhook_endpoints_scheme_check,
+      ADD CONSTRAINT webhook_endpoints_scheme_check CHECK (scheme IN ('standard-webhooks', 'acp', 'ucp')),
+      ADD COLUMN ucp_webhook_url text UNIQUE,
+      ADD CONSTRAINT webhook_endpoints_ucp_has_url CHECK ((scheme = 'ucp') = (ucp_webhook_url IS NOT NULL))`,
+  },
 ];

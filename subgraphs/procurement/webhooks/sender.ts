@@ -3,6 +3,7 @@ import type { Agent } from 'undici';
 import { acpHeaders } from './acp-signature.ts';
 import { checkEndpointUrl, isPrivateAddress } from './endpoint-url.ts';
 import type { ClaimedDelivery } from './types.ts';
+import { type UcpSigner, ucpHeaders } from './ucp-signature.ts';
 
 /** What one HTTP attempt came to: the receiver's status, or why there was none. */
 export type SendResult = { readonly statusCode: number } | { readonly error: string };
@@ -16,6 +17,8 @@ export interface SenderOptions {
   readonly timeoutMs: number;
   readonly allowPrivate: boolean;
   readonly userAgent?: string;
+  /** Signs UCP order webhooks (the business's key and profile); without it a `ucp` delivery fails. */
+  readonly ucp?: UcpSigner;
 }
 
 /**
@@ -38,8 +41,12 @@ export async function signatureHeaders(
 }
 
 /** The framing and signature headers of one attempt, by the endpoint's scheme. */
-async function headersOf(d: ClaimedDelivery, now: Date): Promise<Record<string, string>> {
+async function headersOf(d: ClaimedDelivery, now: Date, ucp?: UcpSigner): Promise<Record<string, string>> {
   if (d.scheme === 'acp') return acpHeaders(d, now);
+  if (d.scheme === 'ucp') {
+    if (!ucp) throw new Error('no UCP signing key configured');
+    return ucpHeaders(d, ucp, now);
+  }
   return {
     'content-type': 'application/cloudevents+json; charset=utf-8',
     ...(await signatureHeaders(d, now)),
@@ -103,7 +110,7 @@ export function httpSender(opts: SenderOptions): Sender {
           signal: AbortSignal.timeout(opts.timeoutMs),
           headers: {
             'user-agent': opts.userAgent ?? 'agent-commerce-webhooks/1',
-            ...(await headersOf(d, now)),
+            ...(await headersOf(d, now, opts.ucp)),
           },
           body: d.payload,
           maxRedirections: 0,

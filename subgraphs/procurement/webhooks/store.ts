@@ -21,7 +21,7 @@ export interface WebhookStore {
   /** Operators' endpoints (the ACP endpoints of checkout API keys do not count). */
   countEndpoints(): Promise<number>;
   insertEndpoint(e: NewEndpoint): Promise<WebhookEndpoint>;
-  /** The first `limit` operator endpoints, then every ACP endpoint of a key; oldest first. */
+  /** The first `limit` operator endpoints, and every ACP (per key) and UCP (per URL) endpoint; oldest first. */
   listEndpoints(limit: number): Promise<WebhookEndpoint[]>;
   /** Disables it and fails its pending deliveries; throws WebhookNotFound. */
   disableEndpoint(endpointId: string, reason: string, now: Date): Promise<WebhookEndpoint>;
@@ -157,7 +157,7 @@ export function sqlWebhookStore(db: Db): WebhookStore {
     async listEndpoints(limit) {
       const rows = await db.query<EndpointRow>(
         `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
-         WHERE scheme = 'acp' OR seq IN (
+         WHERE scheme <> 'standard-webhooks' OR seq IN (
            SELECT seq FROM webhook_endpoints WHERE scheme = 'standard-webhooks' ORDER BY seq LIMIT $1
          ) ORDER BY seq`,
         [limit],

@@ -2,10 +2,11 @@ export type EndpointStatus = 'active' | 'disabled';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 /**
  * How deliveries to an endpoint are framed and signed: `standard-webhooks` (an operator's
- * endpoint: the CloudEvent, webhook-signature) or `acp` (an agent platform's order webhook, one
- * per checkout API key: the ACP order event, Merchant-Signature).
+ * endpoint: the CloudEvent, webhook-signature), `acp` (an agent platform's order webhook, one
+ * per checkout API key: the ACP order event, Merchant-Signature) or `ucp` (a UCP platform's
+ * order webhook, one per webhook URL: the UCP order, RFC 9421 by the business's key).
  */
-export type EndpointScheme = 'standard-webhooks' | 'acp';
+export type EndpointScheme = 'standard-webhooks' | 'acp' | 'ucp';
 
 /** A registered endpoint as operators see it (never its secret). */
 export interface WebhookEndpoint {

@@ -56,8 +56,8 @@ type Total = { readonly type: string; readonly display_text?: string; readonly a
 export const ucpOrderPermalink = (restEndpoint: string, orderId: string): string =>
   `${restEndpoint.replace(/\/+$/, '')}/orders/${encodeURIComponent(orderId)}`;
 
-/** The line id a session line has in every UCP rendering (checkout and order alike). */
-export const ucpLineId = (index: number): string => `li_${index}`;
+/** The line id a session line has in every UCP rendering (checkout and order alike): its item's index. */
+export const ucpLineId = (item: number): string => `li_${item}`;
 
 /** Cents of exact decimal text the order domain wrote; anything else is a bug, not input. */
 function cents(text: string, what: string): number {
@@ -81,8 +81,8 @@ interface Line {
 function linesOf(order: UcpOrderFacts, session: RenderUcpOrder['session']): Line[] {
   const stored: readonly OrderLine[] | null = order.lines;
   if (!stored)
-    return session.lines.map((l, i) => ({
-      id: ucpLineId(i),
+    return session.lines.map((l) => ({
+      id: ucpLineId(l.item),
       sku: l.sku,
       title: l.name,
       quantity: l.quantity,
@@ -95,7 +95,8 @@ function linesOf(order: UcpOrderFacts, session: RenderUcpOrder['session']): Line
     const named = session.lines[i]?.sku === l.sku ? session.lines[i] : undefined;
     const unitCents = cents(l.unitPrice, 'unitPrice');
     return {
-      id: ucpLineId(i),
+      // The checkout's id of the line (its item's index), as the checkout's fulfillment names it.
+      id: ucpLineId(named ? named.item : i),
       sku: l.sku,
       title: named?.name ?? l.sku,
       quantity: l.quantity,
@@ -240,7 +241,7 @@ export function renderUcpOrder(r: RenderUcpOrder): Json {
         type: s.type,
         line_items: s.lines
           .filter((l) => lines[l.line] !== undefined && l.quantity > 0)
-          .map((l) => ({ id: ucpLineId(l.line), quantity: l.quantity })),
+          .map((l) => ({ id: (lines[l.line] as Line).id, quantity: l.quantity })),
         ...(s.trackingNumber !== null ? { tracking_number: s.trackingNumber } : {}),
         ...(s.trackingUrl !== null ? { tracking_url: s.trackingUrl } : {}),
         ...(s.carrier !== null ? { carrier: s.carrier } : {}),
