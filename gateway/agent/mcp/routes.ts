@@ -17,6 +17,9 @@ import { acpToolbox } from './acp/toolbox.ts';
 import { toolDescriptions } from './descriptions.ts';
 import { agentToolbox, type McpRuntime, type McpToolbox, serveMcp } from './server.ts';
 import { agentTools } from './tools.ts';
+import { speaksUcp, ucpBindingOf } from './ucp/binding.ts';
+import { runUcpCall } from './ucp/caller.ts';
+import { ucpToolbox } from './ucp/toolbox.ts';
 
 export const MCP_PATH = '/mcp';
 /** JSON-RPC messages are small: one tool call with its arguments. */
@@ -166,6 +169,19 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
     });
   }
 
+  /**
+   * The UCP tools (checkout-mcp.md) for a checkout API key whose request names a UCP-Agent: each
+   * runs its UCP REST route in process, with the caller's own key.
+   */
+  function ucpTools(req: FastifyRequest, who: Extract<McpCallerKind, { kind: 'acp' }>, basePath: string) {
+    return ucpToolbox({
+      scopes: who.scopes,
+      requiredScope: ORDER_CREATE_SCOPE,
+      refused: (status, reason) => auditRefusedCall(req, status, reason),
+      run: (call) => runUcpCall(app, d.log, req, basePath, call),
+    });
+  }
+
   async function handle(req: FastifyRequest, reply: FastifyReply) {
     const id = req.agent.identity;
     const who = callers.get(req);
@@ -174,9 +190,12 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
       await rateLimit(req, reply);
       if (reply.sent) return reply;
     }
+    const ucp = who.kind === 'acp' && speaksUcp(req.headers) ? ucpBindingOf(app) : undefined;
     const toolbox =
       who.kind === 'acp'
-        ? acpTools(req, who)
+        ? ucp
+          ? ucpTools(req, who, ucp.basePath)
+          : acpTools(req, who)
         : agentToolbox(runtime, { identity: id, scopes: who.scopes, req });
     const res = await serveMcp(SERVER_VERSION, toolbox, req.body, webRequest(req));
     reply.code(res.status);

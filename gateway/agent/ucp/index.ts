@@ -4,6 +4,7 @@ import { publicOrigin, ucpApiBaseUrl } from '../../../lib/public-origin.ts';
 import { ucpPublicJwks } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
 import type { AcpParts } from '../acp/index.ts';
 import type { AgentChainParts } from '../index.ts';
+import { serveUcpToolsOnMcp } from '../mcp/ucp/binding.ts';
 import { paymentHandlers } from './payment.ts';
 import { profileFetcher } from './platform-profile.ts';
 import { businessProfile, registerBusinessProfile } from './profile.ts';
@@ -53,6 +54,8 @@ export async function mountUcp(
   });
   platform.onClose(() => profiles.close());
   const continueUrl = `${origin}/`;
+  // The five checkout tools on /mcp (checkout-mcp.md), each running its route below in process.
+  serveUcpToolsOnMcp(app, { basePath });
   await registerUcpRoutes(app, {
     clock,
     log,

@@ -1,0 +1,245 @@
+/**
+ * UCP's MCP binding (checkout-mcp.md at v2026-04-08) end to end: the MCP SDK's own Client over
+ * Streamable HTTP against the embedded system, as a UCP platform with a checkout API key calls it
+ * (its MCP request names its profile in a UCP-Agent header; each tool call in meta["ucp-agent"]).
+ * The five tools run the UCP REST routes in process; every result is validated against the
+ * vendored schemas.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../../harness/system.ts';
+import { issueKey } from '../../acp/support/acp.ts';
+import { type ProfileServer, platformProfile, startProfileServer } from '../support/ucp.ts';
+import { expectUcp } from '../support/validate.ts';
+
+const FIVE = ['create_checkout', 'get_checkout', 'update_checkout', 'complete_checkout', 'cancel_checkout'];
+const ITEM = 'SKU-ABC-000001';
+const ADDRESS = {
+  first_name: 'Jane',
+  last_name: 'Doe',
+  street_address: '1 Dock Rd',
+  address_locality: 'Springfield',
+  address_region: 'IL',
+  postal_code: '62701',
+  address_country: 'US',
+};
+
+let sys: TestSystem;
+let profiles: ProfileServer;
+let profileUrl: string;
+const clients: Client[] = [];
+let platforms = 0;
+
+beforeAll(async () => {
+  sys = await startEmbedded({ UCP_PROFILE_ALLOW_INSECURE: 'true' });
+  profiles = await startProfileServer();
+  profileUrl = profiles.set('/platform.json', platformProfile());
+}, 120_000);
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  await profiles?.close();
+  await sys?.close();
+});
+
+async function connect(headers: Record<string, string>): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${sys.url}/mcp`), {
+    requestInit: { headers },
+  });
+  const client = new Client({ name: 'ucp-platform', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+/** A platform of its own (key, identity) connected as a UCP platform. */
+async function platform(scopes?: string[]): Promise<Client> {
+  const { key } = await issueKey(sys, {
+    spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-mcp-${++platforms}`,
+    agentId: `agent-ucp-mcp-${platforms}-${process.pid}`,
+    ...(scopes ? { scopes } : {}),
+  });
+  return connect({ authorization: `Bearer ${key}`, 'ucp-agent': `profile="${profileUrl}"` });
+}
+
+const meta = (idempotent = false, profile = profileUrl) => ({
+  'ucp-agent': { profile },
+  ...(idempotent ? { 'idempotency-key': randomUUID() } : {}),
+});
+const call = async (c: Client, name: string, args: Record<string, unknown>) =>
+  (await c.callTool({ name, arguments: args })) as CallToolResult;
+type Checkout = { id: string; status: string; order?: { id: string }; messages?: { code?: string }[] };
+const checkoutOf = (r: CallToolResult): Checkout => {
+  expect(r.isError).toBeFalsy();
+  expectUcp('checkout_with_discount_and_fulfillment', r.structuredContent);
+  // The same JSON as text, as the binding's examples show.
+  expect(JSON.parse((r.content[0] as { text: string }).text)).toEqual(r.structuredContent);
+  return r.structuredContent as Checkout;
+};
+const jsonRpcError = async (p: Promise<unknown>) => {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(McpError);
+  return e as McpError & { data?: { code?: string; status?: number } };
+};
+
+describe('UCP tools on /mcp', () => {
+  it('lists the five checkout tools of checkout-mcp.md to a key with UCP-Agent, meta required', async () => {
+    const c = await platform();
+    const { tools } = await c.listTools();
+    expect(tools.map((t) => t.name)).toEqual(FIVE);
+    for (const t of tools) {
+      expect(t.inputSchema.required).toContain('meta');
+      const m = (t.inputSchema.properties as { meta: { required: string[] } }).meta;
+      expect(m.required).toEqual(
+        t.name === 'complete_checkout' || t.name === 'cancel_checkout'
+          ? ['ucp-agent', 'idempotency-key']
+          : ['ucp-agent'],
+      );
+    }
+  });
+
+  it('without a UCP-Agent header the same key sees the ACP tools (one credential, two protocols)', async () => {
+    const { key } = await issueKey(sys, {
+      spiffeId: 'spiffe://example.org/ns/ai/sa/procurement-agent/ucp-mcp-acp',
+    });
+    const c = await connect({ authorization: `Bearer ${key}` });
+    expect((await c.listTools()).tools.map((t) => t.name)).not.toContain('create_checkout');
+  });
+
+  it('creates, reads, updates and completes a checkout through the REST routes (structuredContent)', async () => {
+    const c = await platform();
+    const created = checkoutOf(
+      await call(c, 'create_checkout', {
+        meta: meta(),
+        checkout: {
+          line_items: [{ item: { id: ITEM }, quantity: 2 }],
+          fulfillment: { methods: [{ type: 'shipping', destinations: [ADDRESS] }] },
+        },
+      }),
+    );
+    expect(created.id).toMatch(/^cs_/);
+    expect(checkoutOf(await call(c, 'get_checkout', { meta: meta(), id: created.id })).id).toBe(created.id);
+    const ready = checkoutOf(
+      await call(c, 'update_checkout', {
+        meta: meta(),
+        id: created.id,
+        checkout: {
+          line_items: [{ item: { id: ITEM }, quantity: 2 }],
+          fulfillment: {
+            methods: [
+              {
+                line_item_ids: ['li_0'],
+                groups: [{ id: 'group_1', selected_option_id: 'procurement_delivery' }],
+              },
+            ],
+          },
+        },
+      }),
+    );
+    expect(ready.status).toBe('ready_for_complete');
+    const args = {
+      meta: meta(true),
+      id: created.id,
+      checkout: {
+        payment: {
+          instruments: [
+            {
+              id: 'po_1',
+              handler_id: 'purchase_order',
+              type: 'purchase_order',
+              selected: true,
+              credential: { type: 'purchase_order', purchase_order_number: 'PO-MCP-1' },
+            },
+          ],
+        },
+      },
+    };
+    const done = checkoutOf(await call(c, 'complete_checkout', args));
+    expect(done.status).toBe('completed');
+    expect(done.order?.id).toMatch(/^ord_/);
+    // The same idempotency key and arguments: the first answer again, no second order.
+    expect(checkoutOf(await call(c, 'complete_checkout', args)).order?.id).toBe(done.order?.id);
+  });
+
+  it('cancels with an idempotency key; without one it is Invalid params (-32602), no route reached', async () => {
+    const c = await platform();
+    const created = checkoutOf(
+      await call(c, 'create_checkout', {
+        meta: meta(),
+        checkout: { line_items: [{ item: { id: ITEM }, quantity: 1 }] },
+      }),
+    );
+    const e = await jsonRpcError(call(c, 'cancel_checkout', { meta: meta(false), id: created.id }));
+    expect(e.code).toBe(-32602);
+    expect(checkoutOf(await call(c, 'get_checkout', { meta: meta(), id: created.id })).status).not.toBe(
+      'canceled',
+    );
+    expect(checkoutOf(await call(c, 'cancel_checkout', { meta: meta(true), id: created.id })).status).toBe(
+      'canceled',
+    );
+  });
+
+  it('answers a business outcome as a result (error_response), not a JSON-RPC error', async () => {
+    const c = await platform();
+    const r = await call(c, 'create_checkout', {
+      meta: meta(),
+      checkout: { line_items: [{ item: { id: 'SKU-ZZZ-999999' }, quantity: 1 }] },
+    });
+    expect(r.isError).toBeFalsy();
+    expectUcp('error_response', r.structuredContent);
+    expect((r.structuredContent as { ucp: { status: string } }).ucp.status).toBe('error');
+  });
+
+  it.each([
+    ['a profile that cannot be fetched', () => `${profiles.origin}/gone.json`, -32001, 'profile_unreachable'],
+    ['a profile URL that is not one', () => 'not a url', -32001, 'invalid_profile_url'],
+  ])('answers %s with the JSON-RPC discovery error and UCP code', async (_w, profile, code, ucpCode) => {
+    const c = await platform();
+    const e = await jsonRpcError(
+      call(c, 'create_checkout', {
+        meta: meta(false, profile()),
+        checkout: { line_items: [{ item: { id: ITEM }, quantity: 1 }] },
+      }),
+    );
+    expect([e.code, e.data?.code]).toEqual([code, ucpCode]);
+  });
+
+  it.each([
+    ['no meta', { checkout: { line_items: [] } }],
+    ['no ucp-agent profile', { meta: {}, checkout: { line_items: [] } }],
+    [
+      'an id inside checkout',
+      {
+        meta: { 'ucp-agent': { profile: 'https://p.example/x' } },
+        id: 'cs_1',
+        checkout: { id: 'cs_1', line_items: [] },
+      },
+    ],
+    [
+      'an unknown argument',
+      { meta: { 'ucp-agent': { profile: 'https://p.example/x' } }, id: 'cs_1', extra: 1 },
+    ],
+  ])('refuses %s as Invalid params (-32602)', async (_w, args) => {
+    const c = await platform();
+    const name = 'id' in args ? 'update_checkout' : 'create_checkout';
+    const e = await jsonRpcError(call(c, name, args as Record<string, unknown>));
+    expect(e.code).toBe(-32602);
+  });
+
+  it('a key without orders:create sees no tool, and a call is refused by the route (403, -32000)', async () => {
+    const c = await platform(['orders:read']);
+    expect((await c.listTools()).tools).toEqual([]);
+    const e = await jsonRpcError(
+      call(c, 'create_checkout', {
+        meta: meta(),
+        checkout: { line_items: [{ item: { id: ITEM }, quantity: 1 }] },
+      }),
+    );
+    expect([e.code, e.data?.status]).toEqual([-32000, 403]);
+  });
+});
