@@ -11,7 +11,7 @@ import { webhookMigrations } from './migrations.ts';
 import { httpSender, type Sender } from './sender.ts';
 import { createWebhookAdmin, WEBHOOK_EVENT_TYPES, type WebhookAdmin } from './service.ts';
 import { sqlWebhookStore, type WebhookStore } from './store.ts';
-import { createUcpRouting, type UcpOrderReader } from './ucp-routing.ts';
+import { createUcpRouting, type UcpOrderReader, ucpRoutingMigrations } from './ucp-routing.ts';
 import type { UcpSigner } from './ucp-signature.ts';
 import { ucpSigningKeys } from './ucp-signing-key.ts';
 import { sqlUcpEndpointStore } from './ucp-store.ts';
@@ -149,6 +149,7 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
   });
   // UCP order events (docs/ucp-webhooks.md): the full order to the webhook URL of the platform
   // profile that created the session.
+  if (opts.orders) await migrate(platform.db, ucpRoutingMigrations);
   const ucp = opts.orders
     ? createUcpRouting({
         sessions: sqlCheckoutSessionStore(platform.db),

@@ -1,4 +1,4 @@
-import type { Db } from '../../../lib/db/index.ts';
+import type { Db, Migration } from '../../../lib/db/index.ts';
 import { type CloudEvent, EventTypes } from '../../../lib/events/cloudevent.ts';
 import type { CheckoutSession } from '../checkout/session.ts';
 import type { CheckoutSessionStore } from '../checkout/store.ts';
@@ -25,6 +25,18 @@ import type { UcpEndpointStore } from './ucp-store.ts';
  * order.md's example's `event_id` (the event's id, = Webhook-Id) and `created_time` (when the
  * event occurred). It is built once and stored: every attempt and replay sends the same bytes.
  */
+
+/**
+ * A partial index of the UCP sessions: "does any exist?" (the routing's gate, asked every
+ * checkTtlMs until one does) is one index probe instead of a scan of every ACP session, and ACP
+ * inserts do not touch it. Run after the checkout migrations (the table is theirs).
+ */
+export const ucpRoutingMigrations: readonly Migration[] = [
+  {
+    id: 'procurement:201-checkout-sessions-ucp',
+    sql: "CREATE INDEX IF NOT EXISTS checkout_sessions_ucp ON checkout_sessions (id) WHERE protocol = 'ucp'",
+  },
+];
 
 export const UCP_ORDER_EVENT_TYPES: ReadonlySet<string> = new Set([
   EventTypes.OrderPlaced,
