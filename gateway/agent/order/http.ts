@@ -152,6 +152,8 @@ export function httpOrders(
           spiffeId: o.spiffeId,
           response: exactResponse(toResponse(o)),
           checkoutSessionId: o.checkoutSessionId ?? null,
+          // The internal route sends the stored order as it is (amounts as exact text).
+          order: o,
         };
       } catch (err) {
         if (err instanceof DomainUnavailable) throw err;

@@ -33,7 +33,12 @@ export function inProcessOrders(domain: OrderDomain): OrderPort {
     async get(orderId) {
       const o = await domain.get(orderId);
       return o
-        ? { spiffeId: o.spiffeId, response: toResponse(o), checkoutSessionId: o.checkoutSessionId ?? null }
+        ? {
+            spiffeId: o.spiffeId,
+            response: toResponse(o),
+            checkoutSessionId: o.checkoutSessionId ?? null,
+            order: o,
+          }
         : null;
     },
     async list(spiffeId, { limit, cursor }) {

@@ -1,5 +1,5 @@
 import type { PurchaseOrderResponse } from '../../../subgraphs/procurement/contract/types.ts';
-import type { PlaceOrder } from '../../../subgraphs/procurement/domain/purchase-order.ts';
+import type { PlaceOrder, PurchaseOrder } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 
 /** One page of the caller's orders, newest first; `nextCursor` null on the last page. */
 export interface OrderListing {
@@ -30,9 +30,13 @@ export interface OrderPort {
   place(cmd: PlaceOrder): Promise<PurchaseOrderResponse>;
   /** The order as its owner sees it; null when absent. */
   /** `checkoutSessionId`: the session a checkout order was placed from (UCP's order read finds it so). */
-  get(
-    orderId: string,
-  ): Promise<{ spiffeId: string; response: PurchaseOrderResponse; checkoutSessionId?: string | null } | null>;
+  /** `order`: the stored order itself (lines, total, shipments, decisions), for UCP's order rendering. */
+  get(orderId: string): Promise<{
+    spiffeId: string;
+    response: PurchaseOrderResponse;
+    checkoutSessionId?: string | null;
+    order?: PurchaseOrder;
+  } | null>;
   /** `cursor`: a next_cursor of an earlier page (already checked by the gateway). */
   list(spiffeId: string, page: { limit: number; cursor?: string }): Promise<OrderListing>;
   cancel(orderId: string, spiffeId: string): Promise<CancelResult>;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { type CheckoutSession, SESSION_ID } from '../../../subgraphs/procurement/checkout/session.ts';
+import { renderUcpOrder, shipmentsOf } from '../../../subgraphs/procurement/webhooks/ucp-order.ts';
 import { acpIdempotencyRecord } from '../acp/idempotency.ts';
 import { echoRequestId } from '../acp/version.ts';
 import { auditStep } from '../audit/audit.ts';
@@ -359,7 +360,20 @@ function handlers(d: UcpRouteDeps) {
       if (!session) return notFound(req, reply, 'order');
       req.agent.reason = `ok; ucp: order ${orderId} read`;
       req.agent.orderId = orderId;
-      return send(reply, 200, renderOrder(session, found.response, `${d.restEndpoint}/orders/${orderId}`));
+      // The order as its events show it (subgraphs/procurement/webhooks/ucp-order.ts): its own lines,
+      // shipments and adjustments. An order port that gives no stored order keeps the minimal rendering.
+      return send(
+        reply,
+        200,
+        found.order
+          ? renderUcpOrder({
+              order: found.order,
+              session,
+              restEndpoint: d.restEndpoint,
+              shipments: shipmentsOf(found.order),
+            })
+          : renderOrder(session, found.response, `${d.restEndpoint}/orders/${orderId}`),
+      );
     },
   };
 }

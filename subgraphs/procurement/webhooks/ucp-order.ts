@@ -59,6 +59,19 @@ export const ucpOrderPermalink = (restEndpoint: string, orderId: string): string
 /** The line id a session line has in every UCP rendering (checkout and order alike): its item's index. */
 export const ucpLineId = (item: number): string => `li_${item}`;
 
+/** The shipments of an order in the renderer's terms. */
+export function shipmentsOf(o: PurchaseOrder): UcpShipmentFacts[] {
+  return (o.shipments ?? []).map((s) => ({
+    id: s.shipmentId,
+    occurredAt: new Date(Math.round(s.at * 1000)).toISOString(),
+    type: 'shipped',
+    trackingNumber: s.trackingNumber,
+    trackingUrl: s.trackingUrl,
+    carrier: s.carrier,
+    lines: s.lines,
+  }));
+}
+
 /** Cents of exact decimal text the order domain wrote; anything else is a bug, not input. */
 function cents(text: string, what: string): number {
   const c = centsOfText(text);

@@ -4,7 +4,7 @@ import type { CheckoutSession } from '../checkout/session.ts';
 import type { CheckoutSessionStore } from '../checkout/store.ts';
 import type { PurchaseOrder } from '../domain/purchase-order.ts';
 import type { OrderEventData } from '../outbox/order-events.ts';
-import { renderUcpOrder, type UcpShipmentFacts } from './ucp-order.ts';
+import { renderUcpOrder, shipmentsOf } from './ucp-order.ts';
 import type { UcpEndpointStore } from './ucp-store.ts';
 
 /**
@@ -72,19 +72,6 @@ export function orderWebhookUrlOf(s: CheckoutSession): string | undefined {
 
 /** An order its platform was told of: approved on creation, or approved later (a decision). */
 const wasConfirmed = (o: PurchaseOrder): boolean => o.approvalsRequired === 0 || o.decidedAt !== null;
-
-/** The shipments of an order in the renderer's terms. */
-export function shipmentsOf(o: PurchaseOrder): UcpShipmentFacts[] {
-  return (o.shipments ?? []).map((s) => ({
-    id: s.shipmentId,
-    occurredAt: new Date(Math.round(s.at * 1000)).toISOString(),
-    type: 'shipped',
-    trackingNumber: s.trackingNumber,
-    trackingUrl: s.trackingUrl,
-    carrier: s.carrier,
-    lines: s.lines,
-  }));
-}
 
 export interface UcpRouting {
   /** An order event → one delivery of the UCP order to its platform's webhook (0 for anything else). */

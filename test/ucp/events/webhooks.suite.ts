@@ -184,6 +184,12 @@ export function ucpWebhookSuite(label: string, start: () => Promise<UcpEventsSys
           },
         ]);
         expect(update.line_items.map((l) => l.status)).toEqual(['fulfilled']);
+        // GET /orders/{id} is the same current-state snapshot the event carried.
+        const read = await p.call('GET', `/orders/${orderId}`);
+        expect(read.status).toBe(200);
+        expectUcp('order', read.body);
+        const { event_id: _e, created_time: _t, ...snapshot } = update;
+        expect(read.body).toEqual(snapshot);
         // Recording the same shipment again sends nothing more.
         await sys.gql(SHIP, { token: await sys.token(['orders:fulfill'], 'ops-ship'), variables: vars });
         await new Promise((r) => setTimeout(r, 500));
