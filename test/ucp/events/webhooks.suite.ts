@@ -65,10 +65,8 @@ export function ucpWebhookSuite(label: string, start: () => Promise<UcpEventsSys
     async function platform(hook: Receiver) {
       const n = ++platforms;
       const profileUrl = profiles.set(`/platform-${n}.json`, platformProfile({ webhookUrl: hook.url }));
-      const { key } = await issueKey(sys, {
-        spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-events-${label}-${n}`,
-        agentId: `agent-ucp-ev-${label}-${n}-${process.pid}`,
-      });
+      const spiffeId = `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-events-${label}-${n}`;
+      const { key } = await issueKey(sys, { spiffeId, agentId: `agent-ucp-ev-${label}-${n}-${process.pid}` });
       const call = (method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) =>
         ucpCall(url(), { key, profileUrl }, method, path, body);
       /** Create with the address, choose the delivery option, complete on account: the order. */
@@ -107,7 +105,7 @@ export function ucpWebhookSuite(label: string, start: () => Promise<UcpEventsSys
         expect(done.body.status, JSON.stringify(done.body)).toBe('completed');
         return { checkoutId: id, orderId: (done.body.order as { id: string }).id };
       };
-      return { call, buy };
+      return { call, buy, spiffeId };
     }
 
     /** Checks one delivery as a platform would, and returns its order. */
@@ -141,7 +139,7 @@ export function ucpWebhookSuite(label: string, start: () => Promise<UcpEventsSys
       return order;
     }
 
-    it('webhook_event_stream: the order on placement, then the order with its shipment, each signed by the profile key', async () => {
+    it('webhook_event_stream and order_update: the order on placement, then with its shipment (also on GET), each signed by the profile key', async () => {
       const hook = await startReceiver([200], '/webhooks/ucp/orders');
       try {
         const p = await platform(hook);
@@ -237,6 +235,40 @@ export function ucpWebhookSuite(label: string, start: () => Promise<UcpEventsSys
         expect(expectation?.destination).toEqual(address);
         expect(expectation?.destination.address_country).toBe(country);
         expect(expectation?.description).toBe('Delivery under your procurement terms');
+      } finally {
+        await hook.close();
+      }
+    });
+
+    it('order_adjustments: an order cancelled by its agent is sent with lines removed and a cancellation adjustment (totals, no amount)', async () => {
+      const hook = await startReceiver([200], '/webhooks/ucp/orders');
+      try {
+        const p = await platform(hook);
+        const { orderId } = await p.buy(
+          { street_address: '5 Refund Rd', address_locality: 'Austin', address_country: 'US' },
+          1,
+        );
+        await waitFor('the order created event', () => hook.received.length >= 1);
+        // The agent withdraws it within the cancel window, through the agent order API (its identity
+        // as a trusted proxy states it): there is no platform-side order update at the tag.
+        const cancelled = await fetch(`${url()}/api/v2/procurement/orders/${orderId}/cancel`, {
+          method: 'POST',
+          headers: { 'x-spiffe-id': p.spiffeId },
+        });
+        expect(cancelled.status).toBe(200);
+        await waitFor('the cancellation event', () => hook.received.length >= 2);
+        const order = (await verified(hook.received[1] as Received, hook)) as Order & {
+          adjustments: { type: string; status: string; totals: { type: string; amount: number }[] }[];
+          totals: { type: string; amount: number }[];
+        };
+        expect(order.line_items.map((l) => [l.quantity.total, l.status])).toEqual([[0, 'removed']]);
+        const charged = order.totals.find((t) => t.type === 'total')?.amount as number;
+        expect(order.adjustments).toMatchObject([
+          { type: 'cancellation', status: 'completed', totals: [{ type: 'total', amount: -charged }] },
+        ]);
+        expect(order.adjustments[0]).not.toHaveProperty('amount');
+        const read = await p.call('GET', `/orders/${orderId}`);
+        expect(read.body.adjustments).toEqual(order.adjustments);
       } finally {
         await hook.close();
       }
