@@ -2,6 +2,7 @@
  * The business's UCP signing key: an ES256 (P-256) key ring under DATA_DIR (or
  * UCP_SIGNING_KEYS_FILE), published as public JWKs with a kid for the profile's signing_keys.
  */
+import { execFileSync } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,4 +71,25 @@ describe('the UCP signing key', () => {
     clock.advance(UCP_KEY_RETENTION_MS + 1000);
     expect(ring.jwks().keys.map((k) => k.kid)).toEqual([fresh]);
   });
+
+  it('npm run ucp-keys -- rotate --publish-for publishes the new key at once and signs with the old one meanwhile', async () => {
+    const DATA_DIR = dataDir();
+    const config = { DATA_DIR, UCP_SIGNING_KEYS_FILE: undefined };
+    const [old] = await ucpPublicJwks(config);
+    const run = (...args: string[]) =>
+      execFileSync('npx', ['tsx', 'scripts/ucp-keys.ts', ...args], {
+        cwd: new URL('../../../', import.meta.url),
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+      });
+    expect(run('rotate', '--publish-for', '3600')).toMatch(/published now, signs in 3600 s/);
+    const other = await FileQuoteKeyStore.open(ucpSigningKeysFile(config), undefined, {
+      retentionMs: UCP_KEY_RETENTION_MS,
+    });
+    expect(other.jwks().keys).toHaveLength(2);
+    expect(other.signingKey().kid).toBe(old?.kid);
+    expect(JSON.parse(run('jwks')).map((k: { kid: string }) => k.kid)).toEqual(
+      other.jwks().keys.map((k) => k.kid),
+    );
+  }, 60_000);
 });
