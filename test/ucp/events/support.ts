@@ -2,16 +2,10 @@
  * Fixtures of the UCP order event tests: a UCP checkout session as the session core stores it
  * (its `fulfillment` the UCP checkout's, a destination and an option selected) and its order.
  */
-import {
-  type CheckoutSession,
-  createSession,
-  newSessionId,
-  orderIdOfSession,
-  type SessionLine,
-} from '../../../subgraphs/procurement/checkout/session.ts';
+import type { CheckoutSession, SessionLine } from '../../../subgraphs/procurement/checkout/session.ts';
 import type { OrderStatus } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import type { UcpOrderFacts } from '../../../subgraphs/procurement/webhooks/ucp-order.ts';
-import { cents } from '../../acp/support/webhooks.ts';
+import { cents, sessionOf } from '../../acp/support/webhooks.ts';
 
 export const UCP_LINES: SessionLine[] = [
   {
@@ -80,57 +74,25 @@ export interface UcpSessionOptions {
   readonly orderWebhookUrl?: string;
 }
 
-/** A completed UCP session with its order id, as the checkout service stores it. */
+/** A completed UCP session with its order id, as the checkout service stores it (the ACP fixture's, as UCP). */
 export function ucpSessionOf(o: UcpSessionOptions = {}): CheckoutSession {
-  const lines = o.lines ?? UCP_LINES;
-  const base = lines.reduce((n, l) => n + l.baseCents, 0);
-  const discount = lines.reduce((n, l) => n + l.discountCents, 0);
-  const id = newSessionId();
-  const s = createSession(
-    {
-      id,
-      protocol: 'ucp',
-      owner: o.owner ?? 'spiffe://example.org/ns/ai/sa/procurement-agent/ucp-hooks',
-      agentId: 'agent-ucp-hooks-01',
-      keyId: o.keyId ?? null,
-      currency: 'USD',
-      region: 'US',
-      items: lines.map((l) => ({ sku: l.sku, quantity: l.quantity })),
-      codes: [],
-      extensions: [],
-      buyer: null,
-      fulfillment: o.fulfillment === undefined ? UCP_FULFILLMENT : o.fulfillment,
-      ttlMs: 3_600_000,
-    },
-    {
-      lines,
-      discounts: [],
-      rejected: [],
-      problems: [],
-      totals: {
-        baseCents: base,
-        discountCents: discount,
-        subtotalCents: base - discount,
-        totalCents: base - discount,
-      },
-      quote: null,
-    },
-    Date.now(),
-  );
+  const s = sessionOf(o.keyId ?? null, o.lines ?? UCP_LINES, o.owner);
   return {
     ...s,
+    protocol: 'ucp',
     status: 'completed',
-    orderId: orderIdOfSession(id),
+    purchaseOrderNumber: null,
+    fulfillment: o.fulfillment === undefined ? UCP_FULFILLMENT : o.fulfillment,
     ...(o.orderWebhookUrl !== undefined
       ? {
           channel: {
-            protocol: 'ucp',
+            protocol: 'ucp' as const,
             profileUrl: 'https://platform.example/profile',
             orderWebhookUrl: o.orderWebhookUrl,
           },
         }
       : {}),
-  } as CheckoutSession;
+  };
 }
 
 const PLACED = Date.parse('2026-04-09T09:00:00.000Z') / 1000;

@@ -76,12 +76,32 @@ const FORWARDED = ['authorization', 'traceparent', 'tracestate'] as const;
  * identity step verifies the key again (the shared verifier's cache makes that a lookup in
  * memory), so it trusts nothing /mcp says.
  */
-export async function runAcpCall(
+export const runAcpCall = (
   app: FastifyInstance,
   log: Logger,
   req: FastifyRequest,
   basePath: string,
   call: AcpHttpCall,
+): Promise<RouteReply> => runRouteCall(app, log, req, basePath, call, UNAVAILABLE);
+
+/**
+ * One REST call of a protocol binding run in process (the ACP and UCP tools): the call's own
+ * headers, the /mcp request's Authorization and trace context, the base path prepended. A throw
+ * (the server closing, a fault) is answered `unavailable` with 503, as the routes answer their own
+ * faults; every refusal is the route's.
+ */
+export async function runRouteCall(
+  app: FastifyInstance,
+  log: Logger,
+  req: FastifyRequest,
+  basePath: string,
+  call: {
+    readonly method: 'GET' | 'POST' | 'PUT';
+    readonly path: string;
+    readonly headers: Record<string, string>;
+    readonly payload?: string;
+  },
+  unavailable: string,
 ): Promise<RouteReply> {
   const headers: Record<string, string> = { 'user-agent': 'agent-commerce-mcp', ...call.headers };
   for (const h of FORWARDED) {
@@ -99,8 +119,7 @@ export async function runAcpCall(
     });
     return { status: res.statusCode, headers: res.headers, body: res.body };
   } catch (err) {
-    // The route answers every refusal itself; a throw is the server closing or a fault.
-    log.error({ err, traceId: req.traceId }, 'mcp ACP tool call could not run');
-    return { status: 503, headers: {}, body: UNAVAILABLE };
+    log.error({ err, traceId: req.traceId, path: call.path }, 'mcp tool call could not run its route');
+    return { status: 503, headers: {}, body: unavailable };
   }
 }
