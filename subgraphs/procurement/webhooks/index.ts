@@ -13,7 +13,7 @@ import { createWebhookAdmin, WEBHOOK_EVENT_TYPES, type WebhookAdmin } from './se
 import { sqlWebhookStore, type WebhookStore } from './store.ts';
 import { createUcpRouting, type UcpOrderReader, ucpRoutingMigrations } from './ucp-routing.ts';
 import type { UcpSigner } from './ucp-signature.ts';
-import { ucpSigningKeys } from './ucp-signing-key.ts';
+import { ucpSigningKey } from './ucp-signing-key.ts';
 import { sqlUcpEndpointStore } from './ucp-store.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './worker.ts';
 
@@ -54,7 +54,7 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
   // first UCP delivery: a process that never sends one never creates the key file.
   const ucpSigner: UcpSigner = {
     profileUrl: ucpProfileUrl(config),
-    signingKey: async () => (await ucpSigningKeys(config, clock)).signingKey(),
+    signingKey: () => ucpSigningKey(config, clock),
   };
   const sender =
     opts.sender ??

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
 import type { Clock } from '../../../lib/clock.ts';
@@ -45,5 +46,23 @@ export function ucpSigningKeys(config: UcpKeyConfig, clock: Clock = systemClock)
  * `{kid, kty: "EC", crv: "P-256", x, y, use: "sig", alg: "ES256"}`.
  */
 export async function ucpPublicJwks(config: UcpKeyConfig, clock?: Clock): Promise<JWK[]> {
-  return (await ucpSigningKeys(config, clock)).jwks().keys;
+  return (await fresh(config, clock)).jwks().keys;
+}
+
+/**
+ * The key that signs a webhook now. Webhooks and profile reads are rare next to quote tokens, so
+ * each looks at the file first (a stat; the ring is re-read only when it changed): a rotation made
+ * by another process is used from the next attempt on, not some seconds later.
+ */
+export async function ucpSigningKey(
+  config: UcpKeyConfig,
+  clock?: Clock,
+): Promise<{ kid: string; key: KeyObject }> {
+  return (await fresh(config, clock)).signingKey();
+}
+
+async function fresh(config: UcpKeyConfig, clock?: Clock): Promise<FileQuoteKeyStore> {
+  const ring = await ucpSigningKeys(config, clock);
+  await ring.reload();
+  return ring;
 }

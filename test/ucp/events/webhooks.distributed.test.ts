@@ -16,5 +16,11 @@ ucpWebhookSuite('distributed', async () => {
       WEBHOOK_POLL_INTERVAL_MS: '100',
     },
   });
-  return { urls: sys.gateways, gql: sys.gql, token: sys.token, close: () => sys.close() };
+  return {
+    urls: sys.gateways,
+    dataDir: sys.env.DATA_DIR as string,
+    gql: sys.gql,
+    token: sys.token,
+    close: () => sys.close(),
+  };
 });

@@ -6,12 +6,13 @@ import { startEmbedded } from '../../../harness/system.ts';
 import { ucpWebhookSuite } from './webhooks.suite.ts';
 
 ucpWebhookSuite('embedded', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ucp-events-'));
   const sys = await startEmbedded({
     UCP_PROFILE_ALLOW_INSECURE: 'true',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     WEBHOOK_RETRY_BASE_MS: '50',
     WEBHOOK_POLL_INTERVAL_MS: '100',
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'ucp-events-')),
+    DATA_DIR: dataDir,
   });
-  return { urls: [sys.url], gql: sys.gql, token: sys.token, close: () => sys.close() };
+  return { urls: [sys.url], dataDir, gql: sys.gql, token: sys.token, close: () => sys.close() };
 });

@@ -10,7 +10,11 @@
  * recorded by the merchant's operator path (recordOrderShipment), not the sample server's
  * /testing/simulate-shipping. Retries and replay are the existing delivery machinery's.
  */
+
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileQuoteKeyStore } from '../../../lib/quote-token/key-store.ts';
+import { UCP_KEY_RETENTION_MS } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
 import { type Gql, issueKey } from '../../acp/support/acp.ts';
 import { type Received, type Receiver, startReceiver, waitFor } from '../../webhooks/support.ts';
 import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../support/ucp.ts';
@@ -20,6 +24,8 @@ import { fetchSigningKeys, profileUrlOf, verifyUcpWebhook } from './verify.ts';
 export interface UcpEventsSystem extends Gql {
   /** Gateways (consecutive calls alternate). */
   readonly urls: readonly string[];
+  /** The DATA_DIR every process of the system shares (its UCP signing key ring is there). */
+  readonly dataDir: string;
   close(): Promise<void>;
 }
 
@@ -273,6 +279,39 @@ export function ucpWebhookSuite(label: string, start: () => Promise<UcpEventsSys
         await hook.close();
       }
     });
+
+    it('a key rotated with npm run ucp-keys is published by the running profile and signs the next webhooks', async () => {
+      const before = (await fetchSigningKeys(`${url()}/.well-known/ucp`)).map(
+        (k) => (k as { kid: string }).kid,
+      );
+      const ring = await FileQuoteKeyStore.open(join(sys.dataDir, 'keys', 'ucp-signing.json'), undefined, {
+        retentionMs: UCP_KEY_RETENTION_MS,
+      });
+      const fresh = await ring.rotate();
+      // The profile and the signer look at the shared file at each use: the next read and webhook see it.
+      await waitFor(
+        'the new key in every gateway profile',
+        async () => {
+          const published = await Promise.all(
+            sys.urls.map(async (u) =>
+              (await fetchSigningKeys(`${u}/.well-known/ucp`)).map((k) => (k as { kid: string }).kid),
+            ),
+          );
+          return published.every((kids) => kids.includes(fresh) && before.every((k) => kids.includes(k)));
+        },
+        5_000,
+      );
+      const hook = await startReceiver([200], '/webhooks/ucp/orders');
+      try {
+        const p = await platform(hook);
+        await p.buy({ street_address: '7 Rotation Way', address_country: 'US' }, 1);
+        await waitFor('the order created event', () => hook.received.length >= 1);
+        await verified(hook.received[0] as Received, hook);
+        expect(String(hook.received[0]?.headers['signature-input'])).toContain(`keyid="${fresh}"`);
+      } finally {
+        await hook.close();
+      }
+    }, 40_000);
 
     it('retries a failing webhook with the same signed bytes, and an operator replays it', async () => {
       const hook = await startReceiver([500, 200], '/webhooks/ucp/orders');
