@@ -280,7 +280,7 @@ export function ucpWebhookSuite(label: string, start: () => Promise<UcpEventsSys
       }
     });
 
-    it('a key rotated with npm run ucp-keys is published by the running profile and signs the next webhooks', async () => {
+    it('a key rotated in the shared ring (what npm run ucp-keys rotate does) is published by every running profile and signs the next webhook', async () => {
       const before = (await fetchSigningKeys(`${url()}/.well-known/ucp`)).map(
         (k) => (k as { kid: string }).kid,
       );
