@@ -22,7 +22,6 @@ import { problemAsUcpError, sendUcpError, UcpError, ucpError, ucpErrorOfProblem 
 import { missingSelections, nextFulfillment, regionOf } from './fulfillment.ts';
 import { ucpIdempotencyStep } from './idempotency.ts';
 import { ucpAgentStep, ucpIdentityStep, ucpProfileStep, ucpScopeStep } from './identity.ts';
-import { renderOrder } from './order.ts';
 import { purchaseOrderOf } from './payment.ts';
 import type { ProfileFetcher } from './platform-profile.ts';
 import { CHECKOUT, DISCOUNT, FULFILLMENT, ORDER } from './profile.ts';
@@ -358,21 +357,21 @@ function handlers(d: UcpRouteDeps) {
         return notFound(req, reply, 'order');
       const session = await d.checkout.get(found.checkoutSessionId, owner);
       if (!session) return notFound(req, reply, 'order');
+      // Both adapters give the stored order; a port that does not cannot show it (503, retried).
+      if (!found.order) throw new CheckoutUnavailable('the order port gave no stored order');
       req.agent.reason = `ok; ucp: order ${orderId} read`;
       req.agent.orderId = orderId;
       // The order as its events show it (subgraphs/procurement/webhooks/ucp-order.ts): its own lines,
-      // shipments and adjustments. An order port that gives no stored order keeps the minimal rendering.
+      // shipments and adjustments, the same current-state snapshot.
       return send(
         reply,
         200,
-        found.order
-          ? renderUcpOrder({
-              order: found.order,
-              session,
-              restEndpoint: d.restEndpoint,
-              shipments: shipmentsOf(found.order),
-            })
-          : renderOrder(session, found.response, `${d.restEndpoint}/orders/${orderId}`),
+        renderUcpOrder({
+          order: found.order,
+          session,
+          restEndpoint: d.restEndpoint,
+          shipments: shipmentsOf(found.order),
+        }),
       );
     },
   };
