@@ -186,6 +186,14 @@ describe.each(['deploy/base', 'deploy/overlays/example'])('kubectl kustomize %s'
         const volume = pod.volumes.find((v: Any) => v.name === mount.name);
         expect(volume.secret.secretName).toBe('agent-commerce-quote-keys');
       }
+      // The UCP webhook key: procurement signs, the gateway publishes: one Secret for both.
+      if (c === 'gateway' || c === 'procurement') {
+        const keysDir = String(env.UCP_SIGNING_KEYS_FILE).replace(/\/[^/]+$/, '');
+        const mount = container.volumeMounts.find((m: Any) => m.mountPath === keysDir);
+        expect(mount?.readOnly).toBe(true);
+        const volume = pod.volumes.find((v: Any) => v.name === mount.name);
+        expect(volume.secret.secretName).toBe('agent-commerce-ucp-keys');
+      }
     }
   });
 });
