@@ -109,8 +109,8 @@ describe('the documentation examples', () => {
         'docs/signatures.md',
         'docs/webhooks.md',
         'docs/spend.md',
-      ]),
         'docs/ucp.md',
+      ]),
     );
     expect(examples.filter((e) => /\bcurl\b/.test(e.text)).length).toBeGreaterThanOrEqual(4);
   });
