@@ -110,6 +110,7 @@ describe('the documentation examples', () => {
         'docs/webhooks.md',
         'docs/spend.md',
         'docs/ucp.md',
+        'docs/ucp-webhooks.md',
       ]),
     );
     expect(examples.filter((e) => /\bcurl\b/.test(e.text)).length).toBeGreaterThanOrEqual(4);
