@@ -13,6 +13,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest runs (cores − 1) files at once: one on this 2-core machine, where most files spend
+    // their time waiting for the processes, servers and timers they drive, not computing. Three
+    // at once: the whole suite passed this way with other agents' tests loading the machine
+    // (load average 11), and the fault files still run alone after the rest (below).
+    maxWorkers: 3,
     env: { APOLLO_TELEMETRY_DISABLED: '1', LOG_LEVEL: 'silent' },
     projects: [
       {
