@@ -74,7 +74,15 @@ export async function problemAsUcpError(_req: FastifyRequest, reply: FastifyRepl
   const type = reply.getHeader('content-type');
   if (typeof type !== 'string' || !type.startsWith('application/problem+json') || typeof payload !== 'string')
     return payload;
-  const p = JSON.parse(payload) as Parameters<typeof ucpErrorOfProblem>[0];
+  const p = JSON.parse(payload) as Parameters<typeof ucpErrorOfProblem>[0] & { signature_error?: string };
   reply.type('application/json');
+  // The strict JSON parser finds a body its signed Content-Digest does not match (the shared
+  // step answers 401 for /v2); signatures.md's registry makes that 400 `digest_mismatch`.
+  if (p.signature_error === 'content-digest-mismatch') {
+    reply.code(400);
+    return JSON.stringify(
+      ucpError(400, 'digest_mismatch', 'The body does not match the signed Content-Digest.').body,
+    );
+  }
   return JSON.stringify(ucpErrorOfProblem(p, reply.statusCode).body);
 }

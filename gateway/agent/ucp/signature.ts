@@ -14,10 +14,11 @@ import type { PlatformProfile, ProfileFetcher } from './platform-profile.ts';
  * cached). Covered: `@method`, `@authority`, `@path`, `@query` when there is a query, `ucp-agent`,
  * `idempotency-key` when sent, and `content-digest` + `content-type` when the request has a body.
  * A POST without a body (UCP's cancel) has no Content-Digest and verifies without one. The body's
- * digest is checked by the strict JSON parser against the raw bytes (req.agent.signedDigest).
- * Replay is the idempotency key's business (signatures.md, "Replay Protection"); an `expires`
- * in the past is refused. ES256 (P-256) must be supported, ES384 (P-384) is too; signatures are
- * raw r||s (ieee-p1363), not DER.
+ * digest is checked by the strict JSON parser against the raw bytes (req.agent.signedDigest; a
+ * mismatch leaves as 400 `digest_mismatch`, ./errors.ts). Replay is the idempotency key's
+ * business (signatures.md, "Replay Protection"); an `expires` in the past is refused, and so is
+ * a `created` older than 5 min or more than 60 s ahead. ES256 (P-256) must be supported, ES384
+ * (P-384) is too; signatures are raw r||s (ieee-p1363), not DER.
  *
  * The verified platform acts as the agent identity
  * `spiffe://<first trust domain>/ns/ai/sa/procurement-agent/ucp/<profile host>` (port as `_port`),
@@ -37,6 +38,10 @@ const CURVES: Record<string, { hash: string; bytes: number }> = {
   'P-256': { hash: 'sha256', bytes: 64 },
   'P-384': { hash: 'sha384', bytes: 96 },
 };
+
+/** How old a signature's `created` may be, and how far ahead of our clock (docs/ucp.md, "Identity"). */
+export const CREATED_MAX_AGE_S = 300;
+export const CREATED_MAX_SKEW_S = 60;
 
 const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
 
@@ -97,6 +102,23 @@ export function ucpSignatureVerifier(o: {
       const expires = params.get('expires');
       if (typeof expires === 'number' && expires * 1000 < o.clock.now())
         return refuse(401, 'signature_invalid', 'The signature has expired.');
+      // `created` is optional (replay is the idempotency key's business), but one that is sent
+      // is held to a window so a captured signature is not good forever: RFC 9421 §3.2.1 lets
+      // the verifier refuse a signature too old, or created in the future beyond clock skew.
+      const created = params.get('created');
+      if (created !== undefined) {
+        if (typeof created !== 'number' || !Number.isInteger(created))
+          return refuse(401, 'signature_invalid', 'created must be an integer (seconds since the epoch).');
+        const age = o.clock.now() / 1000 - created;
+        if (age > CREATED_MAX_AGE_S)
+          return refuse(
+            401,
+            'signature_invalid',
+            `The signature was created more than ${CREATED_MAX_AGE_S} s ago.`,
+          );
+        if (age < -CREATED_MAX_SKEW_S)
+          return refuse(401, 'signature_invalid', 'The signature was created in the future.');
+      }
 
       const covered = items.map(([name]) => name);
       if (covered.some((c) => typeof c !== 'string'))

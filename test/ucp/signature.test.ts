@@ -1,0 +1,239 @@
+/**
+ * A UCP platform that signs its requests (signatures.md at v2026-04-08, "REST Request Signing"),
+ * on the embedded system. The platform's P-256 key is made here with node:crypto, its public JWK
+ * served in the platform profile; requests are signed with the http-message-signatures library
+ * and the Content-Digest (RFC 9530) is hashed here: nothing of the system's own signing code.
+ * Covered, as the tag's table asks: `@method`, `@authority`, `@path`, `@query` if any,
+ * `ucp-agent`, `idempotency-key` on writes, `content-digest` + `content-type` with a body.
+ */
+import { createHash, sign as ecdsaSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { httpbis } from 'http-message-signatures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { issueKey } from '../acp/support/acp.ts';
+import { expectCheckout, FIXTURE } from './checkout.suite.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  type UcpReply,
+  ucpCall,
+} from './support/ucp.ts';
+
+const KID = 'platform-2026';
+let sys: TestSystem;
+let profiles: ProfileServer;
+let profileUrl: string;
+let platformKey: KeyObject;
+let otherKey: KeyObject;
+let seq = 0;
+
+beforeAll(async () => {
+  sys = await startEmbedded({
+    UCP_PROFILE_ALLOW_INSECURE: 'true',
+    RATE_LIMIT_CAPACITY: '100000',
+    RATE_LIMIT_REFILL_PER_SECOND: '100000',
+  });
+  profiles = await startProfileServer();
+  platformKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  otherKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  const jwk = { ...platformKey.export({ format: 'jwk' }), kid: KID, use: 'sig', alg: 'ES256' };
+  delete (jwk as { d?: string }).d;
+  profileUrl = profiles.set('/signed/profile.json', platformProfile({ signingKeys: [jwk] }));
+});
+afterAll(async () => {
+  await profiles?.close();
+  await sys?.close();
+});
+
+interface SignOpts {
+  /** Signs with this key instead of the platform's. */
+  key?: KeyObject;
+  kid?: string;
+  /** `created` in seconds; undefined: now. */
+  created?: number;
+  /** Components left out of the signature. */
+  drop?: string[];
+  /** The body sent instead of the one signed (the digest is of the signed one). */
+  sendBody?: string;
+}
+
+/** A request signed as signatures.md's sign_rest_request does, sent with fetch. */
+async function signed(
+  method: 'GET' | 'POST' | 'PUT',
+  path: string,
+  body?: unknown,
+  o: SignOpts = {},
+): Promise<UcpReply> {
+  const url = `${sys.url}/ucp${path}`;
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const headers: Record<string, string> = { 'ucp-agent': `profile="${profileUrl}"` };
+  const fields = ['@method', '@authority', '@path'];
+  if (new URL(url).search) fields.push('@query');
+  fields.push('ucp-agent');
+  if (method !== 'GET') {
+    headers['idempotency-key'] = `sig-${process.pid}-${++seq}-${Date.now()}`;
+    fields.push('idempotency-key');
+  }
+  if (text !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-digest'] = `sha-256=:${createHash('sha256').update(text).digest('base64')}:`;
+    fields.push('content-digest', 'content-type');
+  }
+  const key = o.key ?? platformKey;
+  const req = await httpbis.signMessage(
+    {
+      key: {
+        id: o.kid ?? KID,
+        sign: async (data) => ecdsaSign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }),
+      },
+      fields: fields.filter((f) => !o.drop?.includes(f)),
+      params: ['keyid', 'created'],
+      paramValues: { created: new Date((o.created ?? Math.floor(Date.now() / 1000)) * 1000) },
+    },
+    { method, url, headers },
+  );
+  const sent = o.sendBody ?? text;
+  const res = await fetch(url, {
+    method,
+    headers: req.headers as Record<string, string>,
+    ...(sent !== undefined ? { body: sent } : {}),
+  });
+  const raw = await res.text();
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+  } catch {
+    parsed = { raw };
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
+
+const create = (o?: SignOpts) =>
+  signed('POST', '/checkout-sessions', { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }] }, o);
+
+/** The identity docs/ucp.md ("Identity") gives a platform signing with the profile at profileUrl. */
+const documentedIdentity = () =>
+  `spiffe://example.org/ns/ai/sa/procurement-agent/ucp/${new URL(profileUrl).host.replace(/:/g, '_')}`;
+
+describe('UCP request signatures (RFC 9421, signatures.md v2026-04-08)', () => {
+  it('a signed create, update and complete succeed; the session belongs to the documented identity', async () => {
+    const c = expectCheckout(
+      await signed('POST', '/checkout-sessions', {
+        line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+        fulfillment: { methods: [{ type: 'shipping', destinations: [FIXTURE.address] }] },
+      }),
+      201,
+    );
+    const u = expectCheckout(
+      await signed('PUT', `/checkout-sessions/${c.id}`, {
+        line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+        fulfillment: {
+          methods: [
+            {
+              line_item_ids: ['li_0'],
+              groups: [{ id: 'group_1', selected_option_id: 'procurement_delivery' }],
+            },
+          ],
+        },
+      }),
+    );
+    expect(u.status).toBe('ready_for_complete');
+    expect(expectCheckout(await signed('GET', `/checkout-sessions/${c.id}`)).id).toBe(c.id);
+    const done = expectCheckout(
+      await signed('POST', `/checkout-sessions/${c.id}/complete`, {
+        payment: {
+          instruments: [
+            {
+              id: 'po_1',
+              handler_id: 'purchase_order',
+              type: 'purchase_order',
+              selected: true,
+              credential: { type: 'purchase_order', purchase_order_number: 'PO-SIG-1' },
+            },
+          ],
+        },
+      }),
+    );
+    expect(done.status).toBe('completed');
+
+    // Ownership: a key issued to the documented SPIFFE ID reads the session; another identity gets 404.
+    const owner = await issueKey(sys, {
+      spiffeId: documentedIdentity(),
+      agentId: `agent-ucp-sig-${process.pid}`,
+    });
+    const stranger = await issueKey(sys, {
+      spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-sig-stranger-${process.pid}`,
+    });
+    const asOwner = await ucpCall(
+      sys.url,
+      { key: owner.key, profileUrl },
+      'GET',
+      `/checkout-sessions/${c.id}`,
+    );
+    expect(expectCheckout(asOwner).status).toBe('completed');
+    const asStranger = await ucpCall(
+      sys.url,
+      { key: stranger.key, profileUrl },
+      'GET',
+      `/checkout-sessions/${c.id}`,
+    );
+    expect(asStranger.status).toBe(404);
+  });
+
+  it('a POST …/cancel without a body (and without Content-Digest) verifies', async () => {
+    const c = expectCheckout(await create(), 201);
+    const r = await signed('POST', `/checkout-sessions/${c.id}/cancel`);
+    expect(expectCheckout(r).status).toBe('canceled');
+  });
+
+  const refusals: [string, () => Promise<UcpReply>, number, string][] = [
+    [
+      'a tampered body (Content-Digest of another body)',
+      () =>
+        create({ sendBody: JSON.stringify({ line_items: [{ item: { id: FIXTURE.itemA }, quantity: 9 }] }) }),
+      400,
+      'digest_mismatch',
+    ],
+    ['a signature by a key not in the profile', () => create({ key: otherKey }), 401, 'signature_invalid'],
+    ['a keyid the profile does not list', () => create({ kid: 'platform-1999' }), 401, 'key_not_found'],
+    [
+      'created an hour ago',
+      () => create({ created: Math.floor(Date.now() / 1000) - 3600 }),
+      401,
+      'signature_invalid',
+    ],
+    [
+      'created an hour ahead',
+      () => create({ created: Math.floor(Date.now() / 1000) + 3600 }),
+      401,
+      'signature_invalid',
+    ],
+    ...[
+      '@method',
+      '@authority',
+      '@path',
+      'ucp-agent',
+      'idempotency-key',
+      'content-digest',
+      'content-type',
+    ].map((c): [string, () => Promise<UcpReply>, number, string] => [
+      `${c} not covered`,
+      () => create({ drop: [c] }),
+      401,
+      'signature_invalid',
+    ]),
+  ];
+  it.each(refusals)('refuses %s (documented 4xx, machine-readable)', async (_name, send, status, code) => {
+    const r = await send();
+    expect(r.status).toBe(status);
+    expect(r.body).toMatchObject({ code });
+    expect(typeof r.body.content).toBe('string');
+  });
+
+  it('within the window (created 30 s ago, 30 s ahead) a signature verifies', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expectCheckout(await create({ created: now - 30 }), 201);
+    expectCheckout(await create({ created: now + 30 }), 201);
+  });
+});
