@@ -1,0 +1,387 @@
+/**
+ * Random input on the UCP REST binding (embedded system), as test/acp/robustness.test.ts does
+ * for ACP: arbitrary `UCP-Agent` header strings, arbitrary JSON and arbitrary structured bodies
+ * for create/update/complete, arbitrary ids in the path. Every answer is a 4xx, or a 200/201,
+ * with a body that is JSON (a 4xx one `{code, content}`); never a 5xx, never a hung request
+ * (each call is aborted after 15 s, which fails the property).
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { issueKey } from '../acp/support/acp.ts';
+import { FIXTURE } from './checkout.suite.ts';
+import { type ProfileServer, platformProfile, startProfileServer } from './support/ucp.ts';
+
+let sys: TestSystem;
+let profiles: ProfileServer;
+let profileUrl: string;
+let platforms = 0;
+let calls = 0;
+let key = '';
+
+beforeAll(async () => {
+  // A bucket that never runs dry here: these tests are about input, not about the rate limit.
+  sys = await startEmbedded({
+    UCP_PROFILE_ALLOW_INSECURE: 'true',
+    RATE_LIMIT_CAPACITY: '100000',
+    RATE_LIMIT_REFILL_PER_SECOND: '100000',
+  });
+  profiles = await startProfileServer();
+  profileUrl = profiles.set('/fuzz/profile.json', platformProfile());
+});
+afterAll(async () => {
+  await profiles?.close();
+  await sys?.close();
+});
+
+/**
+ * The key of a platform of its own, fresh every 4 calls: refusals count towards an identity's
+ * block (more than 5 in a row), and the block would hide the deeper paths from the fuzzer.
+ */
+async function as(): Promise<string> {
+  if (calls++ % 4 === 0)
+    key = (
+      await issueKey(sys, {
+        spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-fuzz-${process.pid}-${++platforms}`,
+      })
+    ).key;
+  return key;
+}
+
+/** lib/http/app.ts frameworkProblem: a path parameter over 100 characters, an undecodable path. */
+const ROUTER_REFUSALS = [
+  'https://agent-commerce.example/problems/uri-too-long',
+  'https://agent-commerce.example/problems/malformed-request',
+];
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** One raw call; the property fails on a 5xx, a hang, a body that is not JSON, a 4xx without a code. */
+async function call(
+  method: 'GET' | 'POST' | 'PUT',
+  path: string,
+  o: { body?: string; agent?: string | null } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { authorization: `Bearer ${await as()}` };
+  const agent = o.agent === undefined ? `profile="${profileUrl}"` : o.agent;
+  if (agent !== null) headers['ucp-agent'] = agent;
+  if (method !== 'GET') headers['idempotency-key'] = `fuzz-${process.pid}-${calls}-${Math.random()}`;
+  if (o.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${sys.url}/ucp${path}`, {
+    method,
+    headers,
+    ...(o.body !== undefined ? { body: o.body } : {}),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await res.text();
+  expect(res.status, text).toBeLessThan(500);
+  expect(res.status === 200 || res.status === 201 || (res.status >= 400 && res.status < 500), text).toBe(
+    true,
+  );
+  const body = JSON.parse(text) as Record<string, unknown>;
+  expect(body).toBeTypeOf('object');
+  if (res.status >= 400 && ROUTER_REFUSALS.includes(String(body.type))) {
+    // The router refuses these before any route (and its onSend) is chosen: RFC 9457, not UCP's
+    // shape (docs/ucp.md, "Errors").
+    expect(body.status).toBe(res.status);
+  } else if (res.status >= 400) {
+    expect(body.code, text).toBeTypeOf('string');
+    expect(body.content, text).toBeTypeOf('string');
+  }
+  seen.add(res.status);
+  return { status: res.status, body };
+}
+
+/** The statuses a property saw: each must reach both an answer and a refusal (else it tests little). */
+const seen = new Set<number>();
+const expectBothOutcomes = () => {
+  const statuses = [...seen];
+  seen.clear();
+  expect(statuses.some((s) => s < 300)).toBe(true);
+  expect(statuses.some((s) => s >= 400)).toBe(true);
+};
+
+/** Printable ASCII, what a header value can carry through fetch (it refuses CR, LF, NUL, non-Latin-1). */
+const printable = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 200,
+});
+
+const item = fc.oneof(
+  fc.constantFrom(FIXTURE.itemA, FIXTURE.itemB, FIXTURE.unknown, FIXTURE.unknownSku),
+  fc.string(),
+);
+const quantity = fc.oneof(fc.integer({ min: -5, max: 2000 }), fc.double(), fc.string(), fc.constant(null));
+const lineItems = fc.array(
+  fc.record(
+    {
+      item: fc.oneof(fc.record({ id: item }, { requiredKeys: [] }), fc.jsonValue()),
+      quantity,
+      id: fc.oneof(fc.constantFrom('li_0', 'li_1'), fc.string()),
+    },
+    { requiredKeys: [] },
+  ),
+  { maxLength: 5 },
+);
+const address = fc.oneof(
+  fc.constant(FIXTURE.address),
+  fc.record(
+    {
+      street_address: fc.string(),
+      address_country: fc.oneof(fc.constantFrom('US', 'us', 'XX', ''), fc.string()),
+      postal_code: fc.oneof(fc.string(), fc.integer()),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.jsonValue(),
+);
+const fulfillment = fc.record(
+  {
+    methods: fc.array(
+      fc.record(
+        {
+          type: fc.oneof(fc.constantFrom('shipping', 'pickup'), fc.string()),
+          destinations: fc.array(address, { maxLength: 3 }),
+          line_item_ids: fc.array(fc.oneof(fc.constantFrom('li_0', 'li_9'), fc.string()), { maxLength: 3 }),
+          groups: fc.array(
+            fc.record(
+              {
+                id: fc.oneof(fc.constant('group_1'), fc.string()),
+                selected_option_id: fc.oneof(fc.constant('procurement_delivery'), fc.string()),
+              },
+              { requiredKeys: [] },
+            ),
+            { maxLength: 2 },
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+      { maxLength: 3 },
+    ),
+  },
+  { requiredKeys: [] },
+);
+const checkoutBody = fc.record(
+  {
+    line_items: lineItems,
+    fulfillment: fc.oneof(fulfillment, fc.jsonValue()),
+    buyer: fc.oneof(
+      fc.record({ email: fc.string(), first_name: fc.string() }, { requiredKeys: [] }),
+      fc.jsonValue(),
+    ),
+    discounts: fc.oneof(
+      fc.record({
+        codes: fc.array(fc.oneof(fc.constantFrom(FIXTURE.code1, FIXTURE.code2), fc.string()), {
+          maxLength: 12,
+        }),
+      }),
+      fc.jsonValue(),
+    ),
+    currency: fc.oneof(fc.constantFrom('USD', 'usd', 'EUR'), fc.string()),
+  },
+  { requiredKeys: [] },
+);
+const completeBody = fc.record(
+  {
+    payment: fc.oneof(
+      fc.record(
+        {
+          instruments: fc.array(
+            fc.record(
+              {
+                id: fc.string(),
+                handler_id: fc.oneof(fc.constant('purchase_order'), fc.string()),
+                type: fc.oneof(fc.constant('purchase_order'), fc.string()),
+                selected: fc.oneof(fc.boolean(), fc.jsonValue()),
+                credential: fc.oneof(
+                  fc.record(
+                    {
+                      type: fc.oneof(fc.constant('purchase_order'), fc.string()),
+                      purchase_order_number: fc.oneof(fc.string(), fc.integer()),
+                    },
+                    { requiredKeys: [] },
+                  ),
+                  fc.jsonValue(),
+                ),
+              },
+              { requiredKeys: [] },
+            ),
+            { maxLength: 3 },
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.jsonValue(),
+    ),
+  },
+  { requiredKeys: [] },
+);
+/** A body the operation may well accept: known items, sane quantities, codes from the fixture or not. */
+const plausibleBody = fc.record(
+  {
+    line_items: fc.array(
+      fc.record({
+        item: fc.record({ id: fc.constantFrom(FIXTURE.itemA, FIXTURE.itemB, FIXTURE.unknownSku) }),
+        quantity: fc.integer({ min: 0, max: 1000 }),
+      }),
+      { minLength: 1, maxLength: 3 },
+    ),
+    discounts: fc.record({ codes: fc.subarray([FIXTURE.code1, FIXTURE.code2, 'NOPE']) }),
+  },
+  { requiredKeys: ['line_items'] },
+);
+
+/** A body: any JSON text, a structured one, or a few bytes that are not JSON at all. */
+const bodyOf = <T>(structured: fc.Arbitrary<T>) =>
+  fc.oneof(
+    fc.json(),
+    structured.map((b) => JSON.stringify(b)),
+    fc.string({ maxLength: 40 }),
+  );
+
+const checkoutBodies = fc.oneof(
+  bodyOf(checkoutBody),
+  plausibleBody.map((b) => JSON.stringify(b)),
+);
+
+/** A checkout of the current key's platform, shipping address given. */
+async function someCheckout(): Promise<string> {
+  const r = await call('POST', '/checkout-sessions', {
+    body: JSON.stringify({
+      line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+      fulfillment: { methods: [{ type: 'shipping', destinations: [FIXTURE.address] }] },
+    }),
+  });
+  expect(r.status).toBe(201);
+  seen.delete(201); // the setup's answer, not the property's (update and complete answer 200)
+  return r.body.id as string;
+}
+
+describe('UCP robustness (properties)', () => {
+  it('any UCP-Agent header: 400 invalid_profile_url or an answer, never 5xx', async () => {
+    const agent = fc.oneof(
+      printable,
+      printable.map((s) => `profile=${s}`),
+      printable.map((s) => `profile="${s.replace(/["\\]/g, '')}"`),
+      printable.map((s) => `profile="${profiles.origin}/${encodeURIComponent(s)}"`),
+      fc.constantFrom(
+        `profile="${profileUrl}", profile="${profileUrl}"`,
+        `profile="${profileUrl}";v=1, x=?1`,
+        `profile=:AAAA:`,
+        `profile="${profileUrl}"; x`,
+        `profile="https://127.0.0.1:1/p.json"`,
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(agent, async (h) => {
+        await call('POST', '/checkout-sessions', {
+          agent: h,
+          body: JSON.stringify({ line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }] }),
+        });
+      }),
+      { numRuns: 120 },
+    );
+    expectBothOutcomes();
+  });
+
+  it('any create body: 201, 200 (business outcome) or 4xx, never 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(checkoutBodies, async (body) => {
+        await call('POST', '/checkout-sessions', { body });
+      }),
+      { numRuns: 150 },
+    );
+    expectBothOutcomes();
+  });
+
+  it('any update body on an existing checkout: 200 or 4xx, never 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          bodyOf(checkoutBody),
+          plausibleBody.map((b) => JSON.stringify(b)),
+        ),
+        async (body) => {
+          // A fresh platform (`as()` changes key when calls % 4 is 0) creates it and sends the body.
+          calls = 0;
+          const id = await someCheckout();
+          await call('PUT', `/checkout-sessions/${id}`, { body });
+        },
+      ),
+      { numRuns: 100 },
+    );
+    expectBothOutcomes();
+  });
+
+  it('any complete body on an existing checkout: 200 or 4xx, never 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          bodyOf(completeBody),
+          // A well-formed purchase-order payment (the checkout has no selected option: 200, not completed).
+          fc.string().map((po) =>
+            JSON.stringify({
+              payment: {
+                instruments: [
+                  {
+                    id: 'po_1',
+                    handler_id: 'purchase_order',
+                    type: 'purchase_order',
+                    selected: true,
+                    credential: { type: 'purchase_order', purchase_order_number: po },
+                  },
+                ],
+              },
+            }),
+          ),
+        ),
+        async (body) => {
+          calls = 0;
+          const id = await someCheckout();
+          await call('POST', `/checkout-sessions/${id}/complete`, { body });
+        },
+      ),
+      { numRuns: 100 },
+    );
+    expectBothOutcomes();
+  });
+
+  it('any id in the path: 4xx (unknown) on every operation, never 5xx', async () => {
+    const id = fc.oneof(
+      printable.filter((s) => s.length > 0),
+      fc.string({ minLength: 1 }),
+      fc.constantFrom(
+        'cs_',
+        'ord_',
+        '..',
+        '.',
+        '%00',
+        '%',
+        '%zz',
+        'cs_00000000-0000-0000-0000-000000000000',
+        'x'.repeat(300),
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(id, async (raw) => {
+        // `.` and `..` are dot segments, not ids: the client (fetch, RFC 3986 §5.2.4) removes
+        // them, so the request is for another path (e.g. /ucp/, no route).
+        const p = raw === '.' || raw === '..' ? `${raw}x` : encodeURIComponent(raw);
+        const answers = [
+          await call('GET', `/checkout-sessions/${p}`),
+          await call('PUT', `/checkout-sessions/${p}`, {
+            body: JSON.stringify({ line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }] }),
+          }),
+          await call('POST', `/checkout-sessions/${p}/complete`, { body: '{}' }),
+          await call('POST', `/checkout-sessions/${p}/cancel`),
+          await call('GET', `/orders/${p}`),
+        ];
+        for (const a of answers) expect(a.status).toBeGreaterThanOrEqual(400);
+      }),
+      { numRuns: 80 },
+    );
+  });
+});
