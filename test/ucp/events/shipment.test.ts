@@ -190,9 +190,10 @@ describe.each(adapters)('recording a shipment, %s store', (_name, make) => {
     await drain();
     const shippedEvents = events.filter((e) => e.type === EventTypes.OrderShipped);
     expect(shippedEvents).toHaveLength(1);
-    const [event] = shippedEvents;
+    const event = shippedEvents[0];
+    if (!event) throw new Error('no OrderShipped event');
     expect(shippedSchema(event), JSON.stringify(shippedSchema.errors)).toBe(true);
-    expect((event?.data as { shipment: unknown }).shipment).toMatchObject({
+    expect((event.data as { shipment: unknown }).shipment).toMatchObject({
       tracking_number: '1ZSHIP',
       lines: [{ line: 0, quantity: 2 }],
     });
