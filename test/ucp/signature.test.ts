@@ -26,6 +26,8 @@ let profiles: ProfileServer;
 let profileUrl: string;
 let platformKey: KeyObject;
 let otherKey: KeyObject;
+let p384Key: KeyObject;
+let p384ProfileUrl: string;
 let seq = 0;
 
 beforeAll(async () => {
@@ -40,8 +42,17 @@ beforeAll(async () => {
   const jwk = { ...platformKey.export({ format: 'jwk' }), kid: KID, use: 'sig', alg: 'ES256' };
   delete (jwk as { d?: string }).d;
   profileUrl = profiles.set('/signed/profile.json', platformProfile({ signingKeys: [jwk] }));
+  // Another platform (host) signing with ES384, which the verifier accepts beside ES256.
+  p384Key = generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey;
+  const jwk384 = { ...p384Key.export({ format: 'jwk' }), kid: 'platform-384', use: 'sig', alg: 'ES384' };
+  delete (jwk384 as { d?: string }).d;
+  const other = await startProfileServer();
+  extraServers.push(other);
+  p384ProfileUrl = other.set('/p384/profile.json', platformProfile({ signingKeys: [jwk384] }));
 });
+const extraServers: ProfileServer[] = [];
 afterAll(async () => {
+  for (const s of extraServers) await s.close();
   await profiles?.close();
   await sys?.close();
 });
@@ -56,6 +67,14 @@ interface SignOpts {
   drop?: string[];
   /** The body sent instead of the one signed (the digest is of the signed one). */
   sendBody?: string;
+  /** The profile UCP-Agent names (default: the P-256 platform's). */
+  profile?: string;
+  /** ECDSA hash: sha384 with a P-384 key. */
+  hash?: 'sha256' | 'sha384';
+  /** Signature parameters, default keyid and created; `alg` is sent when listed. */
+  params?: string[];
+  /** Header changes after signing (null: removed). */
+  after?: Record<string, string | null>;
 }
 
 /** A request signed as signatures.md's sign_rest_request does, sent with fetch. */
@@ -67,7 +86,7 @@ async function signed(
 ): Promise<UcpReply> {
   const url = `${sys.url}/ucp${path}`;
   const text = body === undefined ? undefined : JSON.stringify(body);
-  const headers: Record<string, string> = { 'ucp-agent': `profile="${profileUrl}"` };
+  const headers: Record<string, string> = { 'ucp-agent': `profile="${o.profile ?? profileUrl}"` };
   const fields = ['@method', '@authority', '@path'];
   if (new URL(url).search) fields.push('@query');
   fields.push('ucp-agent');
@@ -85,18 +104,27 @@ async function signed(
     {
       key: {
         id: o.kid ?? KID,
-        sign: async (data) => ecdsaSign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }),
+        alg: 'ecdsa-p256-sha256',
+        sign: async (data) => ecdsaSign(o.hash ?? 'sha256', data, { key, dsaEncoding: 'ieee-p1363' }),
       },
       fields: fields.filter((f) => !o.drop?.includes(f)),
-      params: ['keyid', 'created'],
+      params: o.params ?? ['keyid', 'created'],
       paramValues: { created: new Date((o.created ?? Math.floor(Date.now() / 1000)) * 1000) },
     },
     { method, url, headers },
   );
   const sent = o.sendBody ?? text;
+  // The library adds `Signature` and `Signature-Input` capitalised: one spelling, to override them.
+  const final = Object.fromEntries(
+    Object.entries(req.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
+  );
+  for (const [k, v] of Object.entries(o.after ?? {})) {
+    if (v === null) delete final[k];
+    else final[k] = v;
+  }
   const res = await fetch(url, {
     method,
-    headers: req.headers as Record<string, string>,
+    headers: final,
     ...(sent !== undefined ? { body: sent } : {}),
   });
   const raw = await res.text();
@@ -187,7 +215,69 @@ describe('UCP request signatures (RFC 9421, signatures.md v2026-04-08)', () => {
     expect(expectCheckout(r).status).toBe('canceled');
   });
 
+  it('a cancel with a body is held to its Content-Digest: signed it verifies, tampered it is 400', async () => {
+    const a = expectCheckout(await create(), 201);
+    expect(expectCheckout(await signed('POST', `/checkout-sessions/${a.id}/cancel`, {})).status).toBe(
+      'canceled',
+    );
+    const b = expectCheckout(await create(), 201);
+    const r = await signed('POST', `/checkout-sessions/${b.id}/cancel`, {}, { sendBody: '[]' });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ code: 'digest_mismatch' });
+    expect(expectCheckout(await signed('GET', `/checkout-sessions/${b.id}`)).status).not.toBe('canceled');
+  });
+
+  it('ES384 with a P-384 key of another platform verifies; that platform is another identity', async () => {
+    const c = expectCheckout(
+      await create({ profile: p384ProfileUrl, key: p384Key, kid: 'platform-384', hash: 'sha384' }),
+      201,
+    );
+    expect((await signed('GET', `/checkout-sessions/${c.id}`)).status).toBe(404);
+  });
+
   const refusals: [string, () => Promise<UcpReply>, number, string][] = [
+    [
+      'an alg parameter (the key decides)',
+      () => create({ params: ['keyid', 'created', 'alg'] }),
+      400,
+      'algorithm_unsupported',
+    ],
+    [
+      'no Signature beside Signature-Input',
+      () => create({ after: { signature: null } }),
+      401,
+      'signature_invalid',
+    ],
+    [
+      'no Signature-Input beside Signature',
+      () => create({ after: { 'signature-input': null } }),
+      401,
+      'signature_missing',
+    ],
+    [
+      'a Signature that is not a dictionary',
+      () => create({ after: { signature: 'not a dictionary' } }),
+      401,
+      'signature_invalid',
+    ],
+    [
+      'a changed Idempotency-Key',
+      () => create({ after: { 'idempotency-key': `changed-${Date.now()}` } }),
+      401,
+      'signature_invalid',
+    ],
+    [
+      'another UCP-Agent than the one signed',
+      () => create({ after: { 'ucp-agent': `profile="${p384ProfileUrl}"` } }),
+      401,
+      'key_not_found',
+    ],
+    [
+      'a P-256 signature checked with sha384 (wrong hash)',
+      () => create({ hash: 'sha384' }),
+      401,
+      'signature_invalid',
+    ],
     [
       'a tampered body (Content-Digest of another body)',
       () =>
