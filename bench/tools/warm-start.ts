@@ -36,6 +36,31 @@ export interface WarmStart {
   perSecond: { second: number; primaryP99: number; ordersP99: number }[];
 }
 
+/** The bench group (`npm run bench -- --only warm-start`): alternated rounds without and with the warm-up. */
+export async function warmStartTable(
+  rounds: number,
+  o: { rate: number; seconds: number },
+  log: (s: string) => void,
+): Promise<string> {
+  const lines = [
+    `| round | WARM_UP_MS | start → ready (s) | REST quote p99, first ${o.seconds} s (max) | orders p99, first ${o.seconds} s (max) | REST quote p99, steady | orders p99, steady |`,
+    '|---|---|---|---|---|---|---|',
+  ];
+  const f = (n: number) => n.toFixed(1);
+  for (let i = 1; i <= rounds; i++) {
+    for (const w of ['0', '2000']) {
+      const x = await warmStart({ WARM_UP_MS: w }, o);
+      log(
+        `warm-start / round ${i}, WARM_UP_MS=${w}: ready ${(x.readyMs / 1000).toFixed(1)} s, first p99 ${f(x.first.primary.p99)} / ${f(x.first.orders.p99)} ms\n`,
+      );
+      lines.push(
+        `| ${i} | ${w} | ${(x.readyMs / 1000).toFixed(1)} | ${f(x.first.primary.p99)} (${f(x.first.primary.max)}) | ${f(x.first.orders.p99)} (${f(x.first.orders.max)}) | ${f(x.steady.primary.p99)} | ${f(x.steady.orders.p99)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
 /** p99 per whole second after `t0` (Unix ms) from the generator's (due time, latency) pairs. */
 function bySecond(samples: number[] | undefined, t0: number): Map<number, number> {
   const hists = new Map<number, hdr.Histogram>();
@@ -59,16 +84,21 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function warmStart(env: Record<string, string> = {}): Promise<WarmStart> {
+export async function warmStart(
+  env: Record<string, string> = {},
+  o: { rate?: number; seconds?: number } = {},
+): Promise<WarmStart> {
+  const r = o.rate ?? rate;
+  const secs = o.seconds ?? seconds;
   const bare = await startBare();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const load = (untilReady: boolean) =>
     openLoad({
       url,
-      primary: { requests: requestsOf(key)(), rate },
+      primary: { requests: requestsOf(key)(), rate: r },
       background: { requests: orderRequests(), rate: 100 },
-      seconds,
+      seconds: secs,
       samples: true,
       ...(untilReady ? { untilReady: { readyUrl: `${url}/readyz`, warmupUrl: bare.url } } : {}),
     });
