@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { parseIdempotencyKey, recordKey } from '../idempotency/key.ts';
-import type { IdempotencyStore } from '../idempotency/store.ts';
+import type { IdempotencyStore, StoredReply } from '../idempotency/store.ts';
 import { acpError, sendAcpError } from './errors.ts';
 
 /**
@@ -40,6 +40,26 @@ export const bodyFingerprint = (body: unknown): string =>
 
 const pathOf = (req: FastifyRequest) => (req.raw.url ?? req.url).split('?')[0] as string;
 
+/**
+ * The first reply again, as both checkout protocols replay it: its status, body and Location,
+ * marked `Idempotent-Replayed: true`; the record step then keeps nothing new.
+ */
+export function replayReply(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  record: { key: string; fingerprint: string },
+  first: StoredReply,
+) {
+  req.agent.reason = 'idempotency: replayed';
+  req.acpIdempotency = { ...record, replayed: true };
+  if (first.location) reply.header('location', first.location);
+  return reply
+    .code(first.status)
+    .header('idempotent-replayed', 'true')
+    .type('application/json')
+    .send(first.body);
+}
+
 export function acpIdempotencyStep(o: { store: IdempotencyStore; clock: Clock }) {
   return async function idempotency(req: FastifyRequest, reply: FastifyReply) {
     const identity = req.agent.identity;
@@ -73,14 +93,7 @@ export function acpIdempotencyStep(o: { store: IdempotencyStore; clock: Clock })
         req.acpIdempotency = { key: k, fingerprint, replayed: false };
         return;
       case 'replay':
-        req.agent.reason = 'idempotency: replayed';
-        req.acpIdempotency = { key: k, fingerprint, replayed: true };
-        if (r.reply.location) reply.header('location', r.reply.location);
-        return reply
-          .code(r.reply.status)
-          .header('idempotent-replayed', 'true')
-          .type('application/json')
-          .send(r.reply.body);
+        return replayReply(req, reply, { key: k, fingerprint }, r.reply);
       case 'mismatch':
         req.agent.reason = 'idempotency: key reused with another body';
         return sendAcpError(

@@ -9,7 +9,14 @@ import type { BlockStore } from '../block/store.ts';
 import { type CheckoutService, CheckoutUnavailable, type Outcome } from '../checkout/service.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 import type { ApiKeyVerifier } from '../identity/api-key.ts';
-import { mediaTypeStep, parseErrorProblem, registerStrictJsonParser, requireJson } from '../parse/parse.ts';
+import {
+  mediaTypeStep,
+  optionalBodyMediaType,
+  optionalJson,
+  parseErrorProblem,
+  registerStrictJsonParser,
+  requireJson,
+} from '../parse/parse.ts';
 import type { BucketPolicy } from '../rate-limit/bucket.ts';
 import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import type { BucketStore } from '../rate-limit/store.ts';
@@ -79,7 +86,7 @@ export async function registerAcpRoutes(app: FastifyInstance, d: AcpRouteDeps): 
     bodyLimit: d.bodyLimit,
     onRequest: gate,
     preParsing: [bodyOptional ? optionalBodyMediaType(d.bodyLimit) : mediaTypeStep(d.bodyLimit)],
-    preValidation: bodyOptional ? [optionalBody, acpContract(def)] : [requireJson, acpContract(def)],
+    preValidation: bodyOptional ? [optionalJson, acpContract(def)] : [requireJson, acpContract(def)],
     preHandler: [idempotency],
     onSend,
     onResponse,
@@ -231,24 +238,6 @@ function refused(req: FastifyRequest, reply: FastifyReply, e: AcpError) {
   req.agent.validBody = false;
   req.agent.reason = `contract: ${e.body.param ?? ''} ${e.body.message}`;
   return sendAcpError(reply, e);
-}
-
-/** Cancel may come without a body (ACP's cancel request is all optional). */
-function optionalBodyMediaType(limit: number) {
-  const check = mediaTypeStep(limit);
-  return async function mediaType(req: FastifyRequest, reply: FastifyReply) {
-    const length = req.headers['content-length'];
-    if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) return;
-    return check(req, reply);
-  };
-}
-
-async function optionalBody(req: FastifyRequest, reply: FastifyReply) {
-  if (req.body === undefined) {
-    req.body = {};
-    return;
-  }
-  return requireJson(req, reply);
 }
 
 /** Anything thrown: the client's mistakes as 4xx, the dependencies' absence as 503, never a 500. */

@@ -101,6 +101,28 @@ export async function requireJson(req: FastifyRequest, reply: FastifyReply) {
   if (req.body instanceof ParseFailure) return refuse(req, reply, malformedBody(req.body.reason));
 }
 
+/**
+ * For routes whose body may be absent (the checkout protocols' cancel): no body skips the media
+ * type check; a body present is checked as on any other route.
+ */
+export function optionalBodyMediaType(limit: number) {
+  const check = mediaTypeStep(limit);
+  return async function mediaType(req: FastifyRequest, reply: FastifyReply) {
+    const length = req.headers['content-length'];
+    if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) return;
+    return check(req, reply);
+  };
+}
+
+/** requireJson for a body that may be absent: an absent one reads as `{}`. */
+export async function optionalJson(req: FastifyRequest, reply: FastifyReply) {
+  if (req.body === undefined) {
+    req.body = {};
+    return;
+  }
+  return requireJson(req, reply);
+}
+
 function withContractFlag(req: FastifyRequest, p: Problem): Problem {
   req.agent.contractError = true;
   req.agent.reason = `parse: ${p.body.detail}`;

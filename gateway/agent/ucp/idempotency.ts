@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
-import { bodyFingerprint } from '../acp/idempotency.ts';
+import { bodyFingerprint, replayReply } from '../acp/idempotency.ts';
 import { parseIdempotencyKey, recordKey } from '../idempotency/key.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 import { sendUcpError, ucpError } from './errors.ts';
@@ -40,14 +40,7 @@ export function ucpIdempotencyStep(o: { store: IdempotencyStore; clock: Clock })
         req.acpIdempotency = { key: k, fingerprint, replayed: false };
         return;
       case 'replay':
-        req.agent.reason = 'idempotency: replayed';
-        req.acpIdempotency = { key: k, fingerprint, replayed: true };
-        if (r.reply.location) reply.header('location', r.reply.location);
-        return reply
-          .code(r.reply.status)
-          .header('idempotent-replayed', 'true')
-          .type('application/json')
-          .send(r.reply.body);
+        return replayReply(req, reply, { key: k, fingerprint }, r.reply);
       case 'mismatch':
         req.agent.reason = 'idempotency: key reused with another body';
         return sendUcpError(

@@ -13,7 +13,14 @@ import { type CheckoutService, CheckoutUnavailable, type Outcome } from '../chec
 import type { IdempotencyStore } from '../idempotency/store.ts';
 import type { ApiKeyVerifier } from '../identity/api-key.ts';
 import type { OrderPort } from '../order/order-port.ts';
-import { mediaTypeStep, parseErrorProblem, registerStrictJsonParser, requireJson } from '../parse/parse.ts';
+import {
+  mediaTypeStep,
+  optionalBodyMediaType,
+  optionalJson,
+  parseErrorProblem,
+  registerStrictJsonParser,
+  requireJson,
+} from '../parse/parse.ts';
 import type { BucketPolicy } from '../rate-limit/bucket.ts';
 import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import type { BucketStore } from '../rate-limit/store.ts';
@@ -101,7 +108,7 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
     bodyLimit: d.bodyLimit,
     onRequest: checkoutGate,
     preParsing: [op === 'cancel' ? optionalBodyMediaType(d.bodyLimit) : mediaTypeStep(d.bodyLimit)],
-    preValidation: op === 'cancel' ? [optionalBody] : [requireJson, contract(op)],
+    preValidation: op === 'cancel' ? [optionalJson] : [requireJson, contract(op)],
     preHandler: [idempotency],
     onSend,
     onResponse,
@@ -385,24 +392,6 @@ const fulfillmentMessages = (problems: { path: string; content: string }[] | und
     content: p.content,
     severity: 'recoverable',
   }));
-
-/** Cancel comes without a body (UCP's cancel request has none). */
-function optionalBodyMediaType(limit: number) {
-  const check = mediaTypeStep(limit);
-  return async function mediaType(req: FastifyRequest, reply: FastifyReply) {
-    const length = req.headers['content-length'];
-    if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) return;
-    return check(req, reply);
-  };
-}
-
-async function optionalBody(req: FastifyRequest, reply: FastifyReply) {
-  if (req.body === undefined) {
-    req.body = {};
-    return;
-  }
-  return requireJson(req, reply);
-}
 
 /** Anything thrown: the client's mistakes as 4xx, the dependencies' absence as 503, never a 500. */
 function ucpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply, d: UcpRouteDeps) {
