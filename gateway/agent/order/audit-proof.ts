@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
 import type { AuditProofs } from '../audit/proofs.ts';
-import { auditProofsUnavailable, domainUnavailable, notFound } from '../problems.ts';
+import { auditProofsUnavailable } from '../problems.ts';
 import type { OrderPort } from './order-port.ts';
-import { ORDER_ID } from './place.ts';
+import { ownOrder } from './place.ts';
 
 /**
  * GET …/orders/{id}/audit-proof (docs/audit-proofs.md): after identity, scope orders:read,
@@ -14,23 +14,7 @@ import { ORDER_ID } from './place.ts';
  */
 export function auditProofHandler(o: { orders: OrderPort; log: Logger; proofs: AuditProofs | undefined }) {
   return async function auditProof(req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
-    const identity = req.agent.identity;
-    if (!ORDER_ID.test(req.params.id)) {
-      req.agent.reason = 'audit proof: not an order id';
-      return sendProblem(reply, notFound(), req.url);
-    }
-    let found: Awaited<ReturnType<OrderPort['get']>>;
-    try {
-      found = await o.orders.get(req.params.id);
-    } catch (err) {
-      o.log.error({ err, traceId: req.traceId }, 'order domain unavailable');
-      req.agent.reason = 'order domain unavailable';
-      return sendProblem(reply, domainUnavailable('the order domain'), req.url);
-    }
-    if (!found || found.spiffeId !== identity?.id) {
-      req.agent.reason = 'audit proof: no such order for this identity';
-      return sendProblem(reply, notFound(), req.url);
-    }
+    if (!(await ownOrder(req, reply, o, 'audit proof'))) return reply;
     if (!o.proofs) {
       req.agent.reason = 'audit proof: no durable audit store';
       return sendProblem(reply, auditProofsUnavailable(), req.url);
