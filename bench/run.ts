@@ -12,6 +12,7 @@ import { type MemoryRow, measureMemory, memoryTable } from './memory.ts';
 import { type OpenLoopRun, openLoopTable, runOpenLoop } from './open-loop/run.ts';
 import { compareRuntimes, type RuntimeComparison, runtimeTable } from './open-loop/runtime.ts';
 import { latencySvg } from './open-loop/svg.ts';
+import { hiveComparison } from './tools/hive.ts';
 import { warmStartTable } from './tools/warm-start.ts';
 
 process.env.APOLLO_TELEMETRY_DISABLED = '1';
@@ -46,6 +47,8 @@ if (only === 'warm-start') {
   const rate = Number(process.env.WARM_RATE ?? 1400);
   warm = await warmStartTable(quick ? 1 : 3, { rate, seconds: quick ? 5 : 10 }, log);
 }
+let hive: string | undefined;
+if (only === 'hive') hive = (await hiveComparison(quick ? 1 : 3, quick ? 5 : 10, log)).table;
 let runtimes: RuntimeComparison | undefined;
 const compareNode = process.env.BENCH_COMPARE_NODE;
 if (compareNode && (!only || only === 'open-loop')) runtimes = await compareRuntimes(compareNode, quick, log);
@@ -114,6 +117,21 @@ if (warm) {
       ),
     );
     console.error('updated docs/benchmarks.md (warm start)');
+  }
+}
+
+if (hive) {
+  console.log(`\n${hive}`);
+  if (!quick) {
+    const file = new URL('../docs/benchmarks.md', import.meta.url);
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        /<!-- hive:start -->[\s\S]*<!-- hive:end -->/,
+        `<!-- hive:start -->\nMeasured ${stamp} on Node ${process.version}: the 10-line GraphQL cart quote, closed loop, 10 connections, each gateway over the same three compiled subgraph processes, alternated rounds (bench/tools/hive.ts). Load average: the machine's 1-minute figure before–after each load.\n\n${hive}\n<!-- hive:end -->`,
+      ),
+    );
+    console.error('updated docs/benchmarks.md (Hive Gateway)');
   }
 }
 
