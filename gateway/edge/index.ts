@@ -51,7 +51,12 @@ export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): 
     deps.platform.onClose(() => remote.close());
     redemptions = remote;
   }
-  const acp = await mountAcp(app, deps.platform, agentState.chain, quotes, redemptions);
+  // Sessions see stock (the quote's catalog entries), which GET /cart/quote does not show.
+  const quoter = {
+    quote: quotes.stockedQuote,
+    inventoryLevels: quotes.inventoryLevels,
+  };
+  const acp = await mountAcp(app, deps.platform, agentState.chain, quoter, redemptions);
   // UCP: a second thin edge over the same session service, store and key verifier (docs/ucp.md).
   await mountUcp(app, deps.platform, agentState.chain, acp);
 }

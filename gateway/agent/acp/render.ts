@@ -50,6 +50,7 @@ function messageOf(p: SessionProblem) {
   const code = {
     unknown_sku: 'not_found',
     unpriced: 'unsupported',
+    out_of_stock: 'out_of_stock',
     spend_refused: 'maximum_exceeded',
     price_changed: 'invalid',
     promotions_unavailable: 'unsupported',

@@ -7,6 +7,7 @@ import type { CartInput } from '../../../lib/quote-token/index.ts';
 import {
   pricedSession,
   type QuotedCart,
+  stockProblems,
   type UnquotedItem,
 } from '../../../subgraphs/procurement/checkout/pricing.ts';
 import {
@@ -58,7 +59,14 @@ export interface CartQuoter {
     promotions: QuotedCart['promotions'];
     quoteToken: string;
     expiresAt: string;
+    /** Units in stock of each line's product when it was priced; absent: stock is not checked. */
+    inventoryLevels?: readonly number[];
   }>;
+  /**
+   * Units in stock of each SKU now (undefined for an unknown one), for the completion's re-check;
+   * absent: the completion trusts the stock its quote saw.
+   */
+  inventoryLevels?(skus: readonly string[], currency: string): Promise<(number | undefined)[]>;
 }
 
 export interface CheckoutDeps {
@@ -158,6 +166,7 @@ export function createCheckoutService(d: CheckoutDeps) {
           total: q.total,
           promotions: q.promotions,
           quote: { id: quoteIdOf(q.quoteToken), expiresAt: q.expiresAt, token: q.quoteToken },
+          ...(q.inventoryLevels ? { inventoryLevels: q.inventoryLevels } : {}),
         };
         return pricedSession(items, codes, indexes, quoted, unquoted);
       } catch (err) {
@@ -374,6 +383,17 @@ export function createCheckoutService(d: CheckoutDeps) {
           return { kind: 'ok', session: await persist(shown) };
         }
         s = repriced;
+      } else {
+        // Stock is re-checked (not reserved: docs/acp.md, "Stock"): an order is never placed
+        // for a line the catalog no longer has enough of.
+        const short = await shortOfStock(s);
+        if (short.length > 0)
+          return {
+            kind: 'ok',
+            session: await persist(
+              withStatus(s, 'not_ready_for_payment', now, { problems: [...s.problems, ...short] }),
+            ),
+          };
       }
     }
     // Take the session (a stopped completion's is taken over: same order id, so it resumes).
@@ -393,6 +413,20 @@ export function createCheckoutService(d: CheckoutDeps) {
       return again ? { kind: 'busy', session: again } : { kind: 'not-found' };
     }
     return place(started, owner, c.traceId);
+  }
+
+  /** The session's lines short of stock now (the catalog's units in stock); 503 when it cannot say. */
+  async function shortOfStock(s: CheckoutSession) {
+    if (!d.quoter.inventoryLevels) return [];
+    const levels = await d.quoter
+      .inventoryLevels(
+        s.lines.map((l) => l.sku),
+        s.currency,
+      )
+      .catch((err: unknown) => {
+        throw new CheckoutUnavailable(err instanceof Error ? err.message : 'catalog unavailable');
+      });
+    return stockProblems(s.lines, levels);
   }
 
   /** Spend, approval and the order, for a session marked complete_in_progress. */

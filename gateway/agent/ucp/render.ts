@@ -37,9 +37,10 @@ export interface ExtraMessage {
 type Msg = Record<string, unknown>;
 
 /** The core's problem kinds as UCP error codes (error_code.json's vocabulary where it has one). */
-const CODE: Record<SessionProblem['kind'], string> = {
+export const UCP_CODE: Record<SessionProblem['kind'], string> = {
   unknown_sku: 'not_found',
   unpriced: 'item_unavailable',
+  out_of_stock: 'out_of_stock',
   spend_refused: 'spend_limit_exceeded',
   approval_rejected: 'approval_rejected',
   approval_expired: 'approval_expired',
@@ -52,8 +53,8 @@ const CODE: Record<SessionProblem['kind'], string> = {
 
 function messageOf(p: SessionProblem): Msg {
   const path = p.item !== undefined ? { path: jsonPath(['line_items', p.item]) } : {};
-  if (!p.blocking) return { type: 'info', code: CODE[p.kind], ...path, content: p.message };
-  return { type: 'error', code: CODE[p.kind], ...path, content: p.message, severity: 'recoverable' };
+  if (!p.blocking) return { type: 'info', code: UCP_CODE[p.kind], ...path, content: p.message };
+  return { type: 'error', code: UCP_CODE[p.kind], ...path, content: p.message, severity: 'recoverable' };
 }
 
 const rejectedMessage = (r: RejectedCode): Msg => ({

@@ -1,7 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
 import type { Logger } from '../../../lib/logger.ts';
-import { type CheckoutSession, SESSION_ID } from '../../../subgraphs/procurement/checkout/session.ts';
+import {
+  buyable,
+  type CheckoutSession,
+  SESSION_ID,
+} from '../../../subgraphs/procurement/checkout/session.ts';
 import { renderUcpOrder, shipmentsOf } from '../../../subgraphs/procurement/webhooks/ucp-order.ts';
 import { acpIdempotencyRecord } from '../acp/idempotency.ts';
 import { echoRequestId } from '../acp/version.ts';
@@ -37,6 +41,7 @@ import {
   errorResponse,
   fulfillmentActive,
   renderCheckout,
+  UCP_CODE,
   type UcpRenderOptions,
 } from './render.ts';
 import { checkoutInput } from './request.ts';
@@ -264,8 +269,9 @@ function handlers(d: UcpRouteDeps) {
         buyer: input.value.buyer ?? null,
         fulfillment: f?.fulfillment ?? null,
       });
-      // Nothing in it can be bought (every item unknown): UCP's error_response, no checkout to show.
-      if (session.lines.every((l) => l.unpriced)) {
+      // Nothing in it can be bought (every item unknown or out of stock): UCP's error_response,
+      // no checkout to show.
+      if (!buyable(session)) {
         req.agent.reason = `ok; ucp: create refused: no item can be bought (${session.id} stays unused)`;
         return send(
           reply,
@@ -275,7 +281,7 @@ function handlers(d: UcpRouteDeps) {
               .filter((p) => p.item !== undefined)
               .map((p) => ({
                 type: 'error' as const,
-                code: p.kind === 'unknown_sku' ? 'not_found' : 'item_unavailable',
+                code: UCP_CODE[p.kind],
                 path: `$.line_items[${p.item}]`,
                 content: p.message,
                 severity: 'unrecoverable' as const,

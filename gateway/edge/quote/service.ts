@@ -41,11 +41,21 @@ export interface QuoteServiceDeps {
 export interface QuoteService {
   /** Throws Problem: 422 for SKUs the catalog does not know or price, 503 when the catalog is unreachable. */
   quote(cart: CartInput): Promise<CartQuote>;
+  /**
+   * The quote and the units in stock each line was priced with (the catalog entry's
+   * `inventoryLevel`), for the checkout sessions; GET /cart/quote does not show stock.
+   */
+  stockedQuote(cart: CartInput): Promise<CartQuote & { inventoryLevels: number[] }>;
+  /** Units in stock of each SKU now (the catalog through the edge's memo); undefined when unknown. */
+  inventoryLevels(skus: readonly string[], currency: string): Promise<(number | undefined)[]>;
   /** The pricing half alone (the GraphQL quote's fallback when pricing is down); same errors. */
   priceCart(cart: CartInput): Promise<PricedLine[]>;
   /** Whether pricing's breaker is open: calls to it fail at once. */
   pricingUnavailable(): boolean;
 }
+
+/** A priced line with the catalog entry it was priced from (its stock included). */
+type StockedLine = PricedLine & { entry: CatalogEntry };
 
 const unprocessable = (errors: Violation[]) =>
   new Problem(422, 'unpriceable-cart', 'Cart cannot be priced', errors.map((e) => e.message).join('; '), {
@@ -135,7 +145,7 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
     return lastKnown;
   }
 
-  async function priceCart(cart: CartInput): Promise<PricedLine[]> {
+  async function priceCart(cart: CartInput): Promise<StockedLine[]> {
     const entries = await catalogOf(cart);
     const segment = cart.customerSegment ?? DEFAULT_SEGMENT;
     const keys = entries.map((e) => ({ sku: e.sku, region: cart.region, customerSegment: segment }));
@@ -154,7 +164,7 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
     const lastKnown = await lastKnownPrices(keys, unanswered);
 
     // Step 5: the best price each line has (select.ts), else the catalog has none: 422.
-    const lines: PricedLine[] = [];
+    const lines: StockedLine[] = [];
     const unpriced: Violation[] = [];
     entries.forEach((entry, i) => {
       const price = selectPrice(cart.currency, {
@@ -172,21 +182,31 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
     return lines;
   }
 
+  async function quoteOf(cart: CartInput): Promise<{ quote: CartQuote; lines: StockedLine[] }> {
+    const lines = await priceCart(cart);
+    const evaluation = await orElse(
+      guards.promotions,
+      (deadline) => ports.promotions.evaluate(basketOf(cart, lines), deadline),
+      undefined,
+    );
+    const id = cartHash(cart);
+    const { body, facts } = assembleQuote(cart, id, lines, evaluation);
+    const { token, expiresAt } = await deps.tokens.issue(cart, facts, id);
+    // The body is this quote's own object: extended in place rather than cloned and extended.
+    return { quote: Object.assign(body, { quoteToken: token, expiresAt }), lines };
+  }
+
   return {
     priceCart,
     pricingUnavailable: () => guards.pricing.isOpen(),
-    async quote(cart) {
-      const lines = await priceCart(cart);
-      const evaluation = await orElse(
-        guards.promotions,
-        (deadline) => ports.promotions.evaluate(basketOf(cart, lines), deadline),
-        undefined,
-      );
-      const id = cartHash(cart);
-      const { body, facts } = assembleQuote(cart, id, lines, evaluation);
-      const { token, expiresAt } = await deps.tokens.issue(cart, facts, id);
-      // The body is this quote's own object: extended in place rather than cloned and extended.
-      return Object.assign(body, { quoteToken: token, expiresAt });
+    quote: async (cart) => (await quoteOf(cart)).quote,
+    async stockedQuote(cart) {
+      const { quote, lines } = await quoteOf(cart);
+      return Object.assign(quote, { inventoryLevels: lines.map((l) => l.entry.inventoryLevel) });
+    },
+    async inventoryLevels(skus, currency) {
+      const entries = await ports.catalog.lookup(skus, currency);
+      return entries.map((e) => e?.inventoryLevel);
     },
   };
 }

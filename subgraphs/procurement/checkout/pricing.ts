@@ -51,6 +51,11 @@ export interface QuotedCart {
     }[];
   };
   readonly quote: { readonly id: string; readonly expiresAt: string; readonly token: string };
+  /**
+   * Units in stock of each line's product (the catalog's `inventoryLevel`, the one the line was
+   * priced with), in line order. Absent: stock is not known, and not checked.
+   */
+  readonly inventoryLevels?: readonly number[];
 }
 
 /** A SKU the quote could not take (unknown to the catalog, or without a price in the currency). */
@@ -71,6 +76,28 @@ const unpricedLine = (it: SessionItem, item: number): SessionLine => ({
   discountCents: 0,
   totalCents: 0,
 });
+
+/**
+ * Lines short of stock: a line is out of stock when its quantity is above its product's units in
+ * stock (the catalog's `inventoryLevel`; 0 means none at all). `levels[i]` is the stock of
+ * `lines[i]`'s product, undefined when unknown (not checked). Unpriced lines are left out: their
+ * own message says why they cannot be bought. Pure.
+ */
+export function stockProblems(
+  lines: readonly Pick<SessionLine, 'item' | 'sku' | 'name' | 'quantity' | 'unpriced'>[],
+  levels: readonly (number | undefined)[],
+): SessionProblem[] {
+  return lines.flatMap((l, i) => {
+    const level = levels[i];
+    if (l.unpriced || level === undefined || l.quantity <= level) return [];
+    const what = l.name === l.sku ? l.sku : `${l.name} (${l.sku})`;
+    const message =
+      level <= 0
+        ? `${what} is out of stock`
+        : `insufficient stock for ${what}: ${level} available, ${l.quantity} asked; lower the quantity`;
+    return [{ kind: 'out_of_stock' as const, item: l.item, message, blocking: true }];
+  });
+}
 
 /** Codes are matched as promotions match them: trimmed, upper case. */
 export const normalizeCode = (code: string): string => code.trim().toUpperCase();
@@ -164,6 +191,14 @@ export function pricedSession(
       totalCents: baseCents - discountCents,
     };
   });
+  const levelOf = new Map(quotedItems.map((item, i) => [item, quoted.inventoryLevels?.[i]]));
+  problems.push(
+    ...stockProblems(
+      lines,
+      lines.map((l) => levelOf.get(l.item)),
+    ),
+  );
+  problems.sort((a, b) => (a.item ?? 0) - (b.item ?? 0));
   const lineOfSku = new Map(lines.flatMap((l, i) => (l.unpriced ? [] : [[l.sku, i] as const])));
   const discounts: SessionDiscount[] = quoted.promotions.applied.map((a) => ({
     promotionId: a.promotionId,

@@ -86,6 +86,7 @@ export interface SessionProblem {
   readonly kind:
     | 'unknown_sku'
     | 'unpriced'
+    | 'out_of_stock'
     | 'spend_refused'
     | 'approval_rejected'
     | 'approval_expired'
@@ -193,6 +194,16 @@ export const readiness = (p: Pick<SessionPricing, 'problems' | 'lines'>): Sessio
   !p.lines.some((l) => !l.unpriced) || p.problems.some((x) => x.blocking)
     ? 'not_ready_for_payment'
     : 'ready_for_payment';
+
+/**
+ * Whether anything in it can be bought as it stands: a line that is priced and not short of
+ * stock. A create where nothing can is refused as a whole by the protocols that have a shape
+ * for it (UCP's error_response).
+ */
+export function buyable(p: Pick<SessionPricing, 'problems' | 'lines'>): boolean {
+  const short = new Set(p.problems.flatMap((x) => (x.kind === 'out_of_stock' ? [x.item] : [])));
+  return p.lines.some((l) => !l.unpriced && !short.has(l.item));
+}
 
 /** What an agent may still change: open sessions only. */
 export const isOpen = (s: Pick<CheckoutSession, 'status'>): boolean =>
