@@ -28,6 +28,8 @@ export interface UcpSystem extends Gql {
 export const FIXTURE = {
   itemA: 'SKU-ABC-000001',
   itemB: 'SKU-ABC-000002',
+  /** The flower shop's `gardenias`: a catalog product with 0 units in stock (checked in beforeAll). */
+  outOfStock: 'SKU-TOL-000010',
   unknown: 'pink_wumpus',
   unknownSku: 'SKU-ZZZ-999999',
   code1: 'UCPTEN',
@@ -67,6 +69,7 @@ const RULES = [
   },
 ];
 
+const STOCK = 'query($skus: [ID!]!) { products(skus: $skus) { sku inventoryLevel } }';
 const SET = 'mutation($input: SpendPolicyInput!) { setSpendPolicy(input: $input) { subject } }';
 const APPROVE = 'mutation($id: ID!) { approvePurchaseOrder(orderId: $id) { orderId status } }';
 const UPSERT = 'mutation($rule: JSON!) { upsertPromotion(rule: $rule) { promotionId } }';
@@ -95,12 +98,24 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
     let profileUrl: string;
     let step = 0;
     let platforms = 0;
+    /** Item A's units in stock (the generated catalog's 50): above it a line is out of stock. */
+    let stockOfA = 0;
     const url = () => sys.urls[step++ % sys.urls.length] as string;
 
     beforeAll(async () => {
       sys = await start();
       profiles = await startProfileServer();
       profileUrl = profiles.set('/platform.json', platformProfile());
+      // The fixture's stock roles, read from the catalog: none of the out-of-stock item, and
+      // item A's stock under the merchant's quantity limit (999), so a PUT over it is a stock
+      // question, not a 400.
+      const stock = await sys.gql(STOCK, { variables: { skus: [FIXTURE.itemA, FIXTURE.outOfStock] } });
+      expect(stock.errors).toBeUndefined();
+      const [a, none] = (stock.data as { products: { inventoryLevel: number }[] }).products;
+      expect(none?.inventoryLevel).toBe(0);
+      stockOfA = a?.inventoryLevel ?? 0;
+      expect(stockOfA).toBeGreaterThan(2);
+      expect(stockOfA).toBeLessThan(999);
       const admin = await sys.token(['promotions:admin']);
       for (const rule of RULES) {
         const r = await sys.gql(UPSERT, { token: admin, variables: { rule } });
@@ -543,6 +558,136 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
         expect(messages(c)).toContainEqual(
           expect.objectContaining({ code: 'not_found', path: '$.line_items[1]' }),
         );
+      });
+
+      it('out_of_stock: a create with only the out-of-stock item is an error_response (200) with out_of_stock, no checkout', async () => {
+        const p = await platform();
+        const r = await p.call('POST', '/checkout-sessions', {
+          line_items: [{ item: { id: FIXTURE.outOfStock }, quantity: 1 }],
+        });
+        expect(r.status).toBe(200);
+        expectUcp('error_response', r.body);
+        expect((r.body.ucp as { status: string }).status).toBe('error');
+        expect(r.body.id).toBeUndefined();
+        expect(messages(r.body)[0]).toMatchObject({
+          type: 'error',
+          code: 'out_of_stock',
+          path: '$.line_items[0]',
+          severity: 'unrecoverable',
+        });
+      });
+
+      it('out_of_stock beside an in-stock line: the checkout, incomplete, with a recoverable out_of_stock at that line; completion refused', async () => {
+        const p = await platform();
+        const lines = [
+          { item: { id: FIXTURE.itemA }, quantity: 1 },
+          { item: { id: FIXTURE.outOfStock }, quantity: 1 },
+        ];
+        const c = await p.create({
+          line_items: lines,
+          fulfillment: { methods: [{ type: 'shipping', destinations: [FIXTURE.address] }] },
+        });
+        expect(c.status).toBe('incomplete');
+        const stockMessages = messages(c).filter((m) => m.code === 'out_of_stock');
+        expect(stockMessages).toEqual([
+          expect.objectContaining({ type: 'error', path: '$.line_items[1]', severity: 'recoverable' }),
+        ]);
+        // Priced all the same: the totals are what the lines cost.
+        expect(totalsOf(c).subtotal).toBe(priceOf(c, 0) + priceOf(c, 1));
+        // Fulfillment selected: still incomplete, and completion places no order.
+        const u = expectCheckout(
+          await p.update(c.id, {
+            line_items: lines,
+            fulfillment: {
+              methods: [
+                {
+                  line_item_ids: ['li_0', 'li_1'],
+                  groups: [{ id: 'group_1', selected_option_id: 'procurement_delivery' }],
+                },
+              ],
+            },
+          }),
+        );
+        expect(u.status).toBe('incomplete');
+        const after = expectCheckout(await p.complete(c.id));
+        expect(after.status).toBe('incomplete');
+        expect(after.order).toBeUndefined();
+        expect(messages(after)).toContainEqual(
+          expect.objectContaining({ code: 'out_of_stock', path: '$.line_items[1]' }),
+        );
+        // Without the out-of-stock line it completes.
+        const fixed = expectCheckout(
+          await p.update(c.id, {
+            line_items: [lines[0]],
+            fulfillment: {
+              methods: [
+                {
+                  line_item_ids: ['li_0'],
+                  groups: [{ id: 'group_1', selected_option_id: 'procurement_delivery' }],
+                },
+              ],
+            },
+          }),
+        );
+        expect(fixed.status).toBe('ready_for_complete');
+        expect(expectCheckout(await p.complete(c.id)).status).toBe('completed');
+      });
+
+      it('update_inventory_validation: a PUT over the stock is out_of_stock at $.line_items[0], not ready; the whole stock is fine', async () => {
+        const p = await platform();
+        const c = await p.ready();
+        const over = expectCheckout(
+          await p.update(c.id, { line_items: [{ item: { id: FIXTURE.itemA }, quantity: stockOfA + 1 }] }),
+        );
+        expect(over.status).toBe('incomplete');
+        expect(messages(over)).toContainEqual(
+          expect.objectContaining({
+            type: 'error',
+            code: 'out_of_stock',
+            path: '$.line_items[0]',
+            severity: 'recoverable',
+          }),
+        );
+        expect(messages(over).find((m) => m.code === 'out_of_stock')?.content).toContain(
+          `${stockOfA} available`,
+        );
+        const all = expectCheckout(
+          await p.update(c.id, { line_items: [{ item: { id: FIXTURE.itemA }, quantity: stockOfA }] }),
+        );
+        expect(messages(all).some((m) => m.code === 'out_of_stock')).toBe(false);
+        expect(all.status).toBe('ready_for_complete');
+      });
+
+      it('structured_error_messages: the out-of-stock error is structured, each message a valid message.json', async () => {
+        const p = await platform();
+        const bodies = [
+          (
+            await p.call('POST', '/checkout-sessions', {
+              line_items: [{ item: { id: FIXTURE.outOfStock }, quantity: 1 }],
+            })
+          ).body,
+          await p.create({
+            line_items: [
+              { item: { id: FIXTURE.itemA }, quantity: 1 },
+              { item: { id: FIXTURE.outOfStock }, quantity: 2 },
+            ],
+          }),
+        ];
+        expectUcp('error_response', bodies[0]);
+        for (const body of bodies) {
+          const stock = messages(body).filter((m) => m.code === 'out_of_stock');
+          expect(stock).toHaveLength(1);
+          for (const m of messages(body)) {
+            expectUcp('message', m);
+            expect(typeof m.content).toBe('string');
+            expect(m.content.length).toBeGreaterThan(0);
+          }
+          expect(stock[0]).toMatchObject({
+            type: 'error',
+            path: expect.stringMatching(/^\$\.line_items\[\d+\]$/),
+          });
+          expect(stock[0]?.content).toContain(FIXTURE.outOfStock);
+        }
       });
 
       it('payment_failure: an instrument of another handler is not charged: 200, not completed, payment_failed', async () => {
