@@ -173,7 +173,7 @@ try {
   await shot(page, 'agents');
 
   // Checkout API keys: one issued from the page, its secret key shown this once.
-  const keys = page.getByRole('region', { name: 'Checkout API keys (ACP platforms)' });
+  const keys = page.getByRole('region', { name: 'Checkout API keys (ACP and UCP platforms)' });
   await keys.getByLabel('Platform name').fill('Gemini');
   await keys.getByLabel('Acts as SPIFFE ID').fill(`${AGENT}/gemini`);
   await keys.getByLabel('Agent ID of its orders').fill('agent-gemini-0001');
@@ -181,7 +181,7 @@ try {
   await page.getByTestId('issued-key').waitFor();
   await page.getByTestId('checkout-key').nth(2).waitFor();
   await keys
-    .getByRole('heading', { name: 'Checkout API keys (ACP platforms)' })
+    .getByRole('heading', { name: 'Checkout API keys (ACP and UCP platforms)' })
     .evaluate((h) => h.scrollIntoView({ block: 'start' }));
   await shot(page, 'agents-keys');
   await page.evaluate('window.scrollTo(0, 0)');

@@ -17,6 +17,8 @@ export interface CheckoutApiKey {
   revokedBy: string | null;
   lastUsedAt: string | null;
   webhook: { url: string; secretSet: boolean } | null;
+  /** The UCP platform profile URL or origin it may act for; null: unbound (ACP only). */
+  ucpProfile: string | null;
 }
 
 /** The agent scopes a key may hold (lib/auth/agent-scopes.ts); the first three are ticked for a new key. */
@@ -27,6 +29,7 @@ export interface IssueForm {
   spiffeId: string;
   agentId: string;
   scopes: string[];
+  ucpProfile: string;
 }
 
 export const EMPTY_ISSUE: IssueForm = {
@@ -34,15 +37,18 @@ export const EMPTY_ISSUE: IssueForm = {
   spiffeId: '',
   agentId: '',
   scopes: ['orders:create', 'orders:read', 'orders:cancel'],
+  ucpProfile: '',
 };
 
-/** IssueCheckoutApiKey's input: text as typed (trimmed), scopes in the API's order. */
+/** IssueCheckoutApiKey's input: text as typed (trimmed), scopes in the API's order; no UCP profile when blank. */
 export function issueInput(f: IssueForm): Record<string, unknown> {
+  const ucpProfile = f.ucpProfile.trim();
   return {
     name: f.name.trim(),
     spiffeId: f.spiffeId.trim(),
     agentId: f.agentId.trim(),
     scopes: KEY_SCOPES.filter((s) => f.scopes.includes(s)),
+    ...(ucpProfile ? { ucpProfile } : {}),
   };
 }
 

@@ -220,6 +220,10 @@ describe.each(adapters)('checkout API keys on %s', (_name, open) => {
     ['an agent id over 64 characters', { agentId: 'a'.repeat(65) }, 'agentId'],
     ['no scope', { scopes: [] }, 'scopes'],
     ['an operator role as scope', { scopes: ['orders:create', 'agents:admin'] }, 'scopes'],
+    ['a UCP profile that is not a URL', { ucpProfile: 'platform.example' }, 'ucpProfile'],
+    ['a UCP profile over http', { ucpProfile: 'http://platform.example/profile.json' }, 'ucpProfile'],
+    ['a UCP profile on loopback', { ucpProfile: 'https://127.0.0.1/profile.json' }, 'ucpProfile'],
+    ['a UCP profile with credentials', { ucpProfile: 'https://u:p@platform.example/p.json' }, 'ucpProfile'],
   ];
   it.each(badInputs)('cannot issue a key for %s', async (_what, change, field) => {
     const before = (await keys.list()).length;
@@ -227,6 +231,23 @@ describe.each(adapters)('checkout API keys on %s', (_name, open) => {
     expect(err).toBeInstanceOf(ApiKeyInputInvalid);
     expect((err as ApiKeyInputInvalid).field).toBe(field);
     expect((await keys.list()).length).toBe(before);
+  });
+
+  it('keeps the UCP profile a key is bound to: a URL normalised, an origin without its slash, none as null', async () => {
+    const bound = async (ucpProfile: string | null | undefined, n: number) => {
+      const input = { ...INPUT, spiffeId: `${INPUT.spiffeId}/ucp-${n}`, name: `UCP ${n}` };
+      const { apiKey } = await keys.issue(ucpProfile === undefined ? input : { ...input, ucpProfile }, 'ops');
+      expect((await replica.get(apiKey.id))?.ucpProfile).toBe(apiKey.ucpProfile);
+      return apiKey.ucpProfile;
+    };
+    expect(await bound(' HTTPS://Platform.Example:443/ucp/./profile.json ', 1)).toBe(
+      'https://platform.example/ucp/profile.json',
+    );
+    expect(await bound('https://platform.example/', 2)).toBe('https://platform.example');
+    expect(await bound('https://platform.example:8443', 3)).toBe('https://platform.example:8443');
+    expect(await bound(undefined, 4)).toBeNull();
+    expect(await bound(null, 5)).toBeNull();
+    expect(await bound('  ', 6)).toBeNull();
   });
 
   it('lists keys oldest first without any secret', async () => {

@@ -590,6 +590,7 @@ describe('routing reads a session only while some key has a webhook', () => {
       revokedAt: null,
       revokedBy: null,
       webhook,
+      ucpProfile: null,
     };
     const count = { listings: 0, sessionReads: 0, deliveries: 0 };
     const session = sessionOf(KEY);

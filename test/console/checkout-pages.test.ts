@@ -103,12 +103,13 @@ describe('checkout (ACP) in the console, in Chromium', { timeout: 90_000 }, () =
     const page = await newPage();
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sys.url });
     await open(page, 'Agents');
-    const keys = page.getByRole('region', { name: 'Checkout API keys (ACP platforms)' });
+    const keys = page.getByRole('region', { name: 'Checkout API keys (ACP and UCP platforms)' });
 
     // A SPIFFE ID the API refuses: its message on the field, nothing issued.
     await keys.getByLabel('Platform name').fill('Console platform');
     await keys.getByLabel('Acts as SPIFFE ID').fill('spiffe://example.org/ns/ai/sa/procurement-agent-evil');
     await keys.getByLabel('Agent ID of its orders').fill('agent-console-01');
+    await keys.getByLabel('UCP profile (URL or origin; optional)').fill('https://Platform.example/');
     await keys.getByRole('button', { name: 'Issue key' }).click();
     const spiffeField = keys.getByLabel('Acts as SPIFFE ID');
     await expect.poll(() => spiffeField.getAttribute('aria-invalid')).toBe('true');
@@ -138,6 +139,8 @@ describe('checkout (ACP) in the console, in Chromium', { timeout: 90_000 }, () =
     expect(text).toMatch(/orders:create, orders:read, orders:cancel/);
     expect(text).toMatch(/ACTIVE/);
     expect(text).toMatch(/by console-developer/);
+    // The UCP profile binding as the API normalised it (an origin, without its slash).
+    expect(text).toMatch(/UCP profile\s*https:\/\/platform\.example(?!\/)/);
     expect(text).not.toContain(secret);
     // The key works: the platform opens a session with it.
     expectSession(await createSession(secret, [{ id: 'SKU-ABC-000001', quantity: 1 }]), 201);

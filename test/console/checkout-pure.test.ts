@@ -167,14 +167,20 @@ describe('checkout API keys (the Agents page)', () => {
         spiffeId: ' spiffe://example.org/ns/ai/sa/procurement-agent/chatgpt',
         agentId: 'agent-chatgpt-01 ',
         scopes: ['spend:read', 'orders:create'],
+        ucpProfile: ' https://chatgpt.example/ucp.json ',
       }),
     ).toEqual({
       name: 'ChatGPT',
       spiffeId: 'spiffe://example.org/ns/ai/sa/procurement-agent/chatgpt',
       agentId: 'agent-chatgpt-01',
       scopes: ['orders:create', 'spend:read'],
+      ucpProfile: 'https://chatgpt.example/ucp.json',
     });
     expect(EMPTY_ISSUE.scopes).toEqual(['orders:create', 'orders:read', 'orders:cancel']);
+  });
+
+  it('leaves a blank UCP profile out (an unbound key: ACP only)', () => {
+    expect(issueInput({ ...EMPTY_ISSUE, ucpProfile: '   ' })).not.toHaveProperty('ucpProfile');
   });
 
   it('lists active keys first, newest first, then revoked ones', () => {
@@ -191,6 +197,7 @@ describe('checkout API keys (the Agents page)', () => {
         revokedBy: revokedAt ? 'op' : null,
         lastUsedAt: null,
         webhook: null,
+        ucpProfile: null,
       }) satisfies CheckoutApiKey;
     const got = keysInOrder([
       key('old', '2026-01-01T00:00:00Z'),

@@ -166,7 +166,7 @@ describe('the operator console under GRAPHQL_SAFELIST=on, in Chromium', { timeou
   it('Checkout API keys and Checkout: issue a key, set its webhook, list its session, revoke it (CheckoutApiKeys, IssueCheckoutApiKey, SetCheckoutWebhook, RevokeCheckoutApiKey, CheckoutSessions)', async () => {
     const spiffeId = `${AGENT}/safelist-acp-${randomUUID().slice(0, 8)}`;
     const page = await signedIn();
-    const keys = page.getByRole('region', { name: 'Checkout API keys (ACP platforms)' });
+    const keys = page.getByRole('region', { name: 'Checkout API keys (ACP and UCP platforms)' });
     await keys.getByLabel('Platform name').fill('Safelist platform');
     await keys.getByLabel('Acts as SPIFFE ID').fill(spiffeId);
     await keys.getByLabel('Agent ID of its orders').fill('agent-safelist-01');

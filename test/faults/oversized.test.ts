@@ -27,7 +27,7 @@ beforeAll(async () => {
   for (let i = 0; i < 8; i++)
     checkoutKeys.push((await issueKey(sys, { spiffeId: `${AGENT}/oversized-acp-${i}` })).key);
   for (let i = 0; i < 6; i++)
-    ucpKeys.push((await issueKey(sys, { spiffeId: `${AGENT}/oversized-ucp-${i}` })).key);
+    ucpKeys.push((await issueKey(sys, { spiffeId: `${AGENT}/oversized-ucp-${i}`, ucpProfile })).key);
 });
 afterAll(async () => {
   await profiles?.close();

@@ -140,6 +140,7 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
       const { key } = await issueKey(sys, {
         spiffeId,
         agentId: `agent-ucp-${label}-${platforms}-${process.pid}`,
+        ucpProfile: profiles.origin,
       });
       const call = (
         method: 'GET' | 'POST' | 'PUT',
@@ -325,6 +326,7 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
         const { key } = await issueKey(sys, {
           spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-${label}-readonly`,
           scopes: ['orders:read'],
+          ucpProfile: profiles.origin,
         });
         const r = await ucpCall(url(), { key, profileUrl }, 'POST', '/checkout-sessions', {
           line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],

@@ -43,6 +43,7 @@ async function as(): Promise<string> {
     key = (
       await issueKey(sys, {
         spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-fuzz-${process.pid}-${++platforms}`,
+        ucpProfile: profiles.origin,
       })
     ).key;
   return key;

@@ -189,9 +189,11 @@ describe('UCP request signatures (RFC 9421, signatures.md v2026-04-08)', () => {
     const owner = await issueKey(sys, {
       spiffeId: documentedIdentity(),
       agentId: `agent-ucp-sig-${process.pid}`,
+      ucpProfile: profileUrl,
     });
     const stranger = await issueKey(sys, {
       spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-sig-stranger-${process.pid}`,
+      ucpProfile: profileUrl,
     });
     const asOwner = await ucpCall(
       sys.url,

@@ -42,10 +42,11 @@ export function CheckoutKeys() {
   );
   return (
     <section aria-labelledby="keys-h">
-      <h2 id="keys-h">Checkout API keys (ACP platforms)</h2>
+      <h2 id="keys-h">Checkout API keys (ACP and UCP platforms)</h2>
       <p class="note">
         An agent platform calls the checkout API with one of these keys and acts as its SPIFFE ID: that
-        identity's spend policy, blocks and rate limit apply.
+        identity's spend policy, blocks and rate limit apply. A UCP platform's key is bound to its profile
+        (URL, or origin for every profile served there): a UCP call naming another profile is refused.
       </p>
       {shown ? <ShownSecret shown={shown} onDismiss={() => setShown(null)} /> : null}
       {revoke.state === 'error' ? <ProblemView error={revoke.error} /> : null}
@@ -166,6 +167,12 @@ function KeyCard({
           <dt>Webhook</dt>
           <dd>{k.webhook ? <code>{k.webhook.url}</code> : 'none'}</dd>
         </div>
+        <div>
+          <dt>UCP profile</dt>
+          <dd>
+            {k.ucpProfile ? <code>{k.ucpProfile}</code> : 'none (ACP only: UCP refuses an unbound key)'}
+          </dd>
+        </div>
       </dl>
       {revoked ? null : (
         <form
@@ -212,7 +219,7 @@ function Issue({ onIssued }: { onIssued: (k: CheckoutApiKey, secret: string) => 
     }).then((d) => d.issueCheckoutApiKey),
   );
   const errors = issue.state === 'error' ? issue.error.fieldErrors : [];
-  const text = (name: 'name' | 'spiffeId' | 'agentId', label: string, placeholder: string) => (
+  const text = (name: 'name' | 'spiffeId' | 'agentId' | 'ucpProfile', label: string, placeholder: string) => (
     <Field
       id={`issue-${name}`}
       label={label}
@@ -244,6 +251,11 @@ function Issue({ onIssued }: { onIssued: (k: CheckoutApiKey, secret: string) => 
         {text('name', 'Platform name', 'ChatGPT')}
         {text('spiffeId', 'Acts as SPIFFE ID', 'spiffe://example.org/ns/ai/sa/procurement-agent/chatgpt')}
         {text('agentId', 'Agent ID of its orders', 'agent-chatgpt-01')}
+        {text(
+          'ucpProfile',
+          'UCP profile (URL or origin; optional)',
+          'https://platform.example/ucp/profile.json',
+        )}
         <fieldset aria-describedby={scopesError ? 'issue-scopes-error' : undefined}>
           <legend>Scopes</legend>
           {KEY_SCOPES.map((s) => (

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../../lib/logger.ts';
+import { bindingAllows } from '../../../subgraphs/procurement/api-keys/profile-binding.ts';
 import type { CheckoutApiKey } from '../../../subgraphs/procurement/api-keys/types.ts';
 import type { ApiKeyVerifier } from '../identity/api-key.ts';
 import type { ScopePolicy } from '../scope/policy.ts';
@@ -30,27 +31,31 @@ declare module 'fastify' {
 
 /**
  * Step 0 (onRequest, first): `UCP-Agent` is required on every call (checkout-rest.md, "Specific
- * Header Requirements"); missing or not an RFC 8941 dictionary with a `profile` string is 400
- * `invalid_profile_url`, before anything else is looked at.
+ * Header Requirements"); missing, not an RFC 8941 dictionary with a `profile` string, or a
+ * profile URL this business would not fetch (not https, credentials, a private host) is 400
+ * `invalid_profile_url`, before anything else is looked at (nothing is fetched here: the
+ * profile step does that after identity).
  */
-export function ucpAgentStep() {
+export function ucpAgentStep(profiles: Pick<ProfileFetcher, 'check'>) {
   return async function ucpAgent(req: FastifyRequest, reply: FastifyReply) {
     req.agent = freshState();
+    const refuse = (content: string) => {
+      req.agent.reason = `ucp: ${content}`;
+      return sendUcpError(reply, ucpError(400, 'invalid_profile_url', content));
+    };
     const h = parseUcpAgent(req.headers['ucp-agent']);
-    if (h.ok) {
-      req.ucp = { profileUrl: h.profileUrl };
-      return;
-    }
-    req.agent.reason = `ucp: ${h.reason}`;
-    return sendUcpError(reply, ucpError(400, 'invalid_profile_url', `${h.reason}.`));
+    if (!h.ok) return refuse(`${h.reason}.`);
+    const bad = profiles.check(h.profileUrl);
+    if (bad) return refuse(bad.content);
+    req.ucp = { profileUrl: h.profileUrl };
   };
 }
 
 /**
  * Step 1 for UCP (onRequest): the platform proves who it is with a checkout API key
  * (`Authorization: Bearer acp_…`, the ACP issue's key store: the key is bound to one agent
- * identity and its scopes) or with an RFC 9421 signature by a key in its own profile
- * (./signature.ts). Either way the call becomes an agent identity, so every later step (scope,
+ * identity and its scopes, and bound to the platform's profile: keyProfileRefusal) or with an
+ * RFC 9421 signature by a key in its own profile (./signature.ts). Either way the call becomes an agent identity, so every later step (scope,
  * block, rate limit, spend, approval, audit) applies as on /v2. Neither, or a failed one: 401.
  */
 export function ucpIdentityStep(keys: ApiKeyVerifier, signatures: UcpSignatureVerifier, log: Logger) {
@@ -60,6 +65,11 @@ export function ucpIdentityStep(keys: ApiKeyVerifier, signatures: UcpSignatureVe
     if (req.headers.authorization !== undefined) {
       const v = await keys.verify(req.headers.authorization);
       if (v.ok) {
+        const refused = keyProfileRefusal(v.key, ucp.profileUrl);
+        if (refused) {
+          req.agent.reason = `identity: ${refused.reason}`;
+          return sendUcpError(reply, ucpError(403, 'profile_not_trusted', refused.content));
+        }
         req.agent.identity = v.id;
         req.agent.identitySource = 'api-key';
         ucp.key = v.key;
@@ -102,6 +112,33 @@ export function ucpIdentityStep(keys: ApiKeyVerifier, signatures: UcpSignatureVe
       ),
     );
   };
+}
+
+/**
+ * Identity binding (overview.md, "Identity Binding"): for an API key the business MUST confirm
+ * that the key's principal may act for the profile in `UCP-Agent`, and reject a conflict. A key
+ * is bound to a profile URL or origin when it is issued (subgraphs/procurement/api-keys/
+ * profile-binding.ts); a key without a binding cannot be confirmed for any profile, so UCP
+ * refuses it (ACP, which has no profile, takes it). Both are 403 `profile_not_trusted`, the
+ * registry's code for a profile the business has not approved (signatures.md, "Error Handling").
+ * Pure.
+ */
+export function keyProfileRefusal(
+  key: Pick<CheckoutApiKey, 'id' | 'ucpProfile'>,
+  profileUrl: string,
+): { reason: string; content: string } | undefined {
+  if (key.ucpProfile === null)
+    return {
+      reason: `key ${key.id} is not bound to a UCP platform profile`,
+      content:
+        'This API key is not bound to a platform profile: ask the business for a key bound to your profile (URL or origin).',
+    };
+  if (!bindingAllows(key.ucpProfile, profileUrl))
+    return {
+      reason: `key ${key.id} is bound to ${key.ucpProfile}, not to ${profileUrl.slice(0, 200)}`,
+      content: 'This API key is not bound to the profile in UCP-Agent.',
+    };
+  return undefined;
 }
 
 /**

@@ -52,6 +52,8 @@ export interface ProfileFetcherOptions {
 
 export interface ProfileFetcher {
   resolve(url: string): Promise<ProfileResult>;
+  /** The URL as a profile URL may be, without fetching it: undefined, or 400 `invalid_profile_url`. */
+  check(url: string): ProfileFailure | undefined;
   /** Forgets a cached profile (a signature with an unknown kid may refresh it once per TTL). */
   forget(url: string): void;
   close(): Promise<void>;
@@ -196,6 +198,12 @@ export function profileFetcher(o: ProfileFetcherOptions): ProfileFetcher {
   }
 
   return {
+    check(raw) {
+      const checked = checkProfileUrl(raw, o.allowInsecure);
+      return checked.ok
+        ? undefined
+        : { status: 400, code: 'invalid_profile_url', content: `${checked.reason}.` };
+    },
     async resolve(raw) {
       const checked = checkProfileUrl(raw, o.allowInsecure);
       if (!checked.ok) return fail(400, 'invalid_profile_url', `${checked.reason}.`);

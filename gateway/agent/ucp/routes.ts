@@ -93,7 +93,7 @@ type Op = 'create' | 'update' | 'complete';
 export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): Promise<void> {
   const blockOptions = { store: d.blocks, clock: d.clock, log: d.log };
   const gate = (scope: string, root: string) => [
-    ucpAgentStep(),
+    ucpAgentStep(d.profiles),
     ucpIdentityStep(d.keys, d.signatures, d.log),
     ucpScopeStep(d.policy, scope),
     blockStep(blockOptions),

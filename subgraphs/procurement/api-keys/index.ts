@@ -32,6 +32,7 @@ export function checkoutApiKeysFor(
         clock: platform.clock,
         trustDomains: platform.config.SPIFFE_TRUST_DOMAINS,
         allowPrivateUrls: platform.config.WEBHOOK_ALLOW_PRIVATE_URLS,
+        allowInsecureProfiles: platform.config.UCP_PROFILE_ALLOW_INSECURE,
       });
     })();
     // A failed start is not remembered: the next caller tries again.

@@ -24,4 +24,9 @@ export const apiKeyMigrations: readonly Migration[] = [
       webhook_secret text
     )`,
   },
+  {
+    // The UCP platform profile (URL or origin) the key may act for (profile-binding.ts).
+    id: 'procurement:api-keys-002-ucp-profile',
+    sql: 'ALTER TABLE checkout_api_keys ADD COLUMN ucp_profile text CHECK (char_length(ucp_profile) <= 2048)',
+  },
 ];

@@ -46,6 +46,8 @@ export interface ApiKeyStoreOptions {
   readonly trustDomains: readonly string[];
   /** WEBHOOK_ALLOW_PRIVATE_URLS, as for webhook endpoints. */
   readonly allowPrivateUrls: boolean;
+  /** UCP_PROFILE_ALLOW_INSECURE: a key may be bound to an http or loopback profile (development, tests). */
+  readonly allowInsecureProfiles?: boolean;
 }
 
 /** lastUsedAt is kept to the minute: at most one write per key and minute, not one per request. */
@@ -67,10 +69,11 @@ interface Row {
   last_used_at: Time;
   webhook_url: string | null;
   webhook_secret: string | null;
+  ucp_profile: string | null;
 }
 
 const COLUMNS =
-  'id, name, spiffe_id, agent_id, scopes, created_at, created_by, revoked_at, revoked_by, last_used_at, webhook_url, webhook_secret';
+  'id, name, spiffe_id, agent_id, scopes, created_at, created_by, revoked_at, revoked_by, last_used_at, webhook_url, webhook_secret, ucp_profile';
 
 const keyOf = (r: Row): CheckoutApiKey => ({
   id: r.id,
@@ -84,6 +87,7 @@ const keyOf = (r: Row): CheckoutApiKey => ({
   revokedBy: r.revoked_by,
   lastUsedAt: ms(r.last_used_at),
   webhook: r.webhook_url === null ? null : { url: r.webhook_url, secretSet: r.webhook_secret !== null },
+  ucpProfile: r.ucp_profile,
 });
 
 export function sqlCheckoutApiKeys(db: Db, o: ApiKeyStoreOptions): CheckoutApiKeys {
@@ -105,7 +109,7 @@ export function sqlCheckoutApiKeys(db: Db, o: ApiKeyStoreOptions): CheckoutApiKe
   };
   return {
     async issue(input, by) {
-      const valid = parseKeyInput(input, o.trustDomains);
+      const valid = parseKeyInput(input, o.trustDomains, o.allowInsecureProfiles ?? false);
       // A key acts as its SPIFFE ID: sessions, idempotency keys, budget, block and audit are that
       // identity's. Two platforms on one identity would see each other's sessions, so an identity
       // belongs to one platform (its name); a second key of the same name is a rotation.
@@ -121,9 +125,19 @@ export function sqlCheckoutApiKeys(db: Db, o: ApiKeyStoreOptions): CheckoutApiKe
       const id = newKeyId();
       const key = newSecretKey(id);
       const [row] = await db.query<Row>(
-        `INSERT INTO checkout_api_keys (id, key_hash, name, spiffe_id, agent_id, scopes, created_at, created_by)
-         VALUES ($1, $2, $3, $4, $5, $6::text[], $7, $8) RETURNING ${COLUMNS}`,
-        [id, hashApiKey(key), valid.name, valid.spiffeId, valid.agentId, valid.scopes, now(), by],
+        `INSERT INTO checkout_api_keys (id, key_hash, name, spiffe_id, agent_id, scopes, created_at, created_by, ucp_profile)
+         VALUES ($1, $2, $3, $4, $5, $6::text[], $7, $8, $9) RETURNING ${COLUMNS}`,
+        [
+          id,
+          hashApiKey(key),
+          valid.name,
+          valid.spiffeId,
+          valid.agentId,
+          valid.scopes,
+          now(),
+          by,
+          valid.ucpProfile,
+        ],
       );
       return { key, apiKey: keyOf(row as Row) };
     },

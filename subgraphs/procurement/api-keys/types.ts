@@ -24,6 +24,11 @@ export interface CheckoutApiKey {
   readonly lastUsedAt?: number | null;
   /** Where its order webhooks go; the signing secret itself is never part of the record. */
   readonly webhook: { readonly url: string; readonly secretSet: boolean } | null;
+  /**
+   * The UCP platform profile it may act for (`UCP-Agent`): a profile URL, or an origin for any
+   * profile served there (profile-binding.ts). Null: unbound, accepted by ACP, refused by UCP.
+   */
+  readonly ucpProfile: string | null;
 }
 
 /** What an operator gives to issue a key (validated by validate.ts). */
@@ -32,6 +37,8 @@ export interface CheckoutApiKeyInput {
   readonly spiffeId: string;
   readonly agentId: string;
   readonly scopes: readonly string[];
+  /** A UCP platform profile URL or origin to bind it to; absent, null or blank: none. */
+  readonly ucpProfile?: string | null;
 }
 
 export interface IssuedCheckoutApiKey {

@@ -3,6 +3,7 @@ import { DEFAULT_AGENT_SCOPES } from '../../../lib/auth/agent-scopes.ts';
 import { isProcurementAgent, parseSpiffeId } from '../../../lib/auth/spiffe.ts';
 import { componentSchema } from '../contract/openapi.ts';
 import { ApiKeyInputInvalid } from './errors.ts';
+import { parseProfileBinding } from './profile-binding.ts';
 import type { CheckoutApiKeyInput } from './types.ts';
 
 /** The scopes a key may carry: every scope the agent gateway knows (gateway/agent/scope/policy.ts). */
@@ -62,11 +63,14 @@ function scopesOf(raw: readonly string[]): string[] {
 export function parseKeyInput(
   input: CheckoutApiKeyInput,
   trustDomains: readonly string[],
-): CheckoutApiKeyInput {
+  allowInsecureProfiles = false,
+): CheckoutApiKeyInput & { ucpProfile: string | null } {
+  const profile = input.ucpProfile?.trim();
   return {
     name: nameOf(input.name),
     spiffeId: spiffeIdOf(input.spiffeId, trustDomains),
     agentId: agentIdOf(input.agentId),
     scopes: scopesOf(input.scopes),
+    ucpProfile: profile ? parseProfileBinding(profile, allowInsecureProfiles) : null,
   };
 }

@@ -24,7 +24,7 @@ export const PLATFORM_SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/
 /** A fresh key for a platform acting as `spiffeId` (its own agent identity: its own budget, block, bucket). */
 export async function issueKey(
   sys: Gql,
-  o: { spiffeId?: string; scopes?: string[]; agentId?: string } = {},
+  o: { spiffeId?: string; scopes?: string[]; agentId?: string; ucpProfile?: string } = {},
 ): Promise<{ key: string; id: string }> {
   const admin = await sys.token(['agents:admin'], 'ops-acp');
   const res = await sys.gql(ISSUE, {
@@ -36,6 +36,8 @@ export async function issueKey(
         // Each key its own agent id by default: promotions count per-customer caps by it.
         agentId: o.agentId ?? `agent-acp-${process.pid}-${++agents}`,
         scopes: o.scopes ?? ['orders:create', 'orders:read', 'orders:cancel'],
+        // The UCP platform profile (URL or origin) the key may act for; UCP refuses an unbound key.
+        ...(o.ucpProfile ? { ucpProfile: o.ucpProfile } : {}),
       },
     },
   });

@@ -72,7 +72,11 @@ export function ucpWebhookSuite(label: string, start: () => Promise<UcpEventsSys
       const n = ++platforms;
       const profileUrl = profiles.set(`/platform-${n}.json`, platformProfile({ webhookUrl: hook.url }));
       const spiffeId = `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-events-${label}-${n}`;
-      const { key } = await issueKey(sys, { spiffeId, agentId: `agent-ucp-ev-${label}-${n}-${process.pid}` });
+      const { key } = await issueKey(sys, {
+        spiffeId,
+        agentId: `agent-ucp-ev-${label}-${n}-${process.pid}`,
+        ucpProfile: profileUrl,
+      });
       const call = (method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) =>
         ucpCall(url(), { key, profileUrl }, method, path, body);
       /** Create with the address, choose the delivery option, complete on account: the order. */

@@ -32,6 +32,7 @@ it('creates a checkout through one gateway and completes it through the other', 
   const { key } = await issueKey(sys, {
     spiffeId: 'spiffe://example.org/ns/ai/sa/procurement-agent/ucp-mcp-dist',
     agentId: `agent-ucp-mcp-dist-${process.pid}`,
+    ucpProfile: profileUrl,
   });
   const [one, two] = await Promise.all(
     sys.gateways.slice(0, 2).map(async (base) => {

@@ -59,6 +59,7 @@ async function platform(scopes?: string[]): Promise<Client> {
   const { key } = await issueKey(sys, {
     spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-mcp-${++platforms}`,
     agentId: `agent-ucp-mcp-${platforms}-${process.pid}`,
+    ucpProfile: profiles.origin,
     ...(scopes ? { scopes } : {}),
   });
   return connect({ authorization: `Bearer ${key}`, 'ucp-agent': `profile="${profileUrl}"` });
