@@ -204,6 +204,46 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
       expect(refused.param).toBe('$.line_items[1]');
     });
 
+    it('shows a line over its stock as out_of_stock at its JSONPath (SKU-TOL-000010 has none); not completed until it goes', async () => {
+      const p = await platform();
+      const s = await p.open([
+        { id: 'SKU-ABC-000001', quantity: 1 },
+        { id: 'SKU-TOL-000010', quantity: 1 },
+      ]);
+      expect(s.status).toBe('not_ready_for_payment');
+      // Errors only: a loaded machine may add info messages (fallback prices).
+      const errors = (x: Record<string, unknown>) =>
+        (x.messages as { type: string }[]).filter((m) => m.type === 'error');
+      expect(errors(s)).toEqual([
+        expect.objectContaining({ type: 'error', code: 'out_of_stock', param: '$.line_items[1]' }),
+      ]);
+      // Priced all the same: the session's total is the lines'.
+      expect(totalOf(s)).toBe(
+        (s.line_items as { totals: { type: string; amount: number }[] }[])
+          .map((l) => l.totals.find((t) => t.type === 'total')?.amount ?? 0)
+          .reduce((a, b) => a + b, 0),
+      );
+      const refused = expectError(await p.complete(s.id), 400, 'session_not_ready');
+      expect(refused.param).toBe('$.line_items[1]');
+      // Over the stock of an item that has some (SKU-ABC-000001: 50) is out of stock too.
+      const over = expectSession(
+        await p.call('POST', `/checkout_sessions/${s.id}`, {
+          line_items: [{ id: 'SKU-ABC-000001', quantity: 51 }],
+        }),
+      );
+      expect(over.status).toBe('not_ready_for_payment');
+      expect(errors(over)).toEqual([
+        expect.objectContaining({ code: 'out_of_stock', param: '$.line_items[0]' }),
+      ]);
+      const fixed = expectSession(
+        await p.call('POST', `/checkout_sessions/${s.id}`, {
+          line_items: [{ id: 'SKU-ABC-000001', quantity: 50 }],
+        }),
+      );
+      expect(fixed.status).toBe('ready_for_payment');
+      expect(expectSession(await p.complete(s.id)).status).toBe('completed');
+    });
+
     it('refuses a payment handler: this merchant takes purchase orders only', async () => {
       const p = await platform();
       const s = await p.open();
