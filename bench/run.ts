@@ -9,6 +9,7 @@ import { cpus } from 'node:os';
 import { type AcpRun, acpTable, runAcp } from './acp/run.ts';
 import { type Row, runFn, runHttp, type Scenario } from './harness.ts';
 import { type MemoryRow, measureMemory, memoryTable } from './memory.ts';
+import { type MixedRun, mixedTable, runMixed } from './open-loop/mixed.ts';
 import { type OpenLoopRun, openLoopTable, runOpenLoop } from './open-loop/run.ts';
 import { compareRuntimes, type RuntimeComparison, runtimeTable } from './open-loop/runtime.ts';
 import { latencySvg } from './open-loop/svg.ts';
@@ -42,10 +43,22 @@ let openLoop: OpenLoopRun | undefined;
 if (!only || only === 'open-loop') openLoop = await runOpenLoop(quick, log);
 let acp: AcpRun | undefined;
 if (!only || only === 'acp') acp = await runAcp(quick, log);
+// `--topology embedded|distributed` narrows the mixed and warm-start groups to one topology.
+const topologies = args.includes('--topology')
+  ? [args[args.indexOf('--topology') + 1] as 'embedded' | 'distributed']
+  : (['embedded', 'distributed'] as const).slice();
+let mixed: MixedRun | undefined;
+if (only === 'mixed') mixed = await runMixed(quick, log, { topologies });
 let warm: string | undefined;
 if (only === 'warm-start') {
   const rate = Number(process.env.WARM_RATE ?? 1400);
-  warm = await warmStartTable(quick ? 1 : 3, { rate, seconds: quick ? 5 : 10 }, log);
+  const distributedRate = Number(process.env.WARM_RATE_DISTRIBUTED ?? 150);
+  warm = await warmStartTable(
+    quick ? 1 : 3,
+    { rate, distributedRate, seconds: quick ? 5 : 10 },
+    log,
+    topologies,
+  );
 }
 let hive: string | undefined;
 if (only === 'hive') hive = (await hiveComparison(quick ? 1 : 3, quick ? 5 : 10, log)).table;
@@ -113,10 +126,26 @@ if (warm) {
       file,
       readFileSync(file, 'utf8').replace(
         /<!-- warm-start:start -->[\s\S]*<!-- warm-start:end -->/,
-        `<!-- warm-start:start -->\nMeasured ${stamp}, the embedded system (\`npm start\`, compiled, fresh data directory) on Node ${process.version}: from the first ready answer of /readyz, the REST quote at ${process.env.WARM_RATE ?? 1400}/s with 100 agent orders/s beside it, open loop, every request counted (bench/tools/warm-start.ts); then the same load again as the steady reference. Latencies in ms.\n\n${warm}\n<!-- warm-start:end -->`,
+        `<!-- warm-start:start -->\nMeasured ${stamp} on Node ${process.version}, compiled, fresh data: the embedded system (\`npm start\`; bench/tools/warm-start.ts) and the distributed topology (two gateways over the three subgraph processes, Redis, Postgres; bench/tools/warm-start-distributed.ts). From the first ready answer of /readyz (distributed: of both gateways), the REST quote at the row's rate with 100 agent orders/s beside it, open loop, every request counted; then the same load again as the steady reference. Latencies in ms.\n\n${warm}\n<!-- warm-start:end -->`,
       ),
     );
     console.error('updated docs/benchmarks.md (warm start)');
+  }
+}
+
+if (mixed) {
+  const text = mixedTable(mixed);
+  console.log(`\n${text}`);
+  if (!quick) {
+    const file = new URL('../docs/benchmarks.md', import.meta.url);
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        /<!-- mixed:start -->[\s\S]*<!-- mixed:end -->/,
+        `<!-- mixed:start -->\nMeasured ${stamp} on Node ${process.version}, compiled; open loop from a worker thread (bench/open-loop/mixed.ts), each latency from its request's due time, 10 s per step after 2 s not counted. Latencies in ms.\n\n${text}\n<!-- mixed:end -->`,
+      ),
+    );
+    console.error('updated docs/benchmarks.md (mixed)');
   }
 }
 

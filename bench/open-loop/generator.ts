@@ -20,6 +20,12 @@ export interface Stream {
   requests: HttpRequestSpec[];
   /** Arrivals per second. */
   rate: number;
+  /**
+   * Where this stream's requests go, in turn (several replicas: the load spread over them);
+   * by default the run's `url`. The control beside orders sends its primary to the bare route
+   * and its orders to the system.
+   */
+  urls?: string[];
 }
 
 export interface OpenLoadOptions {
@@ -43,11 +49,11 @@ export interface OpenLoadOptions {
   warmupSeconds?: number;
   /**
    * A start as a user meets it (bench/tools/warm-start.ts): until `readyUrl` answers 200 (polled
-   * every 5 ms), the streams run against `warmupUrl` (a bare route), so this generator's own
-   * start is over; from the first ready answer, `seconds` of them are measured against `url`,
-   * every request counted.
+   * every 5 ms; several: until each has answered 200 once), the streams run against `warmupUrl`
+   * (a bare route), so this generator's own start is over; from the first ready answer,
+   * `seconds` of them are measured against `url`, every request counted.
    */
-  untilReady?: { readyUrl: string; warmupUrl: string };
+  untilReady?: { readyUrl: string | string[]; warmupUrl: string };
 }
 
 export interface StreamResult {
@@ -85,9 +91,11 @@ const histogram = () =>
 async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
   const poolOf = (url: string) =>
     new Pool(url, { connections: opts.maxConnections ?? 256, pipelining: 1, keepAliveTimeout: 30_000 });
-  const pool = poolOf(opts.url);
+  const pools = new Map<string, Pool>();
+  const pooled = (url: string) => pools.get(url) ?? (pools.set(url, poolOf(url)).get(url) as Pool);
   const streams = [opts.primary, ...(opts.background ? [opts.background] : [])].map((s) => ({
     ...s,
+    targets: (s.urls ?? [opts.url]).map(pooled),
     samples: opts.samples ? ([] as number[]) : undefined,
     period: 1000 / s.rate,
     next: 0,
@@ -100,10 +108,13 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
   }));
   const inflight = new Set<Promise<void>>();
 
-  const fire = (s: (typeof streams)[number], due: number, to: Pool, measured: boolean) => {
-    const r = s.requests[s.fired++ % s.requests.length] as HttpRequestSpec;
+  /** `to`: a pool for every stream (the bare route before ready), or each stream's targets in turn. */
+  const fire = (s: (typeof streams)[number], due: number, to: Pool | undefined, measured: boolean) => {
+    const n = s.fired++;
+    const r = s.requests[n % s.requests.length] as HttpRequestSpec;
+    const target = to ?? (s.targets[n % s.targets.length] as Pool);
     if (measured) s.sent++;
-    const p = to
+    const p = target
       .request({
         method: r.method ?? 'GET',
         path: r.path,
@@ -127,7 +138,12 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
   };
 
   /** Fires every stream at its rate from `start` until `end` (or until `stop()` is true). */
-  const run = (start: number, end: number, target: (due: number) => [Pool, boolean], stop = () => false) =>
+  const run = (
+    start: number,
+    end: number,
+    target: (due: number) => [Pool | undefined, boolean],
+    stop = () => false,
+  ) =>
     new Promise<void>((resolve) => {
       for (const s of streams) s.next = 0;
       const tick = () => {
@@ -155,18 +171,21 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
   let measuredFrom: number;
   if (opts.untilReady) {
     const bare = poolOf(opts.untilReady.warmupUrl);
-    const ready = new URL(opts.untilReady.readyUrl);
-    const probe = poolOf(ready.origin);
+    const readyUrls = [opts.untilReady.readyUrl].flat().map((u) => new URL(u));
     let isReady = false;
-    const poll = async () => {
-      while (!isReady) {
+    const poll = async (ready: URL) => {
+      const probe = poolOf(ready.origin);
+      for (;;) {
         const res = await probe.request({ method: 'GET', path: ready.pathname }).catch(() => undefined);
         await res?.body.dump();
-        if (res?.statusCode === 200) isReady = true;
-        else await new Promise((r) => setTimeout(r, 5));
+        if (res?.statusCode === 200) break;
+        await new Promise((r) => setTimeout(r, 5));
       }
+      await probe.destroy();
     };
-    const polling = poll();
+    const polling = Promise.all(readyUrls.map(poll)).then(() => {
+      isReady = true;
+    });
     await run(
       performance.now() + 20,
       Number.POSITIVE_INFINITY,
@@ -174,21 +193,20 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
       () => isReady,
     );
     await polling;
-    await probe.destroy();
     measuredFrom = performance.now();
     const end = measuredFrom + opts.seconds * 1000;
-    await run(measuredFrom, end, () => [pool, true]);
+    await run(measuredFrom, end, () => [undefined, true]);
     await Promise.race([Promise.all(inflight), new Promise((r) => setTimeout(r, 30_000))]);
     await bare.destroy();
   } else {
     const start = performance.now() + 20;
     measuredFrom = start + (opts.warmupSeconds ?? 0) * 1000;
     const from = measuredFrom;
-    await run(start, from + opts.seconds * 1000, (due) => [pool, due >= from]);
+    await run(start, from + opts.seconds * 1000, (due) => [undefined, due >= from]);
     // Answers still under way count (their latency keeps growing from their due time), up to a bound.
     await Promise.race([Promise.all(inflight), new Promise((r) => setTimeout(r, 30_000))]);
   }
-  await pool.destroy();
+  await Promise.all([...pools.values()].map((p) => p.destroy()));
 
   const elapsed = (performance.now() - measuredFrom) / 1000;
   const result = (s: (typeof streams)[number]): StreamResult => {
