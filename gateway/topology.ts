@@ -6,15 +6,17 @@ import type { Config } from '../lib/config.ts';
 import type { Db } from '../lib/db/index.ts';
 import type { SubgraphModule, SubgraphName } from '../lib/graphql/subgraph.ts';
 import { createHttpApp } from '../lib/http/app.ts';
+import { readyWhenWarm } from '../lib/http/warm-up.ts';
 import { createPlatform, type Platform } from '../lib/platform.ts';
 import { registerConsole } from './console/index.ts';
 import { InProcessDataSource } from './datasources/in-process.ts';
+import { perCallerCheck, perCallerFieldNames } from './datasources/merge.ts';
 import { RemoteSubgraphDataSource } from './datasources/remote.ts';
 import { registerEdgeRoutes } from './edge/index.ts';
 import { withQuoteFallback } from './edge/quote/graphql-fallback.ts';
-import { mountGateway } from './graphql.ts';
+import { mountGateway, supergraphSdl } from './graphql.ts';
 import { subgraphFactories } from './subgraphs.ts';
-import { type WarmUpReport, warmUp } from './warm-up.ts';
+import { warmUp } from './warm-up.ts';
 
 export interface RunningSystem {
   readonly app: FastifyInstance;
@@ -33,12 +35,7 @@ export interface StartOptions {
 
 const NAMES = Object.keys(subgraphFactories) as SubgraphName[];
 
-function running(
-  app: FastifyInstance,
-  platform: Platform,
-  local: RunningSystem['local'],
-  opts: { warm?: boolean } = {},
-): RunningSystem {
+function running(app: FastifyInstance, platform: Platform, local: RunningSystem['local']): RunningSystem {
   const sys: RunningSystem = {
     app,
     platform,
@@ -46,26 +43,7 @@ function running(
     url: '',
     async listen(port = platform.config.PORT) {
       // Not ready until warm (gateway/warm-up.ts); /healthz answers meanwhile.
-      if (opts.warm && platform.config.WARM_UP_MS > 0) {
-        let warmed: WarmUpReport | undefined;
-        platform.readiness.set('warm-up', async () => {
-          if (!warmed) throw new Error('warming up');
-        });
-        void app
-          .ready()
-          .then(() => warmUp(app, platform, { budgetMs: platform.config.WARM_UP_MS }))
-          .then(
-            (r) => {
-              warmed = r;
-              platform.log.info({ ...r }, 'warmed up');
-            },
-            (err: unknown) => {
-              // A warm-up that fails leaves the process cold, not broken: ready anyway.
-              platform.log.warn({ err }, 'warm-up failed; serving cold');
-              warmed = { ms: 0, requests: 0, failed: 0 };
-            },
-          );
-      }
+      readyWhenWarm(app, platform, (budgetMs) => warmUp(app, platform, { budgetMs }));
       await app.listen({ port, host: platform.config.HOST });
       const addr = app.server.address() as AddressInfo;
       const scheme = platform.config.TLS_CERT_FILE && platform.config.TLS_KEY_FILE ? 'https' : 'http';
@@ -100,7 +78,7 @@ export async function buildEmbedded(config: Config, opts: StartOptions = {}): Pr
     dataSource: (name) =>
       withQuoteFallback(platform, name, new InProcessDataSource((local[name] as SubgraphModule).schema)),
   });
-  return running(app, platform, local, { warm: true });
+  return running(app, platform, local);
 }
 
 /** Distributed topology, gateway process: subgraphs over HTTP, plus the edge routes. */
@@ -118,6 +96,10 @@ export async function buildDistributedGateway(
   await registerEdgeRoutes(app, { platform, local: {} });
   await registerConsole(app, { config, embedded: false });
   const remotes: RemoteSubgraphDataSource[] = [];
+  const merging =
+    config.SUBGRAPH_FETCH_MERGING === 'on'
+      ? { perCaller: perCallerCheck(perCallerFieldNames(supergraphSdl())) }
+      : undefined;
   await mountGateway(app, {
     verifier: await callerVerifierFor(config),
     metrics: platform.metrics,
@@ -128,6 +110,7 @@ export async function buildDistributedGateway(
         `${urls[name]}/graphql`,
         config.GATEWAY_SHARED_SECRET,
         config.SUBGRAPH_TIMEOUT_MS,
+        merging,
       );
       remotes.push(remote);
       return withQuoteFallback(platform, name, remote);

@@ -1,5 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { openConnections, sendUntil, type WarmUpReport } from '../lib/http/warm-up.ts';
 import type { Platform } from '../lib/platform.ts';
+
+export type { WarmUpReport };
 
 /**
  * Ready means warm (issue 29, docs/performance.md "Warm start"). A process that has just
@@ -15,13 +18,12 @@ import type { Platform } from '../lib/platform.ts';
  *
  * Side effects, on purpose the same as any caller's: quotes fill the price cache and the
  * quote cache, the first price of each SKU publishes one PriceCalculated event.
+ *
+ * The distributed gateway runs the same warm-up (issue 29): its quotes go over HTTP to the
+ * pricing and promotions processes, so the gateway's pools to them open and their paths warm
+ * too; the price route is left out there (pricing serves it itself). First it opens its SQL
+ * pool and reaches Redis (lib/http/warm-up.ts), which the orders use.
  */
-export interface WarmUpReport {
-  readonly ms: number;
-  readonly requests: number;
-  /** Requests that did not answer 2xx (e.g. an empty catalog): reported, never fatal. */
-  readonly failed: number;
-}
 
 const QUOTE = `query WarmUpQuote($input: CartQuoteInput!) {
   cartQuote(input: $input) {
@@ -38,6 +40,7 @@ export async function warmUp(
   o: { budgetMs: number; concurrency?: number },
 ): Promise<WarmUpReport> {
   const started = performance.now();
+  if (o.budgetMs > 0) await openConnections(platform);
   const skus = (
     await platform.db.query<{ sku: string }>(
       `SELECT p.sku FROM catalog_products p JOIN catalog_base_prices b ON b.sku = p.sku AND b.currency = 'USD'
@@ -55,41 +58,31 @@ export async function warmUp(
     query: QUOTE,
     variables: { input: { lines, currency: 'USD', region: 'US', customerId: 'warm-up' } },
   });
-  const sends = [
-    () => app.inject({ method: 'GET', url: `/cart/quote?${rest}` }),
-    () =>
-      app.inject({
-        method: 'POST',
-        url: '/graphql',
-        headers: { 'content-type': 'application/json' },
-        payload: graphql,
+  const sends: ((n: number) => InjectOptions)[] = [
+    () => ({ method: 'GET', url: `/cart/quote?${rest}` }),
+    () => ({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json' },
+      payload: graphql,
+    }),
+    (n) => ({
+      method: 'POST',
+      url: '/v1/prices/calculate',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        sku: skus[n % skus.length],
+        currency: 'USD',
+        region: n % 2 ? 'EU' : 'US',
+        customerSegment: n % 4 ? 'STANDARD' : 'VIP',
+        inventoryLevel: (n * 37) % 900,
       }),
-    (n: number) =>
-      app.inject({
-        method: 'POST',
-        url: '/v1/prices/calculate',
-        headers: { 'content-type': 'application/json' },
-        payload: JSON.stringify({
-          sku: skus[n % skus.length],
-          currency: 'USD',
-          region: n % 2 ? 'EU' : 'US',
-          customerSegment: n % 4 ? 'STANDARD' : 'VIP',
-          inventoryLevel: (n * 37) % 900,
-        }),
-      }),
+    }),
   ];
-  let requests = 0;
-  let failed = 0;
-  const deadline = started + o.budgetMs;
   // A few at a time, as callers come: the paths' concurrent parts (batching, caches) warm too.
-  const worker = async (w: number) => {
-    for (let n = w; performance.now() < deadline; n += 1) {
-      const send = sends[n % sends.length] as (n: number) => ReturnType<FastifyInstance['inject']>;
-      const res = await send(n);
-      requests++;
-      if (res.statusCode < 200 || res.statusCode >= 300) failed++;
-    }
-  };
-  await Promise.all(Array.from({ length: o.concurrency ?? 4 }, (_, w) => worker(w)));
+  const { requests, failed } = await sendUntil(app, sends, {
+    deadline: started + o.budgetMs,
+    concurrency: o.concurrency ?? 4,
+  });
   return { ms: performance.now() - started, requests, failed };
 }

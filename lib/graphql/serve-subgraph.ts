@@ -5,13 +5,15 @@ import type { RequestContext } from '../auth/context.ts';
 import { callerVerifierFor } from '../auth/jwt.ts';
 import type { Config } from '../config.ts';
 import { createHttpApp } from '../http/app.ts';
+import { openConnections, readyWhenWarm, sendUntil } from '../http/warm-up.ts';
 import { createPlatform, type Platform } from '../platform.ts';
 import { subgraphContext } from './caller-context.ts';
 import type { SubgraphFactory, SubgraphModule, SubgraphName } from './subgraph.ts';
 
 /**
  * Distributed topology: one subgraph in its own process. GraphQL at /graphql (gateway calls
- * only, roles re-checked by the subgraph's shield), its REST adapter beside it.
+ * only, roles re-checked by the subgraph's shield), its REST adapter beside it. /readyz answers
+ * 503 `warming up` until its warm-up has run (lib/http/warm-up.ts).
  */
 export async function buildSubgraphServer(
   name: SubgraphName,
@@ -31,6 +33,15 @@ export async function buildSubgraphServer(
   app.addHook('onClose', () => apollo.stop());
   await app.register(fastifyApollo(apollo), {
     context: subgraphContext(await callerVerifierFor(config), config.GATEWAY_SHARED_SECRET),
+  });
+  // Ready means warm (issue 29): its SQL pool and Redis opened, its hot paths sent for WARM_UP_MS.
+  readyWhenWarm(app, platform, async (budgetMs) => {
+    const started = performance.now();
+    await openConnections(platform);
+    const sent = await sendUntil(app, (await module.warmUpRequests?.()) ?? [], {
+      deadline: started + budgetMs,
+    });
+    return { ms: performance.now() - started, ...sent };
   });
   return {
     app,

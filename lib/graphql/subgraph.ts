@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, InjectOptions } from 'fastify';
 import { type DocumentNode, type GraphQLSchema, parse } from 'graphql';
 import type { RequestContext } from '../auth/context.ts';
 import { applyShield, roleRequirements } from '../auth/permissions.ts';
@@ -19,6 +19,11 @@ export interface SubgraphModule {
   readonly schema: GraphQLSchema;
   /** REST routes mounted on the same HTTP server (/v1/...). */
   readonly routes?: FastifyPluginAsync;
+  /**
+   * The hot read requests its own process sends itself before /readyz says ready, in turn
+   * (lib/graphql/serve-subgraph.ts): what the gateways send it most. None that writes.
+   */
+  warmUpRequests?(): Promise<((n: number) => InjectOptions)[]>;
   close?(): Promise<void>;
 }
 

@@ -14,6 +14,7 @@ import { createMirroredCatalog } from './catalog/mirror.ts';
 import { pricingSchema } from './graphql.ts';
 import { pricingRoutes } from './http.ts';
 import { createPricingService, newCounters, type PricingCounters, type PricingService } from './service.ts';
+import { pricingWarmUpRequests } from './warm-up.ts';
 
 export interface PricingModule extends SubgraphModule {
   /** For the edge in the same process: prices, last-known prices and the static catalog. */
@@ -95,6 +96,7 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
     schema: pricingSchema(service),
     routes: pricingRoutes(service),
     api: service,
+    warmUpRequests: () => pricingWarmUpRequests(platform.db, platform.config.GATEWAY_SHARED_SECRET),
     async close() {
       service.close();
     },

@@ -5,6 +5,7 @@ import { promotionsResolvers } from './graphql.ts';
 import { withQuoteTokenField } from './quote-token-field.ts';
 import { promotionsRoutes } from './rest.ts';
 import { createPromotionService, type PromotionEngine } from './service.ts';
+import { promotionsWarmUpRequests } from './warm-up.ts';
 
 /** The promotions subgraph plus `api`: the service other modules call in process. */
 export interface PromotionsModule extends SubgraphModule {
@@ -26,6 +27,7 @@ export async function createPromotionsSubgraph(platform: Platform): Promise<Prom
       platform.config.GATEWAY_SHARED_SECRET,
     ),
     api: engine,
+    warmUpRequests: async () => promotionsWarmUpRequests(platform.config.GATEWAY_SHARED_SECRET),
     close: () => engine.close(),
   };
 }

@@ -1,0 +1,91 @@
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { Platform } from '../platform.ts';
+
+/**
+ * Ready means warm (issue 29, docs/performance.md "Warm start"), for every process: the
+ * embedded system and the distributed gateway (gateway/warm-up.ts) and each subgraph process
+ * (lib/graphql/serve-subgraph.ts). Until its warm-up has run, /readyz answers 503 `warming up`
+ * (/healthz 200 throughout), so a load balancer or a Service sends nothing to a process that
+ * would meet traffic with code V8 still interprets, empty caches and connections not yet open.
+ */
+export interface WarmUpReport {
+  readonly ms: number;
+  readonly requests: number;
+  /** Requests that did not answer 2xx (e.g. an empty catalog): reported, never fatal. */
+  readonly failed: number;
+}
+
+/** How many SQL connections the warm-up opens: the Postgres pool's size (lib/db/postgres.ts). */
+const SQL_CONNECTIONS = 10;
+
+/**
+ * Opens what the first requests would otherwise open under load: the SQL pool's connections
+ * (Postgres opens them on demand, a TCP connect and an authentication each, so the first burst
+ * of orders queued behind them) and a round trip on the Redis connection.
+ */
+export async function openConnections(platform: Platform): Promise<void> {
+  await Promise.all([
+    ...Array.from({ length: SQL_CONNECTIONS }, () => platform.db.ping()),
+    platform.redis?.ping(),
+  ]);
+}
+
+/**
+ * Sends the requests in turn through Fastify's inject (no socket), `concurrency` at a time as
+ * callers come, until `deadline` (performance.now()); a request whose route this process does not
+ * serve is left out.
+ */
+export async function sendUntil(
+  app: FastifyInstance,
+  requests: readonly ((n: number) => InjectOptions)[],
+  o: { deadline: number; concurrency?: number },
+): Promise<{ requests: number; failed: number }> {
+  let sent = 0;
+  let failed = 0;
+  const served = requests.filter((make) => {
+    const r = make(0);
+    return app.hasRoute({ method: r.method ?? 'GET', url: String(r.url ?? '/').split('?')[0] ?? '/' });
+  });
+  if (served.length === 0) return { requests: 0, failed: 0 };
+  const worker = async (w: number) => {
+    for (let n = w; performance.now() < o.deadline; n += 1) {
+      const make = served[n % served.length] as (n: number) => InjectOptions;
+      const res = await app.inject(make(n));
+      sent++;
+      if (res.statusCode < 200 || res.statusCode >= 300) failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: o.concurrency ?? 4 }, (_, w) => worker(w)));
+  return { requests: sent, failed };
+}
+
+/**
+ * Holds /readyz at 503 `warming up` until `warm` has run (started when the app is ready), when
+ * WARM_UP_MS > 0. A warm-up that fails leaves the process cold, not broken: ready anyway. Call it
+ * before the app is ready.
+ */
+export function readyWhenWarm(
+  app: FastifyInstance,
+  platform: Platform,
+  warm: (budgetMs: number) => Promise<WarmUpReport>,
+): void {
+  const budgetMs = platform.config.WARM_UP_MS;
+  if (budgetMs <= 0) return;
+  let warmed = false;
+  platform.readiness.set('warm-up', async () => {
+    if (!warmed) throw new Error('warming up');
+  });
+  // Started once the app is ready (its routes and plugins loaded), not awaited: listening goes on.
+  app.addHook('onReady', async () => {
+    void (async () => {
+      try {
+        await app.ready();
+        platform.log.info({ ...(await warm(budgetMs)) }, 'warmed up');
+      } catch (err) {
+        platform.log.warn({ err }, 'warm-up failed; serving cold');
+      } finally {
+        warmed = true;
+      }
+    })();
+  });
+}
