@@ -118,3 +118,28 @@ describe('SQL idempotency store, replies finished together', () => {
     }
   });
 });
+
+describe('SQL idempotency store, expired records', () => {
+  it('sweeps the expired records out of the table and out of memory, keeping the live ones', async () => {
+    const db = await openPglite(undefined);
+    try {
+      await migrate(db, idempotencyMigrations);
+      const store = await sqlIdempotencyStore(db, times);
+      const finish = async (k: string, now: number) => {
+        expect((await store.begin(k, 'fp', now)).kind).toBe('started');
+        await store.complete(k, 'fp', { status: 200, body: '{}' }, now);
+      };
+      // 499 replies kept at T0, then the 500th finished after they all expired: it sweeps.
+      for (let i = 0; i < 499; i++) await finish(`old-${i}`, T0);
+      const later = T0 + times.ttlMs + 1;
+      await finish('new', later);
+      // The sweep runs beside the reply; the next statement on the one connection follows it.
+      const rows = await db.query<{ key: string }>('SELECT key FROM agent_idempotency ORDER BY key');
+      expect(rows.map((r) => r.key)).toEqual(['new']);
+      expect((await store.begin('old-0', 'fp', later)).kind).toBe('started');
+      expect((await store.begin('new', 'fp', later)).kind).toBe('replay');
+    } finally {
+      await db.close();
+    }
+  });
+});

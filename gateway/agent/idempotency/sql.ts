@@ -28,9 +28,18 @@ export const idempotencyMigrations: readonly Migration[] = [
       reply text
     )`,
   },
+  {
+    // The sweep deletes the expired records by this index, not by reading the whole table
+    // (a day of replies): it ran every 500 replies on the reply's path and grew with the table.
+    id: 'agent:202-idempotency-expiry',
+    sql: 'CREATE INDEX IF NOT EXISTS agent_idempotency_exp ON agent_idempotency (exp)',
+  },
 ];
 
-/** Expired records are swept every this many finished replies (the table stays bounded). */
+/**
+ * Expired records are swept every this many finished replies (the table stays bounded), beside
+ * the reply, not before it: by the expiry index, and in memory from the oldest record on.
+ */
 const SWEEP_EVERY = 500;
 /** Finished records known in memory (key, fingerprint, expiry: ~200 bytes each). */
 const MAX_KNOWN = 200_000;
@@ -58,6 +67,7 @@ export async function sqlIdempotencyStore(
       if (!oldest.done) known.delete(oldest.value);
       partial = true;
     }
+    known.delete(key); // to the end: `known` stays in the order of expiry (see sweep)
     known.set(key, meta);
   };
 
@@ -101,6 +111,19 @@ export async function sqlIdempotencyStore(
     },
   );
 
+  /**
+   * `known` is in the order records were finished, so nearly in expiry order: the expired ones
+   * are at its front (one finished out of order is dropped a sweep later; begin() checks the
+   * expiry either way). Not awaited by the reply; a failed DELETE is tried by the next sweep.
+   */
+  const sweep = (now: number) => {
+    for (const [k, m] of known) {
+      if (m.exp > now) break;
+      known.delete(k);
+    }
+    db.query('DELETE FROM agent_idempotency WHERE exp <= $1', [now]).catch(() => {});
+  };
+
   return {
     async begin(key, fingerprint, now) {
       const claim = claims.get(key);
@@ -121,10 +144,7 @@ export async function sqlIdempotencyStore(
     },
     async complete(key, fingerprint, reply, now) {
       const exp = now + times.ttlMs;
-      if (++writes % SWEEP_EVERY === 0) {
-        await db.query('DELETE FROM agent_idempotency WHERE exp <= $1', [now]);
-        for (const [k, m] of known) if (m.exp <= now) known.delete(k);
-      }
+      if (++writes % SWEEP_EVERY === 0) sweep(now);
       await writeReplies({ key, fp: fingerprint, exp, reply: JSON.stringify(reply) });
       remember(key, { fp: fingerprint, exp });
       claims.delete(key);
