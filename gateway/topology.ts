@@ -10,10 +10,11 @@ import { readyWhenWarm } from '../lib/http/warm-up.ts';
 import { createPlatform, type Platform } from '../lib/platform.ts';
 import { registerConsole } from './console/index.ts';
 import { InProcessDataSource } from './datasources/in-process.ts';
+import { perCallerCheck, perCallerFieldNames } from './datasources/merge.ts';
 import { RemoteSubgraphDataSource } from './datasources/remote.ts';
 import { registerEdgeRoutes } from './edge/index.ts';
 import { withQuoteFallback } from './edge/quote/graphql-fallback.ts';
-import { mountGateway } from './graphql.ts';
+import { mountGateway, supergraphSdl } from './graphql.ts';
 import { subgraphFactories } from './subgraphs.ts';
 import { warmUp } from './warm-up.ts';
 
@@ -95,6 +96,10 @@ export async function buildDistributedGateway(
   await registerEdgeRoutes(app, { platform, local: {} });
   await registerConsole(app, { config, embedded: false });
   const remotes: RemoteSubgraphDataSource[] = [];
+  const merging =
+    config.SUBGRAPH_FETCH_MERGING === 'on'
+      ? { perCaller: perCallerCheck(perCallerFieldNames(supergraphSdl())) }
+      : undefined;
   await mountGateway(app, {
     verifier: await callerVerifierFor(config),
     metrics: platform.metrics,
@@ -105,6 +110,7 @@ export async function buildDistributedGateway(
         `${urls[name]}/graphql`,
         config.GATEWAY_SHARED_SECRET,
         config.SUBGRAPH_TIMEOUT_MS,
+        merging,
       );
       remotes.push(remote);
       return withQuoteFallback(platform, name, remote);

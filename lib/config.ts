@@ -87,6 +87,8 @@ const fields = z.object({
   PROMOTIONS_URL: url.default('http://127.0.0.1:4002'),
   PROCUREMENT_URL: url.default('http://127.0.0.1:4003'),
   SUBGRAPH_TIMEOUT_MS: positiveInt.default(2000),
+  // Shared subgraph calls in the distributed gateway (gateway/datasources/merge.ts).
+  SUBGRAPH_FETCH_MERGING: z.enum(['on', 'off']).default('on'),
 
   // GraphQL demand control (docs/graphql-demand-control.md). The defaults let every operation
   // of schemas/operations/ through with room to spare (ci/operations.ts checks it).

@@ -4,6 +4,7 @@ import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { GraphQLError } from 'graphql';
 import { Pool } from 'undici';
 import type { RequestContext } from '../../lib/auth/context.ts';
+import { isEntityFetch, splitEntities } from './merge.ts';
 
 export const GATEWAY_SECRET_HEADER = 'x-gateway-secret';
 
@@ -50,6 +51,38 @@ interface Reply {
   text: string;
 }
 
+/** Sharing of subgraph calls between callers (merge.ts); absent: every fetch is its own call. */
+export interface FetchMerging {
+  /** Whether a fetch's document selects a `@perCaller` field (merge.ts `perCallerCheck`). */
+  perCaller(query: string): boolean;
+  /** The most callers one batched entity call carries (default 32). */
+  maxBatch?: number;
+}
+
+interface BatchEntry {
+  representations: unknown[];
+  resolve(result: GatewayGraphQLResponse | Reply): void;
+  reject(err: unknown): void;
+}
+
+interface Batch {
+  query: string;
+  operationName: string | undefined;
+  extensions: unknown;
+  headers: Record<string, string>;
+  entries: BatchEntry[];
+}
+
+/** The headers that may differ between callers whose fetches are shared: log correlation only. */
+const NOT_IN_KEY = new Set(['x-trace-id']);
+const headersKey = (headers: Record<string, string>): string => {
+  let key = '';
+  for (const name of Object.keys(headers).sort()) {
+    if (!NOT_IN_KEY.has(name)) key += `${name}:${headers[name]}\n`;
+  }
+  return key;
+};
+
 /**
  * The gateway's call to a subgraph in the distributed topology: one POST of the fetch's query
  * and variables over a keep-alive pool (undici's, not Node's fetch: the WHATWG Request, Headers
@@ -67,17 +100,26 @@ interface Reply {
  *   (BAD_USER_INPUT 422, NOT_FOUND 404, …: Apollo Server's rule); the error then reaches the
  *   client with its code and reasons, as it does embedded. Any other non-2xx reply is an
  *   error, as @apollo/gateway's RemoteGraphQLDataSource makes it (`422: Unprocessable Entity`,
- *   UNAUTHENTICATED for 401, FORBIDDEN for 403).
+ *   UNAUTHENTICATED for 401, FORBIDDEN for 403);
+ * - with `merging`, shared calls (merge.ts): a read that selects no `@perCaller` field, identical
+ *   to one in flight (subgraph, query, variables, every header but X-Trace-Id), waits for that
+ *   call's reply and parses its own copy; an entity read that selects one joins the entity reads
+ *   of other callers with the same query and headers made in the same turn of the event loop,
+ *   one call for all, each caller given back its own entities and errors. A shared call carries
+ *   the first caller's X-Trace-Id.
  */
 export class RemoteSubgraphDataSource implements GraphQLDataSource<RequestContext> {
   private readonly pool: Pool;
   private readonly path: string;
+  private readonly inFlight = new Map<string, Promise<Reply>>();
+  private readonly batches = new Map<string, Batch>();
 
   constructor(
     private readonly name: string,
     url: string,
     private readonly secret: string,
     private readonly timeoutMs: number,
+    private readonly merging?: FetchMerging,
   ) {
     const u = new URL(url);
     this.path = `${u.pathname}${u.search}`;
@@ -89,23 +131,131 @@ export class RemoteSubgraphDataSource implements GraphQLDataSource<RequestContex
     const { request } = options;
     const { query, variables, operationName, extensions } = request;
     if (!query) throw new Error('Missing query');
-    const body = JSON.stringify({ query, variables, operationName, extensions });
     const headers = this.headersFor(options);
-    let reply: Reply;
+    const read = isRead(query);
+    let answer: GatewayGraphQLResponse | Reply;
+    if (this.merging && read && !this.merging.perCaller(query)) {
+      const body = JSON.stringify({ query, variables, operationName, extensions });
+      answer = await this.shared(headers, body);
+    } else if (this.merging && read && isEntityFetch(variables)) {
+      answer = await this.batched(
+        query,
+        operationName,
+        extensions,
+        headers,
+        variables?.representations as unknown[],
+      );
+    } else {
+      answer = await this.call(
+        headers,
+        JSON.stringify({ query, variables, operationName, extensions }),
+        read,
+      );
+    }
+    const reply = 'text' in answer ? answer : undefined;
+    if ('incomingRequestContext' in options) {
+      const cacheControl = reply ? reply.cacheControl : (answer as { cacheControl?: string }).cacheControl;
+      restrictCachePolicy(options.incomingRequestContext.overallCachePolicy, cacheControl);
+    }
+    if (reply) return this.resultOf(reply);
+    const { cacheControl: _, ...result } = answer as GatewayGraphQLResponse & { cacheControl?: string };
+    return result;
+  }
+
+  /** One call, with one retry of a read after a connection-level failure. */
+  private async call(headers: Record<string, string>, body: string, read: boolean): Promise<Reply> {
     try {
-      reply = await this.send(headers, body);
+      return await this.send(headers, body);
     } catch (err) {
-      if (!isNetworkError(err) || !isRead(query)) throw this.failure(err);
+      if (!isNetworkError(err) || !read) throw this.failure(err);
       try {
-        reply = await this.send(headers, body);
+        return await this.send(headers, body);
       } catch (again) {
         throw this.failure(again);
       }
     }
-    if ('incomingRequestContext' in options) {
-      restrictCachePolicy(options.incomingRequestContext.overallCachePolicy, reply.cacheControl);
+  }
+
+  /** The reply of an identical per-caller-free read in flight, or of a new call. */
+  private shared(headers: Record<string, string>, body: string): Promise<Reply> {
+    const key = `${headersKey(headers)}\n${body}`;
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.call(headers, body, true).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
     }
-    return this.resultOf(reply);
+    return pending;
+  }
+
+  /** Joins the entity reads with the same query and headers made in this turn of the event loop. */
+  private batched(
+    query: string,
+    operationName: string | undefined,
+    extensions: unknown,
+    headers: Record<string, string>,
+    representations: unknown[],
+  ): Promise<GatewayGraphQLResponse | Reply> {
+    const key = `${headersKey(headers)}\n${operationName ?? ''}\n${JSON.stringify(extensions ?? null)}\n${query}`;
+    let batch = this.batches.get(key);
+    if (!batch) {
+      batch = { query, operationName, extensions, headers, entries: [] };
+      this.batches.set(key, batch);
+      const scheduled = batch;
+      setImmediate(() => {
+        if (this.batches.get(key) === scheduled) this.batches.delete(key);
+        void this.flush(scheduled);
+      });
+    }
+    const b = batch;
+    return new Promise((resolve, reject) => {
+      b.entries.push({ representations, resolve, reject });
+      if (b.entries.length >= (this.merging?.maxBatch ?? 32)) this.batches.delete(key);
+    });
+  }
+
+  private async flush(batch: Batch): Promise<void> {
+    const { entries } = batch;
+    const representations = entries.flatMap((e) => e.representations);
+    const body = JSON.stringify({
+      query: batch.query,
+      variables: { representations },
+      operationName: batch.operationName,
+      extensions: batch.extensions,
+    });
+    let reply: Reply;
+    try {
+      reply = await this.call(batch.headers, body, true);
+    } catch (err) {
+      for (const e of entries) e.reject(err);
+      return;
+    }
+    if (entries.length === 1) {
+      entries[0]?.resolve(reply);
+      return;
+    }
+    let whole: GatewayGraphQLResponse;
+    try {
+      whole = this.resultOf(reply);
+    } catch {
+      // Not a GraphQL result: every caller gets the error a single call would have given it.
+      for (const e of entries) e.resolve(reply);
+      return;
+    }
+    const parts = splitEntities(
+      whole,
+      entries.map((e) => e.representations.length),
+    );
+    // A result without entities to split (the call failed as a whole) reaches every caller with
+    // its errors only: no caller ever sees another's entities.
+    const failed: GatewayGraphQLResponse = {
+      data: null,
+      errors: whole.errors?.length
+        ? whole.errors
+        : [{ message: `subgraph "${this.name}" answered no entities` }],
+    };
+    entries.forEach((e, i) => {
+      e.resolve({ ...(parts?.[i] ?? failed), cacheControl: reply.cacheControl });
+    });
   }
 
   close(): Promise<void> {
