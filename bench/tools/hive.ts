@@ -3,7 +3,9 @@
  * the same three subgraph processes (issue 29, "Ahead of the peer a user would pick"):
  *   npm run build && tsx bench/tools/hive.ts [rounds=3] [seconds=10]
  *   npm run bench -- --only hive          (the same, written into docs/benchmarks.md)
- * Each round starts each gateway in turn (the order rotates by round), warms it up 3 s, loads it
+ * Each round starts each gateway in turn (the order rotates by round): ours, ours with
+ * SUBGRAPH_FETCH_MERGING=off, Hive with its defaults, Hive with `deduplicateInflightRequests`
+ * off, the naive Apollo gateway. It warms each up 3 s, loads it
  * with the 10-line GraphQL cart quote (closed loop, 10 connections) and reads /proc around the
  * load: requests/s, CPU ms per quote of the gateway and of the three subgraphs, the gateway's RSS.
  * Then it sends bursts of 10 concurrent identical quotes and counts the distinct quote-token
@@ -19,8 +21,8 @@ import { type SubgraphProcesses, startSubgraphProcesses } from '../peers/subgrap
 import { addRuleDirect } from '../scenarios/quote.ts';
 import { cpuSeconds } from './support.ts';
 
-type Peer = 'ours' | 'hive' | 'hive, dedupe off' | 'naive';
-const PEERS: Peer[] = ['ours', 'hive', 'hive, dedupe off', 'naive'];
+type Peer = 'ours' | 'ours, merging off' | 'hive' | 'hive, dedupe off' | 'naive';
+const PEERS: Peer[] = ['ours', 'hive', 'ours, merging off', 'hive, dedupe off', 'naive'];
 
 export interface Measured {
   round: number;
@@ -85,10 +87,18 @@ async function start(peer: Peer, subgraphs: SubgraphProcesses): Promise<ServiceP
     PROCUREMENT_URL: subgraphs.urls.procurement,
   };
   const secret = subgraphs.env.GATEWAY_SHARED_SECRET ?? '';
-  if (peer === 'ours')
-    return startProcess('gateway', { ...env, TOPOLOGY: 'distributed', LOG_LEVEL: 'info' }, 120_000, {
-      compiled: true,
-    });
+  if (peer === 'ours' || peer === 'ours, merging off')
+    return startProcess(
+      'gateway',
+      {
+        ...env,
+        TOPOLOGY: 'distributed',
+        LOG_LEVEL: 'info',
+        SUBGRAPH_FETCH_MERGING: peer === 'ours' ? 'on' : 'off',
+      },
+      120_000,
+      { compiled: true },
+    );
   if (peer === 'naive')
     return startCommand(
       'naive',
