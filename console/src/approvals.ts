@@ -84,3 +84,42 @@ export function newestDecisions(
     .sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0) || a.orderId.localeCompare(b.orderId))
     .slice(0, n);
 }
+
+/**
+ * The order an approval link names (`/console/approvals?order=<id>`: a UCP checkout's
+ * `continue_url` when it is `requires_escalation`), as the page finds it: its card in the queue,
+ * or the order's status when it waits no more, or nothing.
+ */
+export type LinkedOrder = { kind: 'waiting' } | { kind: 'decided'; status: string } | { kind: 'not-found' };
+
+/** Where the linked order stands, from the queue and (when it is not in it) the order's own status. Pure. */
+export function linkedOrder(
+  orderId: string,
+  queue: readonly Pending[],
+  looked: { status: string } | null | undefined,
+): LinkedOrder | undefined {
+  if (queue.some((p) => p.order.orderId === orderId)) return { kind: 'waiting' };
+  if (looked === undefined) return undefined;
+  return looked === null ? { kind: 'not-found' } : { kind: 'decided', status: looked.status };
+}
+
+const STATUS_WORDS: Record<string, string> = {
+  APPROVED: 'approved',
+  REJECTED: 'rejected',
+  EXPIRED: 'expired (no decision in time)',
+  CANCELLED: 'cancelled',
+  PENDING_APPROVAL: 'waiting for approval, beyond the first 100 orders of the queue',
+};
+
+export function linkedOrderSentence(orderId: string, o: LinkedOrder): string {
+  switch (o.kind) {
+    case 'waiting':
+      return `Order ${orderId} waits for a decision: its card is marked below.`;
+    case 'decided':
+      return o.status === 'PENDING_APPROVAL'
+        ? `Order ${orderId} is ${STATUS_WORDS.PENDING_APPROVAL}.`
+        : `Order ${orderId} waits for no decision: it is already ${STATUS_WORDS[o.status] ?? o.status.toLowerCase()}.`;
+    case 'not-found':
+      return `Order ${orderId} was not found.`;
+  }
+}

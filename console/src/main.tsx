@@ -110,7 +110,7 @@ function App() {
         {token && page === 'agents' ? <AgentsPage /> : null}
         {token && page === 'orders' ? <OrdersPage params={route.params} /> : null}
         {token && page === 'checkout' ? <CheckoutPage /> : null}
-        {token && page === 'approvals' ? <ApprovalsPage /> : null}
+        {token && page === 'approvals' ? <ApprovalsPage params={route.params} /> : null}
         {token && page === 'spend' ? <SpendPoliciesPage /> : null}
         {token && page === 'webhooks' ? <WebhooksPage /> : null}
         {token && page === 'prices' ? <PricesPage /> : null}

@@ -21,6 +21,7 @@ export type ConsoleOperation =
   | 'ApprovalDecisions'
   | 'ApprovePurchaseOrder'
   | 'RejectPurchaseOrder'
+  | 'PurchaseOrder'
   | 'WebhookEndpoints'
   | 'WebhookDeliveries'
   | 'RegisterWebhookEndpoint'

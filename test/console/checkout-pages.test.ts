@@ -12,16 +12,21 @@ import { acp, expectError, expectSession, issueKey } from '../acp/support/acp.ts
 import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
 import { setApprovalPolicy } from '../procurement/support/spend.ts';
 import { consoleCopy, launchChromium } from '../support/console.ts';
+import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../ucp/support/ucp.ts';
 
 let sys: TestSystem;
 let browser: Browser;
+let profiles: ProfileServer;
 
 beforeAll(async () => {
-  sys = await startEmbedded({ CONSOLE_DIR: consoleCopy() });
+  // A UCP platform's profile is served on loopback (the escalation link test).
+  sys = await startEmbedded({ CONSOLE_DIR: consoleCopy(), UCP_PROFILE_ALLOW_INSECURE: 'true' });
   browser = await launchChromium();
+  profiles = await startProfileServer();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
+  await profiles?.close();
   await sys?.close();
 });
 
@@ -345,5 +350,78 @@ describe('checkout (ACP) in the console, in Chromium', { timeout: 90_000 }, () =
       await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
     ).toBeLessThanOrEqual(0);
     await page.context().close();
+  });
+
+  it("opens a UCP checkout's escalation link (continue_url) on its approval card, then says it is decided; an unknown order is not found", async () => {
+    const spiffeId = platformSpiffe('ucp-link');
+    await setApprovalPolicy(sys, await sys.token(['spend:admin'], 'finance'), spiffeId, {
+      budget: '100000.00',
+      approvalAbove: '0.01',
+    });
+    const profileUrl = profiles.set(
+      '/console-link/profile.json',
+      platformProfile({ capabilities: ['checkout'] }),
+    );
+    const { key } = await issueKey(sys, { spiffeId, ucpProfile: profileUrl });
+    const ucp = (path: string, body: unknown) => ucpCall(sys.url, { key, profileUrl }, 'POST', path, body);
+    const created = await ucp('/checkout-sessions', {
+      line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 1 }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const held = await ucp(`/checkout-sessions/${created.body.id}/complete`, {
+      payment: {
+        instruments: [
+          {
+            id: 'po_1',
+            handler_id: 'purchase_order',
+            type: 'purchase_order',
+            selected: true,
+            credential: { type: 'purchase_order', purchase_order_number: 'PO-CONSOLE-LINK' },
+          },
+        ],
+      },
+    });
+    expect(held.body.status).toBe('requires_escalation');
+    // The link as the platform hands it to its buyer; its origin is PUBLIC_BASE_URL's, the test's is sys.url.
+    const link = new URL(String(held.body.continue_url));
+    expect(link.pathname).toBe('/console/approvals');
+    const orderId = link.searchParams.get('order') ?? '';
+    expect(orderId).toMatch(/^ord_[0-9a-f]{32}$/);
+
+    const page = await newPage();
+    await page.goto(`${sys.url}${link.pathname}${link.search}`);
+    await page.getByRole('button', { name: 'Sign in with a development token' }).click();
+    await page.getByRole('heading', { name: 'Approvals', level: 1 }).waitFor();
+    const status = page.getByTestId('linked-order');
+    await expect
+      .poll(() => status.textContent())
+      .toBe(`Order ${orderId} waits for a decision: its card is marked below.`);
+    const card = page.locator('[data-testid="pending-approval"][aria-current="true"]');
+    expect(await card.count()).toBe(1);
+    expect(await card.textContent()).toContain(orderId);
+    expect(await card.isVisible()).toBe(true);
+    expect(await card.evaluate((el) => el.classList.contains('linked'))).toBe(true);
+
+    // Decided from that card: the page then says plainly that it waits for nothing.
+    await card.getByRole('button', { name: `Approve ${orderId}` }).click();
+    await expect
+      .poll(() => status.textContent())
+      .toBe(`Order ${orderId} waits for no decision: it is already approved.`);
+    expect(await page.locator('[data-testid="pending-approval"][aria-current="true"]').count()).toBe(0);
+    await page.context().close();
+
+    // Opened later, the same link says so at once; an order that does not exist is not found.
+    const later = await newPage();
+    await later.goto(`${sys.url}${link.pathname}${link.search}`);
+    await later.getByRole('button', { name: 'Sign in with a development token' }).click();
+    await expect
+      .poll(() => later.getByTestId('linked-order').textContent())
+      .toBe(`Order ${orderId} waits for no decision: it is already approved.`);
+    const unknown = `ord_${'0'.repeat(32)}`;
+    await later.goto(`${sys.url}/console/approvals?order=${unknown}`);
+    await expect
+      .poll(() => later.getByTestId('linked-order').textContent())
+      .toBe(`Order ${unknown} was not found.`);
+    await later.context().close();
   });
 });

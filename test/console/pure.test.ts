@@ -1,7 +1,13 @@
 /** The console's pure helpers: token claims for display, the effective spend policy, the order search, instants. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Decision, newestDecisions } from '../../console/src/approvals.ts';
+import {
+  type Decision,
+  linkedOrder,
+  linkedOrderSentence,
+  newestDecisions,
+  type Pending,
+} from '../../console/src/approvals.ts';
 import { claimsOf } from '../../console/src/claims.ts';
 import {
   EMPTY_SEARCH,
@@ -294,6 +300,38 @@ describe('newestDecisions (the Approvals page)', () => {
           got.every((g) => g.decidedAt !== null && (g.status !== 'APPROVED' || g.approvalsRequired > 0)),
         ).toBe(true);
       }),
+    );
+  });
+});
+
+describe('the order an approval link names (?order=, a UCP continue_url)', () => {
+  const ID = 'ord_0123456789abcdef0123456789abcdef';
+  const queued = [{ order: { orderId: ID } }] as unknown as Pending[];
+  it('is waiting when its card is in the queue, whatever a lookup says', () => {
+    expect(linkedOrder(ID, queued, undefined)).toEqual({ kind: 'waiting' });
+    expect(linkedOrderSentence(ID, { kind: 'waiting' })).toBe(
+      `Order ${ID} waits for a decision: its card is marked below.`,
+    );
+  });
+  it('is unknown until the lookup answers, then decided or not found', () => {
+    expect(linkedOrder(ID, [], undefined)).toBeUndefined();
+    expect(linkedOrder(ID, [], null)).toEqual({ kind: 'not-found' });
+    expect(linkedOrder(ID, [], { status: 'APPROVED' })).toEqual({ kind: 'decided', status: 'APPROVED' });
+  });
+  it.each([
+    ['APPROVED', 'it is already approved.'],
+    ['REJECTED', 'it is already rejected.'],
+    ['EXPIRED', 'it is already expired (no decision in time).'],
+    ['CANCELLED', 'it is already cancelled.'],
+  ])('says plainly that a %s order waits for no decision', (status, tail) => {
+    expect(linkedOrderSentence(ID, { kind: 'decided', status })).toBe(
+      `Order ${ID} waits for no decision: ${tail}`,
+    );
+  });
+  it('says when it is not found, and when it waits beyond the first page of the queue', () => {
+    expect(linkedOrderSentence(ID, { kind: 'not-found' })).toBe(`Order ${ID} was not found.`);
+    expect(linkedOrderSentence(ID, { kind: 'decided', status: 'PENDING_APPROVAL' })).toMatch(
+      /is waiting for approval, beyond the first 100 orders of the queue\.$/,
     );
   });
 });

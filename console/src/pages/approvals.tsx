@@ -4,14 +4,17 @@
  * price (and, when quantity × that price is above the budget, a plain sentence saying so), or a
  * checkout order's priced lines and total; approve (an optional note) or reject (a reason is
  * required); and the newest decisions (`purchaseOrders` by status, orders:read). Whether a decision is allowed, and which one won a
- * race, is the API's answer, shown as it came (docs/console.md).
+ * race, is the API's answer, shown as it came (docs/console.md). A link with `?order=<id>` (a UCP
+ * checkout's continue_url) marks that order's card and says where the order stands.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatAmount } from '../amounts.ts';
 import { graphql } from '../api.ts';
 import {
   catalogShortfall,
   type Decision,
+  linkedOrder,
+  linkedOrderSentence,
   newestDecisions,
   type Pending,
   shortfallSentence,
@@ -23,11 +26,12 @@ import { useAction, useAsync } from '../ui/async.ts';
 import { Empty, Field, Loading, ProblemView, Time } from '../ui/parts.tsx';
 
 // Registered operations (schemas/operations/pending-approvals.graphql, approval-decisions.graphql,
-// approve-purchase-order.graphql, reject-purchase-order.graphql).
+// approve-purchase-order.graphql, reject-purchase-order.graphql, purchase-order.graphql).
 const QUEUE = operation('PendingApprovals');
 const DECISIONS = operation('ApprovalDecisions');
 const APPROVE = operation('ApprovePurchaseOrder');
 const REJECT = operation('RejectPurchaseOrder');
+const ORDER = operation('PurchaseOrder');
 
 interface Decided {
   orderId: string;
@@ -36,7 +40,8 @@ interface Decided {
   approvals: { operator: string }[];
 }
 
-export function ApprovalsPage() {
+export function ApprovalsPage({ params }: { params: URLSearchParams }) {
+  const wanted = params.get('order')?.trim() || null;
   const queue = useAsync(
     () =>
       graphql<{ pendingApprovals: { nodes: Pending[] } }>(QUEUE, { first: 100 }).then(
@@ -51,6 +56,18 @@ export function ApprovalsPage() {
       ),
     [],
   );
+  const waiting = wanted !== null && queue.data?.some((p) => p.order.orderId === wanted);
+  // Not in the queue (decided, or unknown): the order's own status says which.
+  const looked = useAsync(
+    () =>
+      wanted === null || waiting !== false
+        ? Promise.resolve(undefined)
+        : graphql<{ purchaseOrder: { status: string } | null }>(ORDER, { orderId: wanted }).then(
+            (d) => d.purchaseOrder,
+          ),
+    [wanted, waiting],
+  );
+  const linked = wanted === null ? undefined : linkedOrder(wanted, queue.data ?? [], looked.data);
   const [done, setDone] = useState<Decided | null>(null);
   const decided = (d: Decided) => {
     setDone(d);
@@ -65,6 +82,12 @@ export function ApprovalsPage() {
         Orders above their spend policy's approval threshold wait here, their amount reserved in the budget. A
         rejection, an expiry or the agent's cancel gives it back.
       </p>
+      {wanted !== null && linked ? (
+        <p role="status" class={linked.kind === 'waiting' ? 'note' : 'ok'} data-testid="linked-order">
+          {linkedOrderSentence(wanted, linked)}
+        </p>
+      ) : null}
+      {wanted !== null && looked.state === 'error' ? <ProblemView error={looked.error} /> : null}
       {done ? (
         <p role="status" class="ok">
           {done.orderId}: {done.status}
@@ -82,7 +105,12 @@ export function ApprovalsPage() {
       {queue.data?.length ? (
         <ul class="cards" data-testid="approval-queue">
           {queue.data.map((p) => (
-            <PendingCard key={p.order.orderId} pending={p} onDecided={decided} />
+            <PendingCard
+              key={p.order.orderId}
+              pending={p}
+              onDecided={decided}
+              linked={p.order.orderId === wanted}
+            />
           ))}
         </ul>
       ) : null}
@@ -133,8 +161,21 @@ export function ApprovalsPage() {
   );
 }
 
-function PendingCard({ pending: p, onDecided }: { pending: Pending; onDecided: (d: Decided) => void }) {
+function PendingCard({
+  pending: p,
+  onDecided,
+  linked,
+}: {
+  pending: Pending;
+  onDecided: (d: Decided) => void;
+  /** The order the page's link names: marked and scrolled into view. */
+  linked: boolean;
+}) {
   const id = p.order.orderId;
+  const card = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (linked) card.current?.scrollIntoView({ block: 'center' });
+  }, [linked]);
   const [text, setText] = useState('');
   const decide = useAction(async (kind: 'approve' | 'reject') => {
     const d =
@@ -157,7 +198,12 @@ function PendingCard({ pending: p, onDecided }: { pending: Pending; onDecided: (
   const shortfall = lines ? undefined : catalogShortfall(p);
   const busy = decide.state === 'loading';
   return (
-    <li class="card" data-testid="pending-approval">
+    <li
+      ref={card}
+      class={linked ? 'card linked' : 'card'}
+      data-testid="pending-approval"
+      {...(linked ? { 'aria-current': 'true' } : {})}
+    >
       <p>
         <code>{id}</code>{' '}
         <span class="tag">
