@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { Histogram } from 'prom-client';
 import type { Platform } from '../platform.ts';
 import { Problem, sendProblem } from '../problem.ts';
@@ -10,7 +16,17 @@ declare module 'fastify' {
   interface FastifyRequest {
     traceId: string;
   }
+  interface FastifyInstance {
+    /**
+     * Answers the router's refusals (frameworkProblem) of paths under `prefix` with `send`
+     * instead of the server-wide problem: a protocol with its own error shape (UCP's
+     * `{code, content}`) keeps it for paths the router cannot read.
+     */
+    answerRouterRefusals(prefix: string, send: RouterRefusalAnswer): void;
+  }
 }
+
+export type RouterRefusalAnswer = (problem: Problem, req: FastifyRequest, reply: FastifyReply) => unknown;
 
 /** The router's refusals (Fastify's frameworkErrors) as problems. */
 export function frameworkProblem(code: string): Problem {
@@ -24,6 +40,7 @@ export function frameworkProblem(code: string): Problem {
  * `/healthz` (the process lives), `/readyz` (its dependencies answer), `/metrics`.
  */
 export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } = {}): FastifyInstance {
+  const refusals: { prefix: string; send: RouterRefusalAnswer }[] = [];
   const app = Fastify({
     loggerInstance: platform.log as FastifyBaseLogger,
     // Per-request log lines cost more than the requests themselves at these rates; errors
@@ -37,8 +54,14 @@ export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } =
     requestTimeout: platform.config.HTTP_REQUEST_TIMEOUT_MS,
     http: slowClientLimits(platform.config),
     // A path the router cannot read (a parameter over its 100 characters, bad percent-encoding)
-    // is refused before any route: with a problem body like every other refusal, not Fastify's.
-    frameworkErrors: (err, _req, reply) => sendProblem(reply, frameworkProblem(err.code)),
+    // is refused before any route: with a problem body like every other refusal, not Fastify's,
+    // or in the shape of the protocol that owns the path (answerRouterRefusals).
+    frameworkErrors: (err, req, reply) => {
+      const problem = frameworkProblem(err.code);
+      const path = req.url.split('?', 1)[0] ?? '';
+      const own = refusals.find((r) => path === r.prefix || path.startsWith(`${r.prefix}/`));
+      return own ? own.send(problem, req, reply) : sendProblem(reply, problem);
+    },
     ...tlsOptions(platform.config),
   }) as unknown as FastifyInstance;
 
@@ -50,6 +73,9 @@ export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } =
     registers: [platform.metrics],
   });
 
+  app.decorate('answerRouterRefusals', (prefix: string, send: RouterRefusalAnswer) => {
+    refusals.push({ prefix: prefix.replace(/\/+$/, ''), send });
+  });
   app.decorateRequest('traceId', '');
   app.addHook('onRequest', async (req, reply) => {
     req.traceId = traceIdOf(req.headers);

@@ -49,12 +49,6 @@ async function as(): Promise<string> {
   return key;
 }
 
-/** lib/http/app.ts frameworkProblem: a path parameter over 100 characters, an undecodable path. */
-const ROUTER_REFUSALS = [
-  'https://agent-commerce.example/problems/uri-too-long',
-  'https://agent-commerce.example/problems/malformed-request',
-];
-
 interface Answer {
   status: number;
   body: Record<string, unknown>;
@@ -84,13 +78,12 @@ async function call(
   );
   const body = JSON.parse(text) as Record<string, unknown>;
   expect(body).toBeTypeOf('object');
-  if (res.status >= 400 && ROUTER_REFUSALS.includes(String(body.type))) {
-    // The router refuses these before any route (and its onSend) is chosen: RFC 9457, not UCP's
-    // shape (docs/ucp.md, "Errors").
-    expect(body.status).toBe(res.status);
-  } else if (res.status >= 400) {
+  // Every refusal under the UCP endpoint is UCP's {code, content}, the router's own included
+  // (an unknown path, a wrong method, an id over 100 characters, bad percent-encoding).
+  if (res.status >= 400) {
     expect(body.code, text).toBeTypeOf('string');
     expect(body.content, text).toBeTypeOf('string');
+    expect(res.headers.get('content-type'), text).toMatch(/^application\/json/);
   }
   seen.add(res.status);
   return { status: res.status, body };
@@ -384,5 +377,66 @@ describe('UCP robustness (properties)', () => {
       }),
       { numRuns: 80 },
     );
+  });
+});
+
+describe("the router under the UCP endpoint answers in UCP's shape; elsewhere the server keeps its own", () => {
+  const raw = async (method: string, path: string) => {
+    const res = await fetch(`${sys.url}${path}`, { method, signal: AbortSignal.timeout(15_000) });
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: JSON.parse(await res.text()) as Record<string, unknown>,
+    };
+  };
+  it.each([
+    ['an unknown path', 'GET', '/ucp/nowhere', 404, 'not_found'],
+    ['a path below a route', 'GET', '/ucp/checkout-sessions/cs_x/complete/more', 404, 'not_found'],
+    ['the endpoint itself', 'GET', '/ucp', 404, 'not_found'],
+    ['an id over 100 characters', 'GET', `/ucp/checkout-sessions/${'x'.repeat(101)}`, 414, 'uri_too_long'],
+    ['an order id over 100 characters', 'GET', `/ucp/orders/${'o'.repeat(300)}`, 414, 'uri_too_long'],
+    ['bad percent-encoding', 'GET', '/ucp/checkout-sessions/%zz', 400, 'malformed_request'],
+    [
+      'bad percent-encoding before a query',
+      'POST',
+      '/ucp/checkout-sessions/%E0%A4%A/cancel?x=1',
+      400,
+      'malformed_request',
+    ],
+  ])('%s: %s %s is %i %s', async (_what, method, path, status, code) => {
+    const r = await raw(method, path);
+    expect([r.status, r.body.code]).toEqual([status, code]);
+    expect(r.body.content).toBeTypeOf('string');
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it.each([
+    ['GET', '/ucp/checkout-sessions', 'POST'],
+    ['DELETE', '/ucp/checkout-sessions/cs_x', 'GET, HEAD, PUT'],
+    ['GET', '/ucp/checkout-sessions/cs_x/complete', 'POST'],
+    ['PUT', '/ucp/orders/ord_x', 'GET, HEAD'],
+  ])(
+    'a route under another method: %s %s is 405 method_not_allowed with Allow: %s',
+    async (method, path, allow) => {
+      const r = await raw(method, path);
+      expect([r.status, r.body.code]).toEqual([405, 'method_not_allowed']);
+      expect(r.headers.get('allow')?.split(', ').sort().join(', ')).toBe(allow);
+    },
+  );
+
+  it('leaves the rest of the server as it was: RFC 9457 problems for the router, its own 404', async () => {
+    const long = await raw('GET', `/acp/checkout_sessions/${'x'.repeat(101)}`);
+    expect(long.status).toBe(414);
+    expect(long.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(long.body.type).toBe('https://agent-commerce.example/problems/uri-too-long');
+    const bad = await raw('GET', '/acp/checkout_sessions/%zz');
+    expect([bad.status, bad.body.type]).toEqual([
+      400,
+      'https://agent-commerce.example/problems/malformed-request',
+    ]);
+    // A path that only starts like the endpoint is not under it.
+    const beside = await raw('GET', '/ucpx/checkout-sessions');
+    expect(beside.status).toBe(404);
+    expect(beside.body.code).not.toBe('not_found');
   });
 });

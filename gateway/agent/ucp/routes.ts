@@ -123,6 +123,19 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
     async (scope) => {
       registerStrictJsonParser(scope);
       scope.setErrorHandler((err, req, reply) => ucpErrorHandler(err, req, reply, d));
+      // Paths under the endpoint that no route takes (or not with this method) are UCP errors too;
+      // so are the router's refusals of paths it cannot read (lib/http/app.ts). Not when the
+      // endpoint is the server's root: the rest of the server keeps its own answers.
+      if (d.basePath !== '') {
+        const routes: { path: RegExp; method: string }[] = [];
+        scope.addHook('onRoute', (r) => {
+          for (const method of [r.method].flat()) routes.push({ path: routePattern(r.url), method });
+        });
+        scope.setNotFoundHandler((req, reply) => unmatched(req, reply, routes));
+        app.answerRouterRefusals(d.basePath, (problem, _req, reply) =>
+          sendUcpError(reply, ucpErrorOfProblem(problem.body)),
+        );
+      }
       scope.post('/checkout-sessions', { ...write('create'), handler: h.create });
       scope.get('/checkout-sessions/:id', { onRequest: checkoutGate, onSend, onResponse, handler: h.get });
       scope.put('/checkout-sessions/:id', { ...write('update'), handler: h.update });
@@ -412,4 +425,36 @@ function ucpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply,
       headers: { 'retry-after': '1' },
     }),
   );
+}
+
+/** A route's URL (`/ucp/checkout-sessions/:id`) as a pattern for a raw request path. */
+const routePattern = (url: string): RegExp =>
+  new RegExp(
+    `^${url
+      .split('/')
+      .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/')}$`,
+  );
+
+/** No route under the endpoint: 405 with Allow when the path is a route's under another method, else 404. */
+function unmatched(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  routes: readonly { path: RegExp; method: string }[],
+) {
+  const path = req.url.split('?', 1)[0] ?? '';
+  const allowed = [...new Set(routes.filter((r) => r.path.test(path)).map((r) => r.method))];
+  if (allowed.length > 0)
+    return sendUcpError(
+      reply,
+      ucpError(
+        405,
+        'method_not_allowed',
+        `${req.method.slice(0, 16)} is not allowed here; use ${allowed.join(', ')}.`,
+        {
+          headers: { allow: allowed.join(', ') },
+        },
+      ),
+    );
+  return sendUcpError(reply, ucpError(404, 'not_found', 'No such resource under the UCP endpoint.'));
 }
