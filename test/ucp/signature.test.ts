@@ -1,17 +1,17 @@
 /**
  * A UCP platform that signs its requests (signatures.md at v2026-04-08, "REST Request Signing"),
  * on the embedded system. The platform's P-256 key is made here with node:crypto, its public JWK
- * served in the platform profile; requests are signed with the http-message-signatures library
+ * served in the platform profile; requests are signed by support/sign.ts (http-message-signatures)
  * and the Content-Digest (RFC 9530) is hashed here: nothing of the system's own signing code.
  * Covered, as the tag's table asks: `@method`, `@authority`, `@path`, `@query` if any,
  * `ucp-agent`, `idempotency-key` on writes, `content-digest` + `content-type` with a body.
  */
-import { createHash, sign as ecdsaSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { httpbis } from 'http-message-signatures';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { expectCheckout, FIXTURE } from './checkout.suite.ts';
+import { publicJwk, type SignOpts, signedIdentity, ucpSigner } from './support/sign.ts';
 import {
   type ProfileServer,
   platformProfile,
@@ -28,7 +28,6 @@ let platformKey: KeyObject;
 let otherKey: KeyObject;
 let p384Key: KeyObject;
 let p384ProfileUrl: string;
-let seq = 0;
 
 beforeAll(async () => {
   sys = await startEmbedded({
@@ -39,16 +38,18 @@ beforeAll(async () => {
   profiles = await startProfileServer();
   platformKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
   otherKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-  const jwk = { ...platformKey.export({ format: 'jwk' }), kid: KID, use: 'sig', alg: 'ES256' };
-  delete (jwk as { d?: string }).d;
-  profileUrl = profiles.set('/signed/profile.json', platformProfile({ signingKeys: [jwk] }));
+  profileUrl = profiles.set(
+    '/signed/profile.json',
+    platformProfile({ signingKeys: [publicJwk(platformKey, KID, 'ES256')] }),
+  );
   // Another platform (host) signing with ES384, which the verifier accepts beside ES256.
   p384Key = generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey;
-  const jwk384 = { ...p384Key.export({ format: 'jwk' }), kid: 'platform-384', use: 'sig', alg: 'ES384' };
-  delete (jwk384 as { d?: string }).d;
   const other = await startProfileServer();
   extraServers.push(other);
-  p384ProfileUrl = other.set('/p384/profile.json', platformProfile({ signingKeys: [jwk384] }));
+  p384ProfileUrl = other.set(
+    '/p384/profile.json',
+    platformProfile({ signingKeys: [publicJwk(p384Key, 'platform-384', 'ES384')] }),
+  );
 });
 const extraServers: ProfileServer[] = [];
 afterAll(async () => {
@@ -57,92 +58,18 @@ afterAll(async () => {
   await sys?.close();
 });
 
-interface SignOpts {
-  /** Signs with this key instead of the platform's. */
-  key?: KeyObject;
-  kid?: string;
-  /** `created` in seconds; undefined: now. */
-  created?: number;
-  /** Components left out of the signature. */
-  drop?: string[];
-  /** The body sent instead of the one signed (the digest is of the signed one). */
-  sendBody?: string;
-  /** The profile UCP-Agent names (default: the P-256 platform's). */
-  profile?: string;
-  /** ECDSA hash: sha384 with a P-384 key. */
-  hash?: 'sha256' | 'sha384';
-  /** Signature parameters, default keyid and created; `alg` is sent when listed. */
-  params?: string[];
-  /** Header changes after signing (null: removed). */
-  after?: Record<string, string | null>;
-}
-
-/** A request signed as signatures.md's sign_rest_request does, sent with fetch. */
-async function signed(
-  method: 'GET' | 'POST' | 'PUT',
-  path: string,
-  body?: unknown,
-  o: SignOpts = {},
-): Promise<UcpReply> {
-  const url = `${sys.url}/ucp${path}`;
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  const headers: Record<string, string> = { 'ucp-agent': `profile="${o.profile ?? profileUrl}"` };
-  const fields = ['@method', '@authority', '@path'];
-  if (new URL(url).search) fields.push('@query');
-  fields.push('ucp-agent');
-  if (method !== 'GET') {
-    headers['idempotency-key'] = `sig-${process.pid}-${++seq}-${Date.now()}`;
-    fields.push('idempotency-key');
-  }
-  if (text !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['content-digest'] = `sha-256=:${createHash('sha256').update(text).digest('base64')}:`;
-    fields.push('content-digest', 'content-type');
-  }
-  const key = o.key ?? platformKey;
-  const req = await httpbis.signMessage(
-    {
-      key: {
-        id: o.kid ?? KID,
-        alg: 'ecdsa-p256-sha256',
-        sign: async (data) => ecdsaSign(o.hash ?? 'sha256', data, { key, dsaEncoding: 'ieee-p1363' }),
-      },
-      fields: fields.filter((f) => !o.drop?.includes(f)),
-      params: o.params ?? ['keyid', 'created'],
-      paramValues: { created: new Date((o.created ?? Math.floor(Date.now() / 1000)) * 1000) },
-    },
-    { method, url, headers },
-  );
-  const sent = o.sendBody ?? text;
-  // The library adds `Signature` and `Signature-Input` capitalised: one spelling, to override them.
-  const final = Object.fromEntries(
-    Object.entries(req.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
-  );
-  for (const [k, v] of Object.entries(o.after ?? {})) {
-    if (v === null) delete final[k];
-    else final[k] = v;
-  }
-  const res = await fetch(url, {
-    method,
-    headers: final,
-    ...(sent !== undefined ? { body: sent } : {}),
-  });
-  const raw = await res.text();
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-  } catch {
-    parsed = { raw };
-  }
-  return { status: res.status, headers: res.headers, body: parsed };
-}
+const signed = ucpSigner({
+  base: () => sys.url,
+  profileUrl: () => profileUrl,
+  key: () => platformKey,
+  kid: KID,
+});
 
 const create = (o?: SignOpts) =>
   signed('POST', '/checkout-sessions', { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }] }, o);
 
 /** The identity docs/ucp.md ("Identity") gives a platform signing with the profile at profileUrl. */
-const documentedIdentity = () =>
-  `spiffe://example.org/ns/ai/sa/procurement-agent/ucp/${new URL(profileUrl).host.replace(/:/g, '_')}`;
+const documentedIdentity = () => signedIdentity(profileUrl);
 
 describe('UCP request signatures (RFC 9421, signatures.md v2026-04-08)', () => {
   it('a signed create, update and complete succeed; the session belongs to the documented identity', async () => {
