@@ -15,6 +15,7 @@ import { parse } from 'yaml';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { CONFIG_VARIABLES } from '../../lib/config.ts';
 import { TRACING_VARIABLES } from '../../lib/telemetry/config.ts';
+import { type ProfileServer, platformProfile, startProfileServer } from '../ucp/support/ucp.ts';
 import { allExamples, assignedNames, type Example, inlineQueryTemplates, requestLine } from './examples.ts';
 
 type Parameter = { name: string; in: string } | { $ref: string };
@@ -33,11 +34,24 @@ const examples = allExamples(root);
 const SHELL_NAMES = new Set(['TOKEN', 'TOPOLOGY', 'ROLE', 'APOLLO_TELEMETRY_DISABLED', 'NODE_OPTIONS']);
 
 let sys: TestSystem;
+let profiles: ProfileServer;
+/** docs/ucp.md's platform profile (https://platform.example/ucp/profile.json), served on loopback. */
+let ucpProfile: string;
 beforeAll(async () => {
-  // `npm start`'s defaults (full catalog, store on disk under DATA_DIR), on a free port.
-  sys = await startEmbedded({ CATALOG_SIZE: '10000', EMBEDDED_DB: 'disk' });
+  // `npm start`'s defaults (full catalog, store on disk under DATA_DIR), on a free port; UCP
+  // profiles may be fetched over http from loopback, where the walk-through's platform is.
+  sys = await startEmbedded({
+    CATALOG_SIZE: '10000',
+    EMBEDDED_DB: 'disk',
+    UCP_PROFILE_ALLOW_INSECURE: 'true',
+  });
+  profiles = await startProfileServer();
+  ucpProfile = profiles.set('/ucp/profile.json', platformProfile());
 }, 120_000);
-afterAll(() => sys?.close());
+afterAll(async () => {
+  await profiles?.close();
+  await sys?.close();
+});
 
 interface Call {
   status: number;
@@ -59,6 +73,7 @@ async function runShell(example: Example): Promise<{ code: number | null; stderr
         AC_ROOT: root,
         AC_HOSTPORT: new URL(sys.url).host,
         AC_LOG: log,
+        AC_UCP_PROFILE: ucpProfile,
         DATA_DIR: sys.config.DATA_DIR,
         LOG_LEVEL: 'silent',
         APOLLO_TELEMETRY_DISABLED: '1',

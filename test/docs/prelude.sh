@@ -2,15 +2,19 @@
 # written; these functions stand in for what the test harness does itself or cannot do here.
 #   AC_ROOT      the repository      AC_HOSTPORT  the started system (host:port)
 #   AC_LOG       where each curl call leaves its status line and body
+#   AC_UCP_PROFILE  a UCP platform profile served on loopback (the system runs with
+#                UCP_PROFILE_ALLOW_INSECURE=true): docs/ucp.md's https://platform.example/ucp/profile.json
 set -e
 
-# curl: the documented URL on localhost:8080 goes to the started system; each call's status
-# and body are kept for the test to check, and the body is printed as curl would.
+# curl: the documented URL on localhost:8080 goes to the started system, the documented UCP
+# platform profile to the one served on loopback; each call's status and body are kept for the
+# test to check, and the body is printed as curl would.
 curl() {
-  local args=() a f n
+  local args=() a f n profile='https://platform.example/ucp/profile.json'
   for a in "$@"; do
     a="${a//localhost:8080/$AC_HOSTPORT}"
     a="${a//127.0.0.1:8080/$AC_HOSTPORT}"
+    if [ -n "${AC_UCP_PROFILE:-}" ]; then a="${a//"$profile"/$AC_UCP_PROFILE}"; fi
     args+=("$a")
   done
   n=$(($(cat "$AC_LOG/seq" 2>/dev/null || echo 0) + 1))
