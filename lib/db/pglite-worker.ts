@@ -12,9 +12,10 @@ import { openPglite } from './pglite.ts';
  * on a machine with two cores the store and the requests run at once.
  *
  * Written by hand because no library does this for PGlite: its own worker (`PGliteWorker`) is
- * built for browsers (Web Locks, BroadcastChannel). The protocol is one message per statement;
- * a transaction is BEGIN, the caller's statements, then COMMIT or ROLLBACK, and nothing else
- * runs in between (PGlite is one connection: its own mutex does the same in-thread).
+ * built for browsers (Web Locks, BroadcastChannel). The protocol is one message per statement,
+ * run in the order sent; a transaction is BEGIN, the caller's statements, then COMMIT or
+ * ROLLBACK, and nothing else is sent in between (PGlite is one connection: its own mutex does
+ * the same in-thread).
  */
 
 type Message =
@@ -63,8 +64,9 @@ async function serve(dataDir: string | undefined, nice: number): Promise<void> {
     return;
   }
   port.postMessage({ id: 0, rows: [] } satisfies Reply);
-  // The other side sends one message at a time (its `exclusive`), and replies carry their id.
-  port.on('message', async (m: Request) => {
+  // Messages arrive while one runs (the other side does not wait for replies): each runs after
+  // the one before it has answered, in arrival order, closing too. Replies carry their id.
+  const answer = async (m: Request) => {
     try {
       if (m.op === 'query') port.postMessage({ id: m.id, rows: await db.query(m.sql, m.params) });
       else if (m.op === 'exec') {
@@ -78,6 +80,10 @@ async function serve(dataDir: string | undefined, nice: number): Promise<void> {
     } catch (err) {
       port.postMessage(errorReply(m.id, err));
     }
+  };
+  let last: Promise<void> = Promise.resolve();
+  port.on('message', (m: Request) => {
+    last = last.then(() => answer(m));
   });
 }
 
@@ -150,19 +156,33 @@ export async function openPgliteWorker(
     throw err;
   }
 
-  // One connection: a transaction and the statements outside it take turns.
+  // One connection. A statement outside a transaction is sent at once, even while others are
+  // on their way: the worker runs them in the order they arrive (PGlite's own mutex is FIFO),
+  // so its thread goes from one to the next without waiting for this thread to read a reply
+  // and send the next (a round trip per statement, during which the store's thread sat idle;
+  // docs/performance.md, "ACP", fourth pass). A transaction takes the connection alone: it
+  // starts after what was sent before it, and what comes while it is queued or running waits
+  // for its COMMIT or ROLLBACK.
   let turn: Promise<unknown> = Promise.resolve();
+  let transactions = 0;
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = turn.then(fn, fn);
+    transactions++;
+    const run = turn.then(fn, fn).finally(() => transactions--);
     turn = run.catch(() => undefined);
     return run;
   };
   const statement: Queryable['query'] = async <R>(sql: string, params: readonly unknown[] = []) =>
     (await send({ op: 'query', sql, params })) as R[];
+  const shared: Queryable['query'] = <R>(sql: string, params: readonly unknown[] = []) => {
+    if (transactions === 0) return statement<R>(sql, params);
+    const run = turn.then(() => statement<R>(sql, params));
+    turn = run.catch(() => undefined);
+    return run;
+  };
 
   return {
     kind: 'pglite',
-    query: (sql, params) => exclusive(() => statement(sql, params)),
+    query: shared,
     exec: (sql) => exclusive(async () => void (await send({ op: 'exec', sql }))),
     transaction: (fn) =>
       exclusive(async () => {

@@ -122,6 +122,55 @@ describe('the embedded store on a worker thread', () => {
     expect(await worker.query("SELECT n FROM t WHERE name = 'counter'")).toEqual([{ n: 20 }]);
   });
 
+  it('sends statements without waiting for the previous reply, and runs them in the order sent', async () => {
+    // Counts the statements sent and not yet answered (reply 0, the open, is the first awaited).
+    let inFlight = 1;
+    let most = 0;
+    const counting: SpawnStoreThread = (module, data) => {
+      const w = fromSource(module, data);
+      const post = w.postMessage.bind(w);
+      w.postMessage = (m: unknown) => {
+        most = Math.max(most, ++inFlight);
+        post(m);
+      };
+      w.on('message', () => inFlight--);
+      return w;
+    };
+    const db = await openCompiledOrLoaded(undefined, { spawn: counting });
+    try {
+      await db.exec('CREATE TABLE seq (id bigserial PRIMARY KEY, i int NOT NULL)');
+      const sent = Array.from({ length: 20 }, (_, i) => db.query('INSERT INTO seq (i) VALUES ($1)', [i]));
+      await Promise.all(sent);
+      expect(most).toBeGreaterThan(1);
+      const rows = await db.query<{ i: number }>('SELECT i FROM seq ORDER BY id');
+      expect(rows.map((r) => r.i)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('holds a statement sent during a transaction until the transaction ends', async () => {
+    let inside!: () => void;
+    const started = new Promise<void>((r) => {
+      inside = r;
+    });
+    const tx = worker
+      .transaction(async (t) => {
+        await t.query("INSERT INTO t (name, amount) VALUES ('uncommitted', 1)");
+        inside();
+        await new Promise((r) => setTimeout(r, 20));
+        throw new Error('rolled back');
+      })
+      .catch(() => 'rolled back');
+    await started;
+    // Run inside the transaction, it would see the uncommitted row.
+    const seen = await worker.query<{ c: number }>(
+      "SELECT count(*)::int AS c FROM t WHERE name = 'uncommitted'",
+    );
+    expect(await tx).toBe('rolled back');
+    expect(seen).toEqual([{ c: 0 }]);
+  });
+
   it('keeps its data directory: what one worker wrote, the next one (and the in-thread store) reads', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ac-pglite-worker-'));
     const first = await openPgliteWorker(dir);
