@@ -98,6 +98,11 @@ describe('a priced session', () => {
     expect(p.problems).toEqual([]);
   });
 
+  it("keeps the quote's id and expiry, not its signed token (nothing reads it back)", () => {
+    const p = pricedSession(items, [], [0], quote(), []);
+    expect(p.quote).toEqual({ id: 'q', expiresAt: '2026-11-26T12:15:00.000Z' });
+  });
+
   it.each([
     ['codes were sent', ['WELCOME10'], true],
     ['no code was sent', [], false],

@@ -244,6 +244,8 @@ export function pricedSession(
       subtotalCents: baseCents - discountCents,
       totalCents: centsOf(quoted.total),
     },
-    quote: quoted.quote,
+    // Not the token: nothing reads it back, and it was ~1 KB of the ~2.2 KB stored session,
+    // written twice per completion (docs/performance.md, "ACP", fourth pass).
+    quote: { id: quoted.quote.id, expiresAt: quoted.quote.expiresAt },
   };
 }

@@ -114,8 +114,8 @@ export interface SessionPricing {
   readonly rejected: readonly RejectedCode[];
   readonly problems: readonly SessionProblem[];
   readonly totals: SessionTotals;
-  /** The signed quote token's `jti` and expiry: the prices hold until then. */
-  readonly quote: { readonly id: string; readonly expiresAt: string; readonly token: string } | null;
+  /** The signed quote token's `jti` and expiry: the prices hold until then (the token itself is not kept). */
+  readonly quote: { readonly id: string; readonly expiresAt: string } | null;
 }
 
 /**
