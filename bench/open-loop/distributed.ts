@@ -16,7 +16,12 @@ import { addRuleDirect } from '../scenarios/quote.ts';
 export interface DistributedBench {
   subgraphs: SubgraphProcesses;
   /** Starts the gateway replicas (on `ports` when given); resolves when each listens. */
-  startGateways(o?: { ports?: number[]; env?: Record<string, string> }): Promise<ServiceProcess[]>;
+  startGateways(o?: {
+    ports?: number[];
+    env?: Record<string, string>;
+    /** Extra node flags for gateway i, e.g. `--cpu-prof`. */
+    nodeArgs?: (i: number) => string[];
+  }): Promise<ServiceProcess[]>;
   /** The gateways' base URLs once started. */
   urls: string[];
   stop(): Promise<void>;
@@ -35,7 +40,12 @@ export async function untilReady(url: string, timeoutMs = 120_000): Promise<void
 }
 
 export async function startDistributedBench(
-  o: { env?: Record<string, string>; gateways?: number } = {},
+  o: {
+    env?: Record<string, string>;
+    gateways?: number;
+    /** Extra node flags for each subgraph process by name, e.g. `--cpu-prof`. */
+    nodeArgs?: (name: 'pricing' | 'promotions' | 'procurement') => string[];
+  } = {},
 ): Promise<DistributedBench> {
   const env = {
     CATALOG_SIZE: String(QUOTE_CATALOG_SIZE),
@@ -44,7 +54,7 @@ export async function startDistributedBench(
     RATE_LIMIT_REFILL_PER_SECOND: '1000000',
     ...o.env,
   };
-  const subgraphs = await startSubgraphProcesses(env);
+  const subgraphs = await startSubgraphProcesses(env, o.nodeArgs);
   const gateways: ServiceProcess[] = [];
   const bench: DistributedBench = {
     subgraphs,
@@ -64,6 +74,7 @@ export async function startDistributedBench(
         Array.from({ length: o.gateways ?? 2 }, (_, i) =>
           startProcess('gateway', { ...gw, ...(g.ports?.[i] ? { PORT: String(g.ports[i]) } : {}) }, 120_000, {
             compiled: true,
+            nodeArgs: g.nodeArgs?.(i) ?? [],
           }),
         ),
       );
