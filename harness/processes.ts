@@ -123,6 +123,19 @@ export async function startCommand(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return untilListening(label, child, timeoutMs, (out) => /"msg":"listening on (http[^"]+)"/.exec(out)?.[1]);
+}
+
+/**
+ * A spawned server as a ServiceProcess once `listening(output so far)` finds its URL: shared by
+ * our own processes (their log line) and the bench's peers (e.g. Hive Gateway's banner).
+ */
+export async function untilListening(
+  label: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  listening: (out: string) => string | undefined,
+): Promise<ServiceProcess> {
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -132,10 +145,10 @@ export async function startCommand(
     );
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /"msg":"listening on (http[^"]+)"/.exec(out);
-      if (m?.[1]) {
+      const found = listening(out);
+      if (found) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve(found);
       }
     };
     child.stdout?.on('data', onData);

@@ -16,7 +16,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { supergraphSdl } from '../../gateway/graphql.ts';
-import type { ServiceProcess } from '../../harness/processes.ts';
+import { type ServiceProcess, untilListening } from '../../harness/processes.ts';
 
 const dir = new URL('./hive/', import.meta.url).pathname;
 const bin = join(dir, 'node_modules/@graphql-hive/gateway/dist/bin.js');
@@ -76,40 +76,9 @@ export async function startHiveGateway(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let out = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const label = opts.label ?? 'hive';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not start in 60 s:\n${out}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes(`Listening on http://127.0.0.1:${port}`)) {
-        clearTimeout(timer);
-        resolve(`http://127.0.0.1:${port}`);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`${label} exited with ${code} before listening:\n${out}`));
-    });
-  });
-  return {
-    url,
-    child,
-    output: () => out,
-    async stop() {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      const code = await exited;
-      clearTimeout(t);
-      return code;
-    },
-    async kill() {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-  };
+  const banner = `Listening on http://127.0.0.1:${port}`;
+  return untilListening(label, child, 60_000, (out) =>
+    out.includes(banner) ? `http://127.0.0.1:${port}` : undefined,
+  );
 }
