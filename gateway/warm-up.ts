@@ -1,6 +1,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { openConnections, sendUntil, type WarmUpReport } from '../lib/http/warm-up.ts';
 import type { Platform } from '../lib/platform.ts';
+import { priceCalculateWarmUp } from '../subgraphs/pricing/warm-up.ts';
 
 export type { WarmUpReport };
 
@@ -66,18 +67,7 @@ export async function warmUp(
       headers: { 'content-type': 'application/json' },
       payload: graphql,
     }),
-    (n) => ({
-      method: 'POST',
-      url: '/v1/prices/calculate',
-      headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({
-        sku: skus[n % skus.length],
-        currency: 'USD',
-        region: n % 2 ? 'EU' : 'US',
-        customerSegment: n % 4 ? 'STANDARD' : 'VIP',
-        inventoryLevel: (n * 37) % 900,
-      }),
-    }),
+    priceCalculateWarmUp(skus),
   ];
   // A few at a time, as callers come: the paths' concurrent parts (batching, caches) warm too.
   const { requests, failed } = await sendUntil(app, sends, {

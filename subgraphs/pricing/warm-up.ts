@@ -10,6 +10,26 @@ const CART_QUOTE = `query WarmUpQuote($input: CartQuoteInput!) {
 }`;
 
 /**
+ * The n-th warm-up price of one of `skus` (POST /v1/prices/calculate) in varied contexts (region,
+ * segment, inventory band), so each modifier path runs before ready; the embedded process sends
+ * it to itself too (gateway/warm-up.ts).
+ */
+export function priceCalculateWarmUp(skus: readonly string[]): (n: number) => InjectOptions {
+  return (n) => ({
+    method: 'POST',
+    url: '/v1/prices/calculate',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({
+      sku: skus[n % skus.length],
+      currency: 'USD',
+      region: n % 2 ? 'EU' : 'US',
+      customerSegment: n % 4 ? 'STANDARD' : 'VIP',
+      inventoryLevel: (n * 37) % 900,
+    }),
+  });
+}
+
+/**
  * What the gateways send pricing most, for its warm-up before ready (lib/http/warm-up.ts): the
  * price of a catalog SKU (POST /v1/prices/calculate, the REST cart quote's call, in varied
  * contexts) and the GraphQL cart quote's part, on the first ten USD-priced SKUs. The first price
@@ -33,18 +53,7 @@ export async function pricingWarmUpRequests(
   });
   const json = { 'content-type': 'application/json' };
   return [
-    (n) => ({
-      method: 'POST',
-      url: '/v1/prices/calculate',
-      headers: json,
-      payload: JSON.stringify({
-        sku: skus[n % skus.length],
-        currency: 'USD',
-        region: n % 2 ? 'EU' : 'US',
-        customerSegment: n % 4 ? 'STANDARD' : 'VIP',
-        inventoryLevel: (n * 37) % 900,
-      }),
-    }),
+    priceCalculateWarmUp(skus),
     () => ({
       method: 'POST',
       url: '/graphql',
