@@ -14,7 +14,7 @@ import { type OpenLoopRun, openLoopTable, runOpenLoop } from './open-loop/run.ts
 import { compareRuntimes, type RuntimeComparison, runtimeTable } from './open-loop/runtime.ts';
 import { latencySvg } from './open-loop/svg.ts';
 import { hiveComparison } from './tools/hive.ts';
-import { warmStartTable } from './tools/warm-start.ts';
+import { warmStartTable } from './tools/warm-start-table.ts';
 
 process.env.APOLLO_TELEMETRY_DISABLED = '1';
 process.env.LOG_LEVEL ??= 'silent';

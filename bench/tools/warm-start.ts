@@ -36,44 +36,6 @@ export interface WarmStart {
   perSecond: { second: number; primaryP99: number; ordersP99: number }[];
 }
 
-/**
- * The bench group (`npm run bench -- --only warm-start`): alternated rounds without and with the
- * warm-up, on each topology asked for (the distributed one: bench/tools/warm-start-distributed.ts).
- */
-export async function warmStartTable(
-  rounds: number,
-  o: { rate: number; seconds: number; distributedRate?: number },
-  log: (s: string) => void,
-  topologies: ('embedded' | 'distributed')[] = ['embedded'],
-): Promise<string> {
-  const lines = [
-    `| topology | round | WARM_UP_MS | quote req/s | start → ready (s) | REST quote p99, first ${o.seconds} s (max) | orders p99, first ${o.seconds} s (max) | REST quote p99, steady | orders p99, steady | load average |`,
-    '|---|---|---|---|---|---|---|---|---|---|',
-  ];
-  const f = (n: number) => n.toFixed(1);
-  const { warmStartDistributed } = await import('./warm-start-distributed.ts');
-  const { loadavg } = await import('node:os');
-  for (let i = 1; i <= rounds; i++) {
-    for (const topology of topologies) {
-      for (const w of ['0', '2000']) {
-        const rate = topology === 'distributed' ? (o.distributedRate ?? o.rate) : o.rate;
-        const x =
-          topology === 'distributed'
-            ? await warmStartDistributed({ WARM_UP_MS: w }, { rate, seconds: o.seconds })
-            : await warmStart({ WARM_UP_MS: w }, { rate, seconds: o.seconds });
-        const la = loadavg()[0]?.toFixed(1);
-        log(
-          `warm-start / ${topology} round ${i}, WARM_UP_MS=${w}: ready ${(x.readyMs / 1000).toFixed(1)} s, first p99 ${f(x.first.primary.p99)} / ${f(x.first.orders.p99)} ms, steady ${f(x.steady.primary.p99)} / ${f(x.steady.orders.p99)} ms, load ${la}\n`,
-        );
-        lines.push(
-          `| ${topology} | ${i} | ${w} | ${rate} | ${(x.readyMs / 1000).toFixed(1)} | ${f(x.first.primary.p99)} (${f(x.first.primary.max)}) | ${f(x.first.orders.p99)} (${f(x.first.orders.max)}) | ${f(x.steady.primary.p99)} | ${f(x.steady.orders.p99)} | ${la} |`,
-        );
-      }
-    }
-  }
-  return lines.join('\n');
-}
-
 /** p99 per whole second after `t0` (Unix ms) from the generator's (due time, latency) pairs. */
 export function bySecond(samples: number[] | undefined, t0: number): Map<number, number> {
   const hists = new Map<number, hdr.Histogram>();
