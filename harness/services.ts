@@ -19,13 +19,24 @@ export async function freshPostgres(label = 't'): Promise<{ url: string; drop():
   await admin.end();
   const url = new URL(TEST_DATABASE_URL);
   url.searchParams.set('options', `-c search_path=${schema}`);
+  // Names every connection to this schema, so `drop` can end those a test left open.
+  url.searchParams.set('application_name', schema);
   return {
     url: url.toString(),
     async drop() {
       const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await c.connect();
-      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await c.end();
+      try {
+        // A connection still open here (a child process that had not closed its pool, a
+        // transaction left idle) would hold a lock DROP waits for without end: a CI run's
+        // afterAll timed out so. The test is over, so its connections are ended first.
+        await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+          schema,
+        ]);
+        await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await c.end();
+      }
     },
   };
 }

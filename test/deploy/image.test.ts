@@ -55,8 +55,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pg?.drop();
+  // The staged production node_modules: many thousand files, slow to remove on a loaded disk.
   if (stage) rmSync(stage, { recursive: true, force: true });
-});
+}, 120_000);
 
 /**
  * The image's deps stage, here: the files its COPY instructions take from the build context, then
