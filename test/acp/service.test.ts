@@ -5,14 +5,13 @@
  */
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type CartQuoter, createCheckoutService } from '../../gateway/agent/checkout/service.ts';
+import { createCheckoutService } from '../../gateway/agent/checkout/service.ts';
 import { DomainUnavailable, type OrderPort } from '../../gateway/agent/order/order-port.ts';
 import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
-import type { CheckoutSession } from '../../subgraphs/procurement/checkout/session.ts';
-import type { CheckoutSessionStore } from '../../subgraphs/procurement/checkout/store.ts';
 import type { PurchaseOrderResponse, UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import type { PlaceOrder } from '../../subgraphs/procurement/domain/purchase-order.ts';
 import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
+import { flatQuoter, memorySessionStore } from './support/checkout-service.ts';
 
 const OWNER = (() => {
   const p = parseSpiffeId('spiffe://example.org/ns/ai/sa/procurement-agent/unit');
@@ -21,55 +20,6 @@ const OWNER = (() => {
 })();
 const T0 = Date.UTC(2026, 10, 26, 12);
 const HOLD = 30_000;
-
-function memoryStore(): CheckoutSessionStore & { rows: Map<string, CheckoutSession> } {
-  const rows = new Map<string, CheckoutSession>();
-  return {
-    rows,
-    async insert(s) {
-      if (rows.has(s.id)) return false;
-      rows.set(s.id, s);
-      return true;
-    },
-    async get(id) {
-      return rows.get(id) ?? null;
-    },
-    async replace(next) {
-      if (rows.get(next.id)?.version !== next.version - 1) return false;
-      rows.set(next.id, next);
-      return true;
-    },
-    async list() {
-      return [...rows.values()];
-    },
-  };
-}
-
-/** Every SKU costs 10.00; no promotions. */
-const quoter: CartQuoter = {
-  async quote(cart) {
-    const lines = cart.lines.map((l) => ({
-      sku: l.sku,
-      name: l.sku,
-      quantity: l.quantity,
-      unitPrice: 10,
-      lineTotal: 10 * l.quantity,
-      discount: 0,
-      total: 10 * l.quantity,
-    }));
-    const total = lines.reduce((n, l) => n + l.total, 0);
-    const payload = Buffer.from(JSON.stringify({ jti: 'q1' })).toString('base64url');
-    return {
-      lines,
-      subtotal: total,
-      discountTotal: 0,
-      total,
-      promotions: { status: 'evaluated', applied: [], notApplied: [], coupons: [] },
-      quoteToken: `h.${payload}.s`,
-      expiresAt: new Date(T0 + 15 * 60_000).toISOString(),
-    };
-  },
-};
 
 type Behaviour = 'ok' | 'refused' | 'lost';
 
@@ -116,14 +66,14 @@ function fakeOrders() {
 }
 
 let now = T0;
-let store: ReturnType<typeof memoryStore>;
+let store: ReturnType<typeof memorySessionStore>;
 let orders: ReturnType<typeof fakeOrders>;
 let ledger: ReturnType<typeof memorySpendLedger>;
 let service: ReturnType<typeof createCheckoutService>;
 
 beforeEach(async () => {
   now = T0;
-  store = memoryStore();
+  store = memorySessionStore();
   orders = fakeOrders();
   ledger = memorySpendLedger();
   await ledger.putPolicy({
@@ -135,7 +85,7 @@ beforeEach(async () => {
   });
   service = createCheckoutService({
     store,
-    quoter,
+    quoter: flatQuoter(T0),
     orders: orders.port,
     spend: { ledger, withoutPolicy: 'allow' },
     clock: { now: () => now },

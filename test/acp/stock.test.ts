@@ -15,10 +15,10 @@ import {
   stockProblems,
 } from '../../subgraphs/procurement/checkout/pricing.ts';
 import { buyable, type CheckoutSession, readiness } from '../../subgraphs/procurement/checkout/session.ts';
-import type { CheckoutSessionStore } from '../../subgraphs/procurement/checkout/store.ts';
 import type { PurchaseOrderResponse, UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import type { PlaceOrder } from '../../subgraphs/procurement/domain/purchase-order.ts';
 import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
+import { flatQuoter, memorySessionStore } from './support/checkout-service.ts';
 
 const line = (item: number, sku: string, quantity: number, name = sku) => ({ item, sku, name, quantity });
 
@@ -115,29 +115,11 @@ describe('a completion re-checks stock', () => {
   let rows: Map<string, CheckoutSession>;
   let service: ReturnType<typeof createCheckoutService>;
 
+  const flat = flatQuoter(T0);
   /** Every SKU costs 10.00; stock from the map, read at quote time and on the re-check. */
   const quoter: CartQuoter = {
     async quote(cart) {
-      const lines = cart.lines.map((l) => ({
-        sku: l.sku,
-        name: l.sku,
-        quantity: l.quantity,
-        unitPrice: 10,
-        lineTotal: 10 * l.quantity,
-        discount: 0,
-        total: 10 * l.quantity,
-      }));
-      const total = lines.reduce((n, l) => n + l.total, 0);
-      return {
-        lines,
-        subtotal: total,
-        discountTotal: 0,
-        total,
-        promotions: { status: 'evaluated', applied: [], notApplied: [], coupons: [] },
-        quoteToken: `h.${Buffer.from(JSON.stringify({ jti: 'q1' })).toString('base64url')}.s`,
-        expiresAt: new Date(T0 + 15 * 60_000).toISOString(),
-        inventoryLevels: cart.lines.map((l) => stock.get(l.sku) ?? 0),
-      };
+      return { ...(await flat.quote(cart)), inventoryLevels: cart.lines.map((l) => stock.get(l.sku) ?? 0) };
     },
     async inventoryLevels(skus) {
       stockReads++;
@@ -169,21 +151,8 @@ describe('a completion re-checks stock', () => {
     ]);
     stockReads = 0;
     placed = new Map();
-    rows = new Map();
-    const store: CheckoutSessionStore = {
-      async insert(s) {
-        if (rows.has(s.id)) return false;
-        rows.set(s.id, s);
-        return true;
-      },
-      get: async (id) => rows.get(id) ?? null,
-      async replace(next) {
-        if (rows.get(next.id)?.version !== next.version - 1) return false;
-        rows.set(next.id, next);
-        return true;
-      },
-      list: async () => [...rows.values()],
-    };
+    const store = memorySessionStore();
+    rows = store.rows;
     service = createCheckoutService({
       store,
       quoter,

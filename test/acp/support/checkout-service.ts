@@ -1,0 +1,58 @@
+/**
+ * In-memory ports for unit tests of the checkout session service (gateway/agent/checkout/service.ts):
+ * a session store kept in a map and a quote that prices every SKU flat.
+ */
+import type { CartQuoter } from '../../../gateway/agent/checkout/service.ts';
+import type { CheckoutSession } from '../../../subgraphs/procurement/checkout/session.ts';
+import type { CheckoutSessionStore } from '../../../subgraphs/procurement/checkout/store.ts';
+
+/** A session store in a map (`rows`, by session id); `replace` takes only the next version. */
+export function memorySessionStore(): CheckoutSessionStore & { rows: Map<string, CheckoutSession> } {
+  const rows = new Map<string, CheckoutSession>();
+  return {
+    rows,
+    async insert(s) {
+      if (rows.has(s.id)) return false;
+      rows.set(s.id, s);
+      return true;
+    },
+    get: async (id) => rows.get(id) ?? null,
+    async replace(next) {
+      if (rows.get(next.id)?.version !== next.version - 1) return false;
+      rows.set(next.id, next);
+      return true;
+    },
+    list: async () => [...rows.values()],
+  };
+}
+
+/**
+ * A quote in which every SKU costs 10.00 and no promotion applies; its token's payload is
+ * `{ jti: 'q1' }` and it expires 15 minutes after `now`. No stock: the caller adds that.
+ */
+export function flatQuoter(now: number): CartQuoter {
+  return {
+    async quote(cart) {
+      const lines = cart.lines.map((l) => ({
+        sku: l.sku,
+        name: l.sku,
+        quantity: l.quantity,
+        unitPrice: 10,
+        lineTotal: 10 * l.quantity,
+        discount: 0,
+        total: 10 * l.quantity,
+      }));
+      const total = lines.reduce((n, l) => n + l.total, 0);
+      const payload = Buffer.from(JSON.stringify({ jti: 'q1' })).toString('base64url');
+      return {
+        lines,
+        subtotal: total,
+        discountTotal: 0,
+        total,
+        promotions: { status: 'evaluated', applied: [], notApplied: [], coupons: [] },
+        quoteToken: `h.${payload}.s`,
+        expiresAt: new Date(now + 15 * 60_000).toISOString(),
+      };
+    },
+  };
+}
