@@ -6,8 +6,6 @@
  * and checks that concurrent identical quotes carry distinct quote tokens.
  */
 import { mkdtempSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +22,7 @@ import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
 import { QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { requestContext } from '../../lib/auth/context.ts';
+import { type JsonStub, startJsonStub } from '../support/json-stub.ts';
 
 const SECRET = 'fetch-merging-secret';
 const PRICE = 'query Q__pricing__0($sku: ID!) { price(sku: $sku) { amount } }';
@@ -80,48 +79,27 @@ describe('which fetches select a @perCaller field', () => {
   });
 });
 
-interface Seen {
-  headers: IncomingMessage['headers'];
-  body: { query?: string; variables?: { representations?: { id: string }[] } };
-}
+type Body = { query?: string; variables?: { representations?: { id: string }[] } };
 
-const open: { server: Server; source: RemoteSubgraphDataSource }[] = [];
+const open: { stub: JsonStub<Body>; source: RemoteSubgraphDataSource }[] = [];
 afterEach(async () => {
-  for (const { server, source } of open.splice(0)) {
+  for (const { stub, source } of open.splice(0)) {
     await source.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await stub.close();
   }
 });
 
 /** A subgraph stand-in that answers each call with `answer(body, n)` (n counts calls from 1). */
-async function subgraph(answer: (body: Seen['body'], n: number) => unknown, status = 200) {
-  const seen: Seen[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', () => {
-      const body = JSON.parse(raw) as Seen['body'];
-      seen.push({ headers: req.headers, body });
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(answer(body, seen.length)));
-    });
+async function subgraph(answer: (body: Body, n: number) => unknown, status = 200) {
+  const stub = await startJsonStub<Body>((_req, res, n, body) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer(body, n)));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const source = new RemoteSubgraphDataSource(
-    'promotions',
-    `http://127.0.0.1:${port}/graphql`,
-    SECRET,
-    2000,
-    {
-      perCaller,
-    },
-  );
-  open.push({ server, source });
-  return { source, seen };
+  const source = new RemoteSubgraphDataSource('promotions', `${stub.url}/graphql`, SECRET, 2000, {
+    perCaller,
+  });
+  open.push({ stub, source });
+  return { source, seen: stub.seen };
 }
 
 const call = (
@@ -140,7 +118,7 @@ const call = (
   } as never);
 
 /** Each representation's entity: a token unique to this call and position, as a signer's jti is. */
-const tokens = (body: Seen['body'], n: number) => ({
+const tokens = (body: Body, n: number) => ({
   data: {
     _entities: (body.variables?.representations ?? []).map((r, i) => ({
       promotions: { total: 1 },

@@ -3,8 +3,7 @@
  * HTTP servers that misbehave on purpose: what it sends, its timeout, which calls it retries,
  * and how a subgraph's non-2xx replies come back.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   RemoteSubgraphDataSource,
@@ -12,51 +11,29 @@ import {
   SubgraphUnreachableError,
 } from '../../gateway/datasources/remote.ts';
 import { requestContext } from '../../lib/auth/context.ts';
+import { type JsonStub, startJsonStub } from '../support/json-stub.ts';
 
 const SECRET = 'remote-datasource-secret';
 const READ = 'query Q__pricing__0($sku: ID!) { price(sku: $sku) { amount } }';
 const WRITE = 'mutation M__pricing__0 { setBasePrice(input: {}) { sku } }';
 
-interface Seen {
-  headers: IncomingMessage['headers'];
-  body: { query?: string; variables?: unknown; operationName?: string };
-}
-
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
 
-const open: { server: Server; source: RemoteSubgraphDataSource }[] = [];
+const open: { stub: JsonStub<unknown>; source: RemoteSubgraphDataSource }[] = [];
 
 afterEach(async () => {
-  for (const { server, source } of open.splice(0)) {
+  for (const { stub, source } of open.splice(0)) {
     await source.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await stub.close();
   }
 });
 
 /** A subgraph stand-in on an ephemeral port; `handler` answers the n-th request (from 1). */
 async function subgraph(handler: Handler, timeoutMs = 2000) {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', () => {
-      seen.push({ headers: req.headers, body: JSON.parse(raw || '{}') });
-      handler(req, res, seen.length);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const source = new RemoteSubgraphDataSource(
-    'pricing',
-    `http://127.0.0.1:${port}/graphql`,
-    SECRET,
-    timeoutMs,
-  );
-  open.push({ server, source });
-  return { source, seen };
+  const stub = await startJsonStub<{ query?: string; variables?: unknown; operationName?: string }>(handler);
+  const source = new RemoteSubgraphDataSource('pricing', `${stub.url}/graphql`, SECRET, timeoutMs);
+  open.push({ stub, source });
+  return { source, seen: stub.seen, stub };
 }
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -182,9 +159,8 @@ describe('the gateway’s HTTP call to a subgraph', () => {
   });
 
   it('names the subgraph, not its address, when it cannot be reached (the cause keeps the address)', async () => {
-    const { source, server } = await subgraph(() => {}).then((s) => ({ ...s, server: open.at(-1)?.server }));
-    await new Promise((resolve) => server?.close(resolve));
-    server?.closeAllConnections();
+    const { source, stub } = await subgraph(() => {});
+    await stub.close();
     const err = (await call(source, READ).catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(SubgraphUnreachableError);
     expect(err.message).toBe('subgraph "pricing" could not be reached');
