@@ -7,11 +7,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
-import { type Db, migrate } from '../../lib/db/index.ts';
-import { openPglite } from '../../lib/db/pglite.ts';
-import { openPostgres } from '../../lib/db/postgres.ts';
+import type { Db } from '../../lib/db/index.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import type { UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import { createOrderDomain, newOrderId } from '../../subgraphs/procurement/domain/order-domain.ts';
@@ -26,11 +23,9 @@ import {
   toResponse,
 } from '../../subgraphs/procurement/domain/purchase-order.ts';
 import { type OutboxEvent, toCloudEvent } from '../../subgraphs/procurement/outbox/order-events.ts';
-import { memoryOrderStore } from '../../subgraphs/procurement/store/memory.ts';
-import { orderMigrations } from '../../subgraphs/procurement/store/migrations.ts';
-import { sqlOrderStore, sqlOutbox } from '../../subgraphs/procurement/store/sql.ts';
-import type { OrderStore, OutboxStore } from '../../subgraphs/procurement/store/store.ts';
+import { sqlOrderStore } from '../../subgraphs/procurement/store/sql.ts';
 import { eventSchema } from '../pricing/support.ts';
+import { drain, type OrderDbs, openOrderDbs, outboxAdapters } from '../support/order-stores.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const AGENT_ID = 'agent-0000001';
@@ -230,56 +225,16 @@ describe('checkout order rules (pure)', () => {
   });
 });
 
-let pg: Awaited<ReturnType<typeof freshPostgres>>;
+let dbs: OrderDbs;
 let db: Db;
 let lite: Db;
 beforeAll(async () => {
-  pg = await freshPostgres('multiline');
-  db = await openPostgres(pg.url);
-  await migrate(db, orderMigrations);
-  lite = await openPglite(undefined);
-  await migrate(lite, orderMigrations);
+  dbs = await openOrderDbs('multiline');
+  ({ db, lite } = dbs);
 });
-afterAll(async () => {
-  await db.close();
-  await lite.close();
-  await pg.drop();
-});
+afterAll(() => dbs?.close());
 
-/** Relays everything pending. */
-async function drain(outbox: OutboxStore): Promise<OutboxEvent[]> {
-  const out: OutboxEvent[] = [];
-  for (;;) {
-    const r = await outbox.relay(50, async (e) => void out.push(e));
-    if (r.error !== undefined) throw r.error;
-    if (!r.full) return out;
-  }
-}
-
-type Adapter = () => Promise<{ store: OrderStore; outbox: OutboxStore }>;
-const adapters: [string, Adapter][] = [
-  [
-    'memory',
-    async () => {
-      const m = memoryOrderStore();
-      return { store: m, outbox: m.outbox };
-    },
-  ],
-  [
-    'embedded PGlite',
-    async () => {
-      await drain(sqlOutbox(lite));
-      return { store: sqlOrderStore(lite), outbox: sqlOutbox(lite) };
-    },
-  ],
-  [
-    'Postgres',
-    async () => {
-      await drain(sqlOutbox(db));
-      return { store: sqlOrderStore(db), outbox: sqlOutbox(db) };
-    },
-  ],
-];
+const adapters = outboxAdapters(() => dbs);
 
 const placedSchema = eventSchema('order-placed.json');
 const cancelledSchema = eventSchema('order-cancelled.json');

@@ -4,11 +4,8 @@
  * and is exercised end to end by orders.e2e.test.ts. Also the domain's pure approval.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
-import { type Db, migrate } from '../../lib/db/index.ts';
-import { openPglite } from '../../lib/db/pglite.ts';
-import { openPostgres } from '../../lib/db/postgres.ts';
+import type { Db } from '../../lib/db/index.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import type { UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import { createOrderDomain, newOrderId } from '../../subgraphs/procurement/domain/order-domain.ts';
@@ -20,9 +17,9 @@ import {
 } from '../../subgraphs/procurement/domain/purchase-order.ts';
 import { orderEvent } from '../../subgraphs/procurement/outbox/order-events.ts';
 import { memoryOrderStore } from '../../subgraphs/procurement/store/memory.ts';
-import { orderMigrations } from '../../subgraphs/procurement/store/migrations.ts';
 import { sqlOrderStore } from '../../subgraphs/procurement/store/sql.ts';
 import type { OrderStore } from '../../subgraphs/procurement/store/store.ts';
+import { type OrderDbs, openOrderDbs } from '../support/order-stores.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 /** Amounts are exact decimal text inside the system (what the contract makes of a JSON number). */
@@ -49,21 +46,14 @@ describe('approve (pure)', () => {
   });
 });
 
-let pg: Awaited<ReturnType<typeof freshPostgres>>;
+let dbs: OrderDbs;
 let db: Db;
 let lite: Db;
 beforeAll(async () => {
-  pg = await freshPostgres('orders');
-  db = await openPostgres(pg.url);
-  await migrate(db, orderMigrations);
-  lite = await openPglite(undefined);
-  await migrate(lite, orderMigrations);
+  dbs = await openOrderDbs('orders');
+  ({ db, lite } = dbs);
 });
-afterAll(async () => {
-  await db.close();
-  await lite.close();
-  await pg.drop();
-});
+afterAll(() => dbs?.close());
 
 const adapters: [string, () => OrderStore][] = [
   ['memory', () => memoryOrderStore()],

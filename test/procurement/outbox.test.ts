@@ -5,10 +5,8 @@
  * load, each row exactly once; a relay restarted after a crash; a failing bus.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
-import { type Db, migrate } from '../../lib/db/index.ts';
-import { openPglite } from '../../lib/db/pglite.ts';
+import type { Db } from '../../lib/db/index.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import type { CloudEvent } from '../../lib/events/cloudevent.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
@@ -16,11 +14,9 @@ import type { UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import { createOrderDomain, newOrderId } from '../../subgraphs/procurement/domain/order-domain.ts';
 import type { OutboxEvent } from '../../subgraphs/procurement/outbox/order-events.ts';
 import { createOutboxRelay } from '../../subgraphs/procurement/outbox/relay.ts';
-import { memoryOrderStore } from '../../subgraphs/procurement/store/memory.ts';
-import { orderMigrations } from '../../subgraphs/procurement/store/migrations.ts';
 import { sqlOrderStore, sqlOutbox } from '../../subgraphs/procurement/store/sql.ts';
-import type { OrderStore, OutboxStore } from '../../subgraphs/procurement/store/store.ts';
 import { eventSchema, eventually } from '../pricing/support.ts';
+import { drain, type OrderDbs, openOrderDbs, outboxAdapters } from '../support/order-stores.ts';
 import { vacuumCount } from '../support/vacuums.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
@@ -39,60 +35,21 @@ const request = (over: Partial<{ agent_id: string; quantity: number; max_budget_
     max_budget_usd: (over.max_budget_usd ?? '250.5') as UsdAmount,
   });
 
-/** Relays everything pending through `publish`, pass after pass. */
-async function drain(outbox: OutboxStore): Promise<OutboxEvent[]> {
-  const out: OutboxEvent[] = [];
-  for (;;) {
-    const r = await outbox.relay(50, async (e) => void out.push(e));
-    if (r.error !== undefined) throw r.error;
-    if (!r.full) return out;
-  }
-}
-
-let pg: Awaited<ReturnType<typeof freshPostgres>>;
+let dbs: OrderDbs;
 let db: Db;
 let db2: Db;
 let lite: Db;
 beforeAll(async () => {
-  pg = await freshPostgres('outbox');
-  db = await openPostgres(pg.url);
-  db2 = await openPostgres(pg.url);
-  await migrate(db, orderMigrations);
-  lite = await openPglite(undefined);
-  await migrate(lite, orderMigrations);
+  dbs = await openOrderDbs('outbox');
+  ({ db, lite } = dbs);
+  db2 = await openPostgres(dbs.url);
 });
 afterAll(async () => {
-  await db.close();
-  await db2.close();
-  await lite.close();
-  await pg.drop();
+  await db2?.close();
+  await dbs?.close();
 });
 
-/** A store and its outbox, empty of earlier tests' events. */
-type Adapter = () => Promise<{ store: OrderStore; outbox: OutboxStore }>;
-const adapters: [string, Adapter][] = [
-  [
-    'memory',
-    async () => {
-      const m = memoryOrderStore();
-      return { store: m, outbox: m.outbox };
-    },
-  ],
-  [
-    'embedded PGlite',
-    async () => {
-      await drain(sqlOutbox(lite));
-      return { store: sqlOrderStore(lite), outbox: sqlOutbox(lite) };
-    },
-  ],
-  [
-    'Postgres',
-    async () => {
-      await drain(sqlOutbox(db));
-      return { store: sqlOrderStore(db), outbox: sqlOutbox(db) };
-    },
-  ],
-];
+const adapters = outboxAdapters(() => dbs);
 
 describe.each(adapters)('outbox contract, %s', (_name, open) => {
   it('writes one OrderPlaced per stored order: REST shape, exact amount as text, subject = order id', async () => {

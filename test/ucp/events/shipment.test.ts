@@ -4,11 +4,8 @@
  * its OrderShipped outbox event valid against schemas/events/order-shipped.json.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres } from '../../../harness/services.ts';
 import { ManualClock } from '../../../lib/clock.ts';
-import { type Db, migrate } from '../../../lib/db/index.ts';
-import { openPglite } from '../../../lib/db/pglite.ts';
-import { openPostgres } from '../../../lib/db/postgres.ts';
+import type { Db } from '../../../lib/db/index.ts';
 import type { CloudEvent } from '../../../lib/events/cloudevent.ts';
 import { EventTypes } from '../../../lib/events/cloudevent.ts';
 import { createOrderDomain } from '../../../subgraphs/procurement/domain/order-domain.ts';
@@ -21,10 +18,10 @@ import {
 } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import { toCloudEvent } from '../../../subgraphs/procurement/outbox/order-events.ts';
 import { memoryOrderStore } from '../../../subgraphs/procurement/store/memory.ts';
-import { orderMigrations } from '../../../subgraphs/procurement/store/migrations.ts';
 import { sqlOrderStore, sqlOutbox } from '../../../subgraphs/procurement/store/sql.ts';
 import type { OrderStore, OutboxStore } from '../../../subgraphs/procurement/store/store.ts';
 import { eventSchema } from '../../pricing/support.ts';
+import { type OrderDbs, openOrderDbs } from '../../support/order-stores.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent/ucp-ship';
 const LINES: OrderLine[] = [
@@ -115,21 +112,14 @@ describe('shipment (pure)', () => {
   });
 });
 
-let pg: Awaited<ReturnType<typeof freshPostgres>>;
+let dbs: OrderDbs;
 let db: Db;
 let lite: Db;
 beforeAll(async () => {
-  pg = await freshPostgres('ucp_ship');
-  db = await openPostgres(pg.url);
-  await migrate(db, orderMigrations);
-  lite = await openPglite(undefined);
-  await migrate(lite, orderMigrations);
+  dbs = await openOrderDbs('ucp_ship');
+  ({ db, lite } = dbs);
 });
-afterAll(async () => {
-  await db.close();
-  await lite.close();
-  await pg.drop();
-});
+afterAll(() => dbs?.close());
 
 const adapters: [string, () => { store: OrderStore; outbox: OutboxStore }][] = [
   [
