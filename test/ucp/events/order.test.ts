@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UCP_VERSION } from '../../../gateway/agent/ucp/schema/index.ts';
-import type { SessionLine } from '../../../subgraphs/procurement/checkout/session.ts';
+import type { CheckoutSession, SessionLine } from '../../../subgraphs/procurement/checkout/session.ts';
 import type { OrderStatus } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import {
   renderUcpOrder,
@@ -36,6 +36,9 @@ type Order = {
 };
 const byType = (totals: { type: string; amount: number }[]) =>
   Object.fromEntries(totals.map((t) => [t.type, t.amount]));
+/** The session's order, in `status`, as UCP's order. */
+const render = (session: CheckoutSession, status: OrderStatus = 'APPROVED', shipments?: UcpShipmentFacts[]) =>
+  renderUcpOrder({ order: orderOf(session, status), session, restEndpoint: REST, shipments }) as Order;
 
 describe('renderUcpOrder', () => {
   it('follows the release the gateway vendors', () => {
@@ -44,11 +47,7 @@ describe('renderUcpOrder', () => {
 
   it('renders a placed order: ids, permalink, upper-case currency, lines and totals in cents', () => {
     const session = ucpSessionOf();
-    const order = renderUcpOrder({
-      order: orderOf(session, 'APPROVED'),
-      session,
-      restEndpoint: REST,
-    }) as Order;
+    const order = render(session);
     expectUcp('order', order);
     expect(order).toMatchObject({
       id: session.orderId,
@@ -79,11 +78,7 @@ describe('renderUcpOrder', () => {
 
   it("takes the expectation from the session's selected destination and option", () => {
     const session = ucpSessionOf();
-    const order = renderUcpOrder({
-      order: orderOf(session, 'APPROVED'),
-      session,
-      restEndpoint: REST,
-    }) as Order;
+    const order = render(session);
     expect(order.fulfillment.expectations).toEqual([
       {
         id: 'exp_1',
@@ -110,11 +105,7 @@ describe('renderUcpOrder', () => {
   it('has no expectation without a selected destination (expectation.json requires one)', () => {
     const methods = [{ ...UCP_FULFILLMENT.methods[0], selected_destination_id: null, destinations: [] }];
     const session = ucpSessionOf({ fulfillment: { methods } });
-    const order = renderUcpOrder({
-      order: orderOf(session, 'APPROVED'),
-      session,
-      restEndpoint: REST,
-    }) as Order;
+    const order = render(session);
     expectUcp('order', order);
     expect(order.fulfillment.expectations).toEqual([]);
   });
@@ -135,12 +126,7 @@ describe('renderUcpOrder', () => {
         ],
       },
     ];
-    const order = renderUcpOrder({
-      order: orderOf(session, 'APPROVED'),
-      session,
-      restEndpoint: REST,
-      shipments,
-    }) as Order;
+    const order = render(session, 'APPROVED', shipments);
     expectUcp('order', order);
     expect(order.fulfillment.events).toEqual([
       {
@@ -197,11 +183,7 @@ describe('renderUcpOrder', () => {
 
   it('says a pending order waits for approval (info message)', () => {
     const session = ucpSessionOf();
-    const order = renderUcpOrder({
-      order: orderOf(session, 'PENDING_APPROVAL'),
-      session,
-      restEndpoint: REST,
-    }) as Order;
+    const order = render(session, 'PENDING_APPROVAL');
     expectUcp('order', order);
     expect(order.messages?.map((m) => [m.type, m.code])).toEqual([['info', 'requires_buyer_review']]);
   });
@@ -232,11 +214,7 @@ describe('renderUcpOrder', () => {
             };
           });
           const session = ucpSessionOf({ lines });
-          const order = renderUcpOrder({
-            order: orderOf(session, status),
-            session,
-            restEndpoint: REST,
-          }) as Order;
+          const order = render(session, status);
           expectUcp('order', order);
           const t = byType(order.totals);
           expect((t.subtotal ?? Number.NaN) + (t.items_discount ?? 0)).toBe(t.total);
