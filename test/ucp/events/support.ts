@@ -5,30 +5,10 @@
 import type { CheckoutSession, SessionLine } from '../../../subgraphs/procurement/checkout/session.ts';
 import type { OrderStatus } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import type { UcpOrderFacts } from '../../../subgraphs/procurement/webhooks/ucp-order.ts';
-import { cents, sessionOf } from '../../acp/support/webhooks.ts';
+import { cents, LINES, sessionOf } from '../../acp/support/webhooks.ts';
 
-export const UCP_LINES: SessionLine[] = [
-  {
-    item: 0,
-    sku: 'SKU-ABC-000001',
-    name: 'Widget',
-    quantity: 2,
-    unitCents: 1250,
-    baseCents: 2500,
-    discountCents: 250,
-    totalCents: 2250,
-  },
-  {
-    item: 1,
-    sku: 'SKU-ELC-000004',
-    name: 'Cable',
-    quantity: 3,
-    unitCents: 999,
-    baseCents: 2997,
-    discountCents: 0,
-    totalCents: 2997,
-  },
-];
+/** The ACP fixture's two lines, every item priced: items 0 and 1. */
+export const UCP_LINES: SessionLine[] = LINES.map((l, item) => ({ ...l, item }));
 
 /** The UCP checkout fulfillment (types/fulfillment.json) with a new address and a chosen option. */
 export const UCP_FULFILLMENT = {
