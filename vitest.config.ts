@@ -19,6 +19,8 @@ export default defineConfig({
     // (load average 11), and the fault files still run alone after the rest (below).
     maxWorkers: 3,
     env: { APOLLO_TELEMETRY_DISABLED: '1', LOG_LEVEL: 'silent' },
+    // Names the embedded store's template, so tests load new stores instead of running initdb.
+    globalSetup: ['test/support/global-setup.ts'],
     projects: [
       {
         extends: true,

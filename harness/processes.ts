@@ -86,7 +86,11 @@ export async function startProcess(
   const script = opts.compiled
     ? [...startFlags(entry), join(root, `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`)]
     : ['--import', 'tsx', ENTRY[entry]];
-  const withStartEnv = opts.compiled ? { ...startEnv(entry), ...env } : env;
+  // New embedded stores from the tests' template tarball, not initdb (test/support/global-setup.ts).
+  const template: Record<string, string> = process.env.EMBEDDED_DB_TEMPLATE
+    ? { EMBEDDED_DB_TEMPLATE: process.env.EMBEDDED_DB_TEMPLATE }
+    : {};
+  const withStartEnv = opts.compiled ? { ...startEnv(entry), ...template, ...env } : { ...template, ...env };
   return startCommand(
     entry,
     opts.node ?? process.execPath,

@@ -8,6 +8,14 @@ import pg from 'pg';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/**
+ * How tests open an embedded store: from the template tarball the vitest global setup names
+ * (test/support/global-setup.ts; EMBEDDED_DB_TEMPLATE, lib/db/pglite.ts), not by initdb each time.
+ */
+export const TEST_PGLITE: { template?: string } = process.env.EMBEDDED_DB_TEMPLATE
+  ? { template: process.env.EMBEDDED_DB_TEMPLATE }
+  : {};
+
 export const uniquePrefix = (label = 't'): string => `ac-test:${label}:${randomUUID().slice(0, 8)}:`;
 
 /** A Postgres URL whose connections use a new, empty schema (search_path), dropped by `drop`. */

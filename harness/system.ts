@@ -20,6 +20,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     CATALOG_SIZE: '500',
     // A test's system takes its requests at once; the warm-up has its own test.
     WARM_UP_MS: '0',
+    // New stores from the template tarball, not initdb (test/support/global-setup.ts).
+    ...(process.env.EMBEDDED_DB_TEMPLATE ? { EMBEDDED_DB_TEMPLATE: process.env.EMBEDDED_DB_TEMPLATE } : {}),
     ...env,
   });
 }

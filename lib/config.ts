@@ -47,6 +47,13 @@ const fields = z.object({
    */
   EMBEDDED_DB_NICE: z.coerce.number().int().min(0).max(19).default(0),
   /**
+   * A file holding a newly initialised embedded data directory (a tarball, made on first use):
+   * a new store, in memory or in a new DATA_DIR, is loaded from it instead of running Postgres'
+   * initdb again, which takes seconds of CPU each time. For tests and benches that open many
+   * fresh stores (lib/db/pglite.ts); unset, each new store runs initdb.
+   */
+  EMBEDDED_DB_TEMPLATE: z.string().min(1).optional(),
+  /**
    * How long a starting gateway sends itself the hot read paths before /readyz says ready
    * (gateway/warm-up.ts): ready means warm. 0 turns it off (the tests' processes do).
    */

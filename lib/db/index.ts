@@ -12,7 +12,12 @@ export { migrate } from './db.ts';
 export async function openDb(
   config: Pick<
     Config,
-    'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_DB' | 'EMBEDDED_DB_THREAD' | 'EMBEDDED_DB_NICE'
+    | 'DATABASE_URL'
+    | 'DATA_DIR'
+    | 'EMBEDDED_DB'
+    | 'EMBEDDED_DB_THREAD'
+    | 'EMBEDDED_DB_NICE'
+    | 'EMBEDDED_DB_TEMPLATE'
   >,
 ): Promise<Db> {
   if (config.DATABASE_URL) return (await import('./postgres.ts')).openPostgres(config.DATABASE_URL);
@@ -21,6 +26,9 @@ export async function openDb(
   // TypeScript module (Node 20's workers do not take tsx's loader), so it runs on this thread.
   const fromSource = import.meta.url.endsWith('.ts');
   if (config.EMBEDDED_DB_THREAD === 'main' || fromSource)
-    return (await import('./pglite.ts')).openPglite(dataDir);
-  return (await import('./pglite-worker.ts')).openPgliteWorker(dataDir, { nice: config.EMBEDDED_DB_NICE });
+    return (await import('./pglite.ts')).openPglite(dataDir, { template: config.EMBEDDED_DB_TEMPLATE });
+  return (await import('./pglite-worker.ts')).openPgliteWorker(dataDir, {
+    nice: config.EMBEDDED_DB_NICE,
+    template: config.EMBEDDED_DB_TEMPLATE,
+  });
 }

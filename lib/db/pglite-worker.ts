@@ -52,13 +52,13 @@ function lowerThisThreadsPriority(nice: number): void {
 }
 
 /** The worker's side: opens the store, then answers each message. */
-async function serve(dataDir: string | undefined, nice: number): Promise<void> {
+async function serve(dataDir: string | undefined, nice: number, template: string | undefined): Promise<void> {
   const port = parentPort;
   if (!port) return;
   if (nice) lowerThisThreadsPriority(nice);
   let db: Db;
   try {
-    db = await openPglite(dataDir);
+    db = await openPglite(dataDir, { template });
   } catch (err) {
     port.postMessage(errorReply(0, err));
     return;
@@ -87,10 +87,15 @@ async function serve(dataDir: string | undefined, nice: number): Promise<void> {
   });
 }
 
-type StoreThreadData = { pgliteWorker: true; dataDir: string | undefined; nice: number };
+type StoreThreadData = {
+  pgliteWorker: true;
+  dataDir: string | undefined;
+  nice: number;
+  template: string | undefined;
+};
 if (!isMainThread && (workerData as StoreThreadData | null)?.pgliteWorker) {
   const data = workerData as StoreThreadData;
-  void serve(data.dataDir, data.nice);
+  void serve(data.dataDir, data.nice, data.template);
 }
 
 /**
@@ -107,12 +112,17 @@ const spawnModule: SpawnStoreThread = (module, workerData) => new Worker(module,
  */
 export async function openPgliteWorker(
   dataDir: string | undefined,
-  { nice = 0, spawn = spawnModule }: { nice?: number; spawn?: SpawnStoreThread } = {},
+  {
+    nice = 0,
+    spawn = spawnModule,
+    template,
+  }: { nice?: number; spawn?: SpawnStoreThread; template?: string | undefined } = {},
 ): Promise<Db> {
   const worker = spawn(new URL(import.meta.url), {
     pgliteWorker: true,
     dataDir,
     nice,
+    template,
   } satisfies StoreThreadData);
   const pending = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
   let nextId = 0;

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -59,19 +59,59 @@ function initialiseDataDir(dir: string): void {
 }
 
 /**
+ * EMBEDDED_DB_TEMPLATE: every new data directory starts as the same files (initdb's output for
+ * these settings), so they are made once, as a tarball (PGlite's own dumpDataDir format, which
+ * its `loadDataDir` option reads), and each new store is loaded from it. initdb took 4–15 s of
+ * CPU per store here (15.6 s for an in-memory store, 2.2 s loaded from the tarball, with the
+ * test suite loading the machine), and the tests open hundreds of stores. Made in a child for
+ * the memory reason above, written under another name and renamed, so processes that make it
+ * at the same moment each find a whole file (the last rename wins; all are equal).
+ */
+function templateTarball(file: string): Blob {
+  if (!existsSync(file)) {
+    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+    const partial = `${file}.${process.pid}.${Date.now()}.partial`;
+    const script = `const { PGlite } = require(${JSON.stringify(entry)});
+      const { mkdirSync, renameSync, writeFileSync } = require('node:fs');
+      const { dirname } = require('node:path');
+      const pg = new PGlite({ postgresqlconf: ${JSON.stringify(PGLITE_CONF)} });
+      pg.waitReady
+        .then(() => pg.dumpDataDir('none'))
+        .then((tar) => tar.arrayBuffer())
+        .then((bytes) => {
+          mkdirSync(dirname(${JSON.stringify(partial)}), { recursive: true });
+          writeFileSync(${JSON.stringify(partial)}, Buffer.from(bytes));
+          renameSync(${JSON.stringify(partial)}, ${JSON.stringify(file)});
+          return pg.close();
+        })
+        .then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });`;
+    execFileSync(process.execPath, ['--liftoff-only', '--input-type=commonjs', '-e', script], {
+      stdio: 'inherit',
+    });
+  }
+  return new Blob([readFileSync(file)]);
+}
+
+/**
  * Embedded store: PGlite runs the same SQL as Postgres from a pure npm package (no native
  * build, no server). It is single-connection and blocks the event loop while a query runs, so
  * hot paths batch their writes. See README "Storage" for the measured trade-off vs SQLite.
  */
-export async function openPglite(dataDir: string | undefined): Promise<Db> {
+export async function openPglite(
+  dataDir: string | undefined,
+  { template }: { template?: string | undefined } = {},
+): Promise<Db> {
   baselineWasmOnly();
   let dir: string | undefined;
+  let fresh = true;
   if (dataDir) {
     dir = join(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
-    if (!existsSync(join(dir, 'PG_VERSION'))) initialiseDataDir(dir);
+    fresh = !existsSync(join(dir, 'PG_VERSION'));
+    if (fresh && !template) initialiseDataDir(dir);
   }
-  const pg = dir ? new PGlite(dir, options) : new PGlite(options);
+  const opened = fresh && template ? { ...options, loadDataDir: templateTarball(template) } : options;
+  const pg = dir ? new PGlite(dir, opened) : new PGlite(opened);
   await pg.waitReady;
   const wrap = (q: Pick<PGlite, 'query'>): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []) {

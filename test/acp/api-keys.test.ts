@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyVerifier } from '../../gateway/agent/identity/api-key.ts';
-import { freshPostgres } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
@@ -18,7 +18,7 @@ import type { CheckoutApiKeyInput } from '../../subgraphs/procurement/api-keys/t
 
 /** The one store adapter runs on both SQL stores: PGlite (embedded) and Postgres (distributed). */
 const adapters: [string, () => Promise<{ db: Db; drop(): Promise<void> }>][] = [
-  ['PGlite', async () => ({ db: await openPglite(undefined), drop: async () => {} })],
+  ['PGlite', async () => ({ db: await openPglite(undefined, TEST_PGLITE), drop: async () => {} })],
   [
     'Postgres',
     async () => {

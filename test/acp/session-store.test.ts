@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
@@ -142,7 +142,7 @@ function storeSuite(name: string, open: () => Promise<{ db: Db; drop?: () => Pro
   });
 }
 
-storeSuite('embedded (PGlite)', async () => ({ db: await openPglite(undefined) }));
+storeSuite('embedded (PGlite)', async () => ({ db: await openPglite(undefined, TEST_PGLITE) }));
 storeSuite('PostgreSQL', async () => {
   const pg = await freshPostgres('checkout-sessions');
   return { db: await openPostgres(pg.url), drop: pg.drop };

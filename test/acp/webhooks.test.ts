@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import { testConfig } from '../../harness/system.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
@@ -253,7 +253,7 @@ describe('the sender with an ACP endpoint', () => {
 
 /** The ACP endpoint store on both SQL stores: PGlite (embedded) and Postgres (distributed). */
 describe.each<[string, () => Promise<{ db: Db; drop(): Promise<void> }>]>([
-  ['PGlite', async () => ({ db: await openPglite(undefined), drop: async () => {} })],
+  ['PGlite', async () => ({ db: await openPglite(undefined, TEST_PGLITE), drop: async () => {} })],
   [
     'Postgres',
     async () => {

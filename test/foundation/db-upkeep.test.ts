@@ -3,7 +3,7 @@
  * a number of changed rows; Postgres, whose autovacuum does that, is never asked to.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import type { Db } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
@@ -14,7 +14,7 @@ let lite: Db;
 let pg: Awaited<ReturnType<typeof freshPostgres>>;
 let db: Db;
 beforeAll(async () => {
-  lite = await openPglite(undefined);
+  lite = await openPglite(undefined, TEST_PGLITE);
   pg = await freshPostgres('upkeep');
   db = await openPostgres(pg.url);
   for (const d of [lite, db]) await d.exec('CREATE TABLE churn (id int PRIMARY KEY, n int NOT NULL)');

@@ -5,23 +5,20 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_PGLITE } from '../../harness/services.ts';
 import type { Db } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import {
   openPgliteWorker as openCompiledOrLoaded,
   type SpawnStoreThread,
 } from '../../lib/db/pglite-worker.ts';
+import { workerFromSource as fromSource } from './support/pglite-worker-source.ts';
 
-/** The worker from source: vitest's transform does not reach workers, so tsx's loader is registered first. */
-const fromSource: SpawnStoreThread = (module, workerData) =>
-  new Worker(
-    `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(module.href)}, ${JSON.stringify(module.href)}))`,
-    { eval: true, workerData },
-  );
+// Memory stores from the template (test/support/global-setup.ts); a new data directory by
+// initdb, as a first start makes it.
 const openPgliteWorker = (dataDir: string | undefined, nice = 0) =>
-  openCompiledOrLoaded(dataDir, { spawn: fromSource, nice });
+  openCompiledOrLoaded(dataDir, { spawn: fromSource, nice, ...(dataDir ? {} : TEST_PGLITE) });
 
 /** The niceness of each of this process's threads (Linux: field 19 of /proc/self/task/<tid>/stat). */
 function threadNiceness(): Map<number, number> {
@@ -45,7 +42,7 @@ const SCHEMA = `CREATE TABLE t (
   id bigserial PRIMARY KEY, name text UNIQUE NOT NULL, amount numeric(12, 2) NOT NULL CHECK (amount > 0),
   at timestamptz NOT NULL DEFAULT '2026-01-01T00:00:00Z', doc jsonb, n int)`;
 beforeAll(async () => {
-  [inThread, worker] = await Promise.all([openPglite(undefined), openPgliteWorker(undefined)]);
+  [inThread, worker] = await Promise.all([openPglite(undefined, TEST_PGLITE), openPgliteWorker(undefined)]);
   for (const db of [inThread, worker]) await db.exec(SCHEMA);
 }, 60_000);
 afterAll(async () => {

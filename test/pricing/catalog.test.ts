@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
@@ -58,7 +58,7 @@ describe('generated catalog', () => {
 });
 
 type Open = () => Promise<{ db: Db; drop(): Promise<void> }>;
-const pglite: Open = async () => ({ db: await openPglite(undefined), drop: async () => {} });
+const pglite: Open = async () => ({ db: await openPglite(undefined, TEST_PGLITE), drop: async () => {} });
 const postgres: Open = async () => {
   const pg = await freshPostgres('catalog');
   return { db: await openPostgres(pg.url, 2), drop: pg.drop };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { TEST_PGLITE, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
@@ -37,7 +37,7 @@ let db: Db;
 const redisClients: RedisClient[] = [];
 const prefixes: string[] = [];
 beforeAll(async () => {
-  db = await openPglite(undefined);
+  db = await openPglite(undefined, TEST_PGLITE);
   await migrate(db, catalogMigrations);
   await seedCatalog(db, 300);
 });

@@ -17,7 +17,7 @@ import { type AuditLog, type AuditQuery, matches } from '../../gateway/agent/aud
 import { memoryAuditLog } from '../../gateway/agent/audit/memory.ts';
 import { auditMigrations } from '../../gateway/agent/audit/migrations.ts';
 import { sqlAuditLog } from '../../gateway/agent/audit/sql.ts';
-import { freshPostgres } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
@@ -104,7 +104,7 @@ const sqlSuite = async (db: Db, drop?: () => Promise<void>) => {
     },
   };
 };
-suite('embedded SQL store (PGlite)', async () => sqlSuite(await openPglite(undefined)));
+suite('embedded SQL store (PGlite)', async () => sqlSuite(await openPglite(undefined, TEST_PGLITE)));
 suite('Postgres', async () => {
   const pg = await freshPostgres('audit-query');
   return sqlSuite(await openPostgres(pg.url), pg.drop);

@@ -37,7 +37,7 @@ import { auditKeysFile, FileAuditKeys } from '../../gateway/agent/audit/keys.ts'
 import { auditMigrations } from '../../gateway/agent/audit/migrations.ts';
 import { readAudit, sqlAuditLog } from '../../gateway/agent/audit/sql.ts';
 import { type AuditReport, verifyAuditLog } from '../../gateway/agent/audit/verify.ts';
-import { freshPostgres } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
@@ -186,7 +186,10 @@ const tamperings: [string, string[], Partial<AuditReport>][] = [
 ];
 
 describe.each([
-  ['embedded store (PGlite)', async () => ({ db: await openPglite(undefined), drop: async () => {} })],
+  [
+    'embedded store (PGlite)',
+    async () => ({ db: await openPglite(undefined, TEST_PGLITE), drop: async () => {} }),
+  ],
   [
     'Postgres',
     async () => {
@@ -354,7 +357,7 @@ describe('checkpoints and keys', () => {
 
   it('rotates the link key: new entries name the new key, old ones keep verifying', async () => {
     const s = await auditSetup();
-    const db = await openPglite(undefined);
+    const db = await openPglite(undefined, TEST_PGLITE);
     try {
       await migrate(db, auditMigrations);
       const a = sqlAuditLog(db, log, { keys: s.keys });
@@ -377,7 +380,7 @@ describe('checkpoints and keys', () => {
 
   it('accepts entries written before links were keyed only inside the sealed legacy prefix', async () => {
     const s = await auditSetup();
-    const db = await openPglite(undefined);
+    const db = await openPglite(undefined, TEST_PGLITE);
     try {
       await migrate(db, auditMigrations);
       let prev = GENESIS_HASH;
@@ -418,7 +421,7 @@ describe('the signed head (head.jws)', () => {
   /** 30 entries written and sealed: a checkpoint at 20, the head at 30. */
   async function sealed() {
     const s = await auditSetup();
-    const db = await openPglite(undefined);
+    const db = await openPglite(undefined, TEST_PGLITE);
     await migrate(db, auditMigrations);
     const a = sqlAuditLog(db, log, { keys: s.keys, onWritten: (h) => s.checkpointer.observe(h) });
     for (let i = 0; i < 20; i++) a.append(entry(i));

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyMigrations, sqlIdempotencyStore } from '../../gateway/agent/idempotency/sql.ts';
 import type { IdempotencyStore } from '../../gateway/agent/idempotency/store.ts';
-import { freshPostgres } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
@@ -36,7 +36,7 @@ function keyed(open: () => Promise<IdempotencyStore>): IdempotencyStore {
 describe('SQL idempotency store on PGlite', () => {
   let db: Db;
   beforeAll(async () => {
-    db = await openPglite(undefined);
+    db = await openPglite(undefined, TEST_PGLITE);
     await migrate(db, idempotencyMigrations);
   });
   afterAll(() => db?.close());
@@ -46,7 +46,7 @@ describe('SQL idempotency store on PGlite', () => {
 describe('SQL idempotency store on PGlite, past what it keeps in memory', () => {
   let db: Db;
   beforeAll(async () => {
-    db = await openPglite(undefined);
+    db = await openPglite(undefined, TEST_PGLITE);
     await migrate(db, idempotencyMigrations);
   });
   afterAll(() => db?.close());
@@ -56,7 +56,7 @@ describe('SQL idempotency store on PGlite, past what it keeps in memory', () => 
 
 describe('SQL idempotency store across a restart', () => {
   it('replays a reply finished before the store was opened again, and refuses another body', async () => {
-    const db = await openPglite(undefined);
+    const db = await openPglite(undefined, TEST_PGLITE);
     try {
       await migrate(db, idempotencyMigrations);
       const reply = { status: 201, body: '{"id":"cs_1"}' };
@@ -91,7 +91,7 @@ describe('SQL idempotency store on PostgreSQL', () => {
 
 describe('SQL idempotency store, replies finished together', () => {
   it('writes replies finished in one turn together, and each key replays its own (also from the table)', async () => {
-    const db = await openPglite(undefined);
+    const db = await openPglite(undefined, TEST_PGLITE);
     try {
       await migrate(db, idempotencyMigrations);
       const store = await sqlIdempotencyStore(db, times);
@@ -121,7 +121,7 @@ describe('SQL idempotency store, replies finished together', () => {
 
 describe('SQL idempotency store, expired records', () => {
   it('sweeps the expired records out of the table and out of memory, keeping the live ones', async () => {
-    const db = await openPglite(undefined);
+    const db = await openPglite(undefined, TEST_PGLITE);
     try {
       await migrate(db, idempotencyMigrations);
       const store = await sqlIdempotencyStore(db, times);

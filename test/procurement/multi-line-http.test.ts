@@ -16,7 +16,7 @@ import { httpOrders } from '../../gateway/agent/order/http.ts';
 import { inProcessOrders } from '../../gateway/agent/order/in-process.ts';
 import type { OrderPort } from '../../gateway/agent/order/order-port.ts';
 import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
@@ -71,7 +71,7 @@ describe('the internal route in this process (real HTTP, PGlite)', () => {
   let url: string;
 
   beforeAll(async () => {
-    db = await openPglite(undefined);
+    db = await openPglite(undefined, TEST_PGLITE);
     await migrate(db, orderMigrations);
     domain = createOrderDomain(sqlOrderStore(db), new ManualClock(1_767_225_600_000));
     app = Fastify();

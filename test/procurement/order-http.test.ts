@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpOrders } from '../../gateway/agent/order/http.ts';
 import { inProcessOrders } from '../../gateway/agent/order/in-process.ts';
 import { DomainUnavailable, type OrderPort } from '../../gateway/agent/order/order-port.ts';
+import { TEST_PGLITE } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
@@ -34,7 +35,7 @@ let local: OrderPort;
 let url: string;
 
 beforeAll(async () => {
-  db = await openPglite(undefined);
+  db = await openPglite(undefined, TEST_PGLITE);
   await migrate(db, orderMigrations);
   domain = createOrderDomain(sqlOrderStore(db), clock, { cancelWindowMs: 60_000 });
   app = Fastify();

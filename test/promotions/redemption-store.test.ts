@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
@@ -10,7 +10,7 @@ import { createSqlRedemptionStore } from '../../subgraphs/promotions/store/redem
 import { redemptionStoreContract } from './redemption-store.contract.ts';
 
 redemptionStoreContract('SQL on embedded PGlite', async () => {
-  const db = await openPglite(undefined);
+  const db = await openPglite(undefined, TEST_PGLITE);
   await migrate(db, migrations);
   return { store: createSqlRedemptionStore(db), close: () => db.close() };
 });
@@ -18,7 +18,7 @@ redemptionStoreContract('SQL on embedded PGlite', async () => {
 redemptionStoreContract(
   'SQL on embedded PGlite behind the count cache (what the embedded topology uses)',
   async () => {
-    const db = await openPglite(undefined);
+    const db = await openPglite(undefined, TEST_PGLITE);
     await migrate(db, migrations);
     return { store: withCountCache(createSqlRedemptionStore(db)), close: () => db.close() };
   },

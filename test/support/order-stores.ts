@@ -3,7 +3,7 @@
  * two SQL databases it runs on (a fresh schema of the test Postgres and an embedded PGlite, each
  * migrated to the order tables), and the outbox drained between tests.
  */
-import { freshPostgres } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
@@ -29,7 +29,7 @@ export async function openOrderDbs(label: string): Promise<OrderDbs> {
   const pg = await freshPostgres(label);
   const db = await openPostgres(pg.url);
   await migrate(db, orderMigrations);
-  const lite = await openPglite(undefined);
+  const lite = await openPglite(undefined, TEST_PGLITE);
   await migrate(lite, orderMigrations);
   return {
     url: pg.url,

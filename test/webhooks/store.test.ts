@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres } from '../../harness/services.ts';
+import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
@@ -11,7 +11,7 @@ import { orderData } from './support.ts';
 
 /** The one store adapter runs on both SQL stores: PGlite (embedded) and Postgres (distributed). */
 const adapters: [string, () => Promise<{ db: Db; drop(): Promise<void> }>][] = [
-  ['PGlite', async () => ({ db: await openPglite(undefined), drop: async () => {} })],
+  ['PGlite', async () => ({ db: await openPglite(undefined, TEST_PGLITE), drop: async () => {} })],
   [
     'Postgres',
     async () => {

@@ -3,6 +3,8 @@
  * domain: `failOrders` makes order inserts fail (the domain is unavailable), `holdOrders`
  * parks them until released (a call still in flight).
  */
+
+import { TEST_PGLITE } from '../../../harness/services.ts';
 import type { Db } from '../../../lib/db/index.ts';
 import { openPglite } from '../../../lib/db/pglite.ts';
 
@@ -12,7 +14,7 @@ export interface FaultyDb extends Db {
 }
 
 export async function faultyDb(): Promise<FaultyDb> {
-  const db = await openPglite(undefined);
+  const db = await openPglite(undefined, TEST_PGLITE);
   let hold: { reached: () => void; gate: Promise<void> } | undefined;
   // The order store writes a new order with its outbox row in one statement (WITH … INSERT).
   const isOrderInsert = (sql: string) => sql.includes('INSERT INTO purchase_orders');

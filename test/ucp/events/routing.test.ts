@@ -4,6 +4,7 @@
  * session's channel), once per event, and when a disabled endpoint becomes active again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_PGLITE } from '../../../harness/services.ts';
 import { type Db, migrate } from '../../../lib/db/index.ts';
 import { openPglite } from '../../../lib/db/pglite.ts';
 import { EventTypes } from '../../../lib/events/cloudevent.ts';
@@ -38,7 +39,7 @@ let routing: UcpRouting;
 let n = 0;
 
 beforeAll(async () => {
-  db = await openPglite(undefined);
+  db = await openPglite(undefined, TEST_PGLITE);
   await migrate(db, orderMigrations);
   await migrate(db, webhookMigrations);
   await migrate(db, checkoutMigrations);

@@ -1,0 +1,27 @@
+/**
+ * Once per `vitest run`, before any worker starts: names the embedded store's template tarball
+ * (EMBEDDED_DB_TEMPLATE, lib/db/pglite.ts), which the workers inherit. The first store a test
+ * opens makes it; every later one, in any worker or spawned process, is loaded from it instead
+ * of running initdb (seconds of CPU each). It lives under node_modules/.cache, so `npm ci`
+ * starts it over, and its name holds PGlite's version and the store's settings, so a change of
+ * either makes a new one.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGLITE_CONF } from '../../lib/db/pglite.ts';
+
+export default function setup(): void {
+  if (process.env.EMBEDDED_DB_TEMPLATE) return;
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const { version } = JSON.parse(
+    readFileSync(join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
+  ) as { version: string };
+  const settings = createHash('sha256').update(PGLITE_CONF).digest('hex').slice(0, 12);
+  process.env.EMBEDDED_DB_TEMPLATE = join(
+    root,
+    'node_modules/.cache/agent-commerce',
+    `pglite-${version}-${settings}.tar`,
+  );
+}
