@@ -83,14 +83,17 @@ export async function startProcess(
 ): Promise<ServiceProcess> {
   // `node --import tsx`, not the tsx CLI: the CLI is a wrapper process that does not wait for
   // its child on SIGTERM, so graceful shutdown could not be observed.
-  const script = opts.compiled
+  // Under `npm test` the global setup builds dist/ once and asks for it here (TEST_COMPILED):
+  // a process from dist/ starts on ~a third less CPU than tsx compiling the sources again.
+  const compiled = opts.compiled ?? process.env.TEST_COMPILED === '1';
+  const script = compiled
     ? [...startFlags(entry), join(root, `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`)]
     : ['--import', 'tsx', ENTRY[entry]];
   // New embedded stores from the tests' template tarball, not initdb (test/support/global-setup.ts).
   const template: Record<string, string> = process.env.EMBEDDED_DB_TEMPLATE
     ? { EMBEDDED_DB_TEMPLATE: process.env.EMBEDDED_DB_TEMPLATE }
     : {};
-  const withStartEnv = opts.compiled ? { ...startEnv(entry), ...template, ...env } : { ...template, ...env };
+  const withStartEnv = compiled ? { ...startEnv(entry), ...template, ...env } : { ...template, ...env };
   return startCommand(
     entry,
     opts.node ?? process.execPath,
@@ -98,7 +101,7 @@ export async function startProcess(
     withStartEnv,
     {
       timeoutMs,
-      ...(opts.compiled && opts.cwd ? { cwd: opts.cwd } : {}),
+      ...(compiled && opts.cwd ? { cwd: opts.cwd } : {}),
     },
   );
 }

@@ -1,11 +1,18 @@
 /**
- * Once per `vitest run`, before any worker starts: names the embedded store's template tarball
+ * Once per `vitest run`, before any worker starts.
+ *
+ * Builds dist/ if a source is newer than it (what `npm start` runs first; CI has just built it)
+ * and sets TEST_COMPILED, so the processes the tests start (harness/processes.ts) run the
+ * compiled JavaScript, as an operator's do, instead of each compiling the sources with tsx.
+ *
+ * Names the embedded store's template tarball
  * (EMBEDDED_DB_TEMPLATE, lib/db/pglite.ts), which the workers inherit. The first store a test
  * opens makes it; every later one, in any worker or spawned process, is loaded from it instead
  * of running initdb (seconds of CPU each). It lives under node_modules/.cache, so `npm ci`
  * starts it over, and its name holds PGlite's version and the store's settings, so a change of
  * either makes a new one.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,8 +20,14 @@ import { fileURLToPath } from 'node:url';
 import { PGLITE_CONF } from '../../lib/db/pglite.ts';
 
 export default function setup(): void {
-  if (process.env.EMBEDDED_DB_TEMPLATE) return;
   const root = fileURLToPath(new URL('../../', import.meta.url));
+  const build = spawnSync(process.execPath, [join(root, 'scripts/ensure-build.mjs')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (build.status !== 0) throw new Error('npm run build failed: the tests start the compiled processes');
+  process.env.TEST_COMPILED ??= '1';
+  if (process.env.EMBEDDED_DB_TEMPLATE) return;
   const { version } = JSON.parse(
     readFileSync(join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
   ) as { version: string };
