@@ -31,7 +31,16 @@ async function startWarming(
 ): Promise<ServiceProcess> {
   const p = await startProcess(name, { ...env, WARM_UP_MS }, 120_000);
   procs.push(p);
-  expect(await readyz(p.url), name).toEqual({ status: 503, warmUp: 'warming up' });
+  const first = await readyz(p.url);
+  if (name === 'procurement') {
+    // It only opens its connections (no hot read path to send: orders are purchases), which
+    // the compiled process can finish before this first look; it must then say why it is ready.
+    if (first.status === 200) {
+      expect(first.warmUp, name).toBe('ok');
+      return p;
+    }
+  }
+  expect(first, name).toEqual({ status: 503, warmUp: 'warming up' });
   expect((await fetch(`${p.url}/healthz`)).status, name).toBe(200);
   for (;;) {
     const r = await readyz(p.url);
