@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
-import LongestFirst from './test/support/sequencer.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -29,8 +28,6 @@ export default defineConfig({
     env: { APOLLO_TELEMETRY_DISABLED: '1', LOG_LEVEL: 'silent' },
     // Names the embedded store's template, so tests load new stores instead of running initdb.
     globalSetup: ['test/support/global-setup.ts'],
-    // The longest files first also where vitest has no durations of its own (a fresh clone).
-    sequence: { sequencer: LongestFirst },
     projects: [
       {
         // One module registry per worker, not one per file (isolate: false): every file here
