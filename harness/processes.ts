@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEST_STORE_ENV } from './services.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 
@@ -89,11 +90,9 @@ export async function startProcess(
   const script = compiled
     ? [...startFlags(entry), join(root, `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`)]
     : ['--import', 'tsx', ENTRY[entry]];
-  // New embedded stores from the tests' template tarball, not initdb (test/support/global-setup.ts).
-  const template: Record<string, string> = process.env.EMBEDDED_DB_TEMPLATE
-    ? { EMBEDDED_DB_TEMPLATE: process.env.EMBEDDED_DB_TEMPLATE }
-    : {};
-  const withStartEnv = compiled ? { ...startEnv(entry), ...template, ...env } : { ...template, ...env };
+  const withStartEnv = compiled
+    ? { ...startEnv(entry), ...TEST_STORE_ENV, ...env }
+    : { ...TEST_STORE_ENV, ...env };
   return startCommand(
     entry,
     opts.node ?? process.execPath,

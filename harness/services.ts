@@ -9,9 +9,13 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /**
- * How tests open an embedded store: from the template tarball the vitest global setup names
- * (test/support/global-setup.ts; EMBEDDED_DB_TEMPLATE, lib/db/pglite.ts), not by initdb each time.
+ * How tests make new embedded stores: from the template tarball the vitest global setup names
+ * (test/support/global-setup.ts; EMBEDDED_DB_TEMPLATE, lib/db/pglite.ts), not by initdb each
+ * time. As environment for a system or process, and as options of `openPglite`.
  */
+export const TEST_STORE_ENV: Readonly<Record<string, string>> = process.env.EMBEDDED_DB_TEMPLATE
+  ? { EMBEDDED_DB_TEMPLATE: process.env.EMBEDDED_DB_TEMPLATE }
+  : {};
 export const TEST_PGLITE: { template?: string } = process.env.EMBEDDED_DB_TEMPLATE
   ? { template: process.env.EMBEDDED_DB_TEMPLATE }
   : {};

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { buildEmbedded, type RunningSystem, type StartOptions } from '../gateway/topology.ts';
 import { mintDevToken } from '../lib/auth/jwt.ts';
 import { type Config, loadConfig } from '../lib/config.ts';
+import { TEST_STORE_ENV } from './services.ts';
 
 process.env.APOLLO_TELEMETRY_DISABLED = '1';
 
@@ -20,8 +21,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     CATALOG_SIZE: '500',
     // A test's system takes its requests at once; the warm-up has its own test.
     WARM_UP_MS: '0',
-    // New stores from the template tarball, not initdb (test/support/global-setup.ts).
-    ...(process.env.EMBEDDED_DB_TEMPLATE ? { EMBEDDED_DB_TEMPLATE: process.env.EMBEDDED_DB_TEMPLATE } : {}),
+    ...TEST_STORE_ENV,
     ...env,
   });
 }
