@@ -6,6 +6,7 @@
  * window (GC lines, log lines), both on one clock.
  *   npm run build && [NODE=<binary>] [EXTRA="--flag …"] [CONNS=64] [THRESHOLD=20] [WINDOWS=30] [DUMP=<file>] [BESIDE=<orders/s>] \
  *     tsx bench/tools/stall-trace.ts <rest|graphql|price|order|health> <rate> [seconds=10]
+ * WINDOWS_OF=background: the windows of the orders beside (BESIDE) instead of the path's.
  */
 import { writeFileSync } from 'node:fs';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
@@ -44,14 +45,18 @@ const load = (seconds: number) =>
   });
 await load(3); // warm-up
 const mark = lines.length;
-const { primary: r } = await load(Number(secondsArg));
+const { primary: r, background: b } = await load(Number(secondsArg));
 console.log(
   `${which} at ${rate}/s: n=${r.completed} p50 ${r.p50.toFixed(2)} p99 ${r.p99.toFixed(2)} p99.9 ${r.p999.toFixed(2)} max ${r.max.toFixed(1)} ms`,
 );
+if (b)
+  console.log(
+    `orders beside at ${beside}/s: n=${b.completed} p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)} p99.9 ${b.p999.toFixed(2)} max ${b.max.toFixed(1)} ms`,
+  );
 
 // Windows: slow requests (over THRESHOLD ms) whose due times are under 50 ms apart.
 const threshold = Number(process.env.THRESHOLD ?? 20);
-const pairs = r.samples ?? [];
+const pairs = (process.env.WINDOWS_OF === 'background' ? b?.samples : r.samples) ?? [];
 const slow: { due: number; ms: number }[] = [];
 for (let i = 0; i < pairs.length; i += 2)
   if ((pairs[i + 1] as number) > threshold)
