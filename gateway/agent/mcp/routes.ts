@@ -17,9 +17,10 @@ import { acpToolbox } from './acp/toolbox.ts';
 import { toolDescriptions } from './descriptions.ts';
 import { agentToolbox, type McpRuntime, type McpToolbox, serveMcp } from './server.ts';
 import { agentTools } from './tools.ts';
-import { speaksUcp, ucpBindingOf } from './ucp/binding.ts';
+import { checkoutToolsFor, ucpBindingOf } from './ucp/binding.ts';
 import { runUcpCall } from './ucp/caller.ts';
 import { ucpToolbox } from './ucp/toolbox.ts';
+import { UCP_TOOLS } from './ucp/tools.ts';
 
 export const MCP_PATH = '/mcp';
 /** JSON-RPC messages are small: one tool call with its arguments. */
@@ -61,8 +62,10 @@ function webRequest(req: FastifyRequest): Request {
  * steps (415, 413, 400, all as problem+json), and the identity's rate limit (429) for every
  * message but a tool call (whose route takes the token). Who calls decides which tools:
  *
- *   Authorization: Bearer acp_…   an ACP platform's checkout API key (acp/caller.ts): the five
- *                                 ACP checkout tools, each run through its ACP route
+ *   Authorization: Bearer acp_…   a platform's checkout API key (acp/caller.ts): the five
+ *                                 ACP checkout tools, each run through its ACP route; the
+ *                                 UCP ones instead with a UCP-Agent header, or besides them
+ *                                 for a key bound to a UCP profile (ucp/binding.ts)
  *   anything else                 a workload proven as for REST (the identity step, and a
  *                                 bearer JWT narrowing its scopes): the /v2 tools
  *
@@ -170,8 +173,9 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
   }
 
   /**
-   * The UCP tools (checkout-mcp.md) for a checkout API key whose request names a UCP-Agent: each
-   * runs its UCP REST route in process, with the caller's own key.
+   * The UCP tools (checkout-mcp.md) for a checkout API key whose request names a UCP-Agent or
+   * whose key is bound to a UCP profile: each runs its UCP REST route in process, with the
+   * caller's own key.
    */
   function ucpTools(req: FastifyRequest, who: Extract<McpCallerKind, { kind: 'acp' }>, basePath: string) {
     return ucpToolbox({
@@ -182,6 +186,20 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
     });
   }
 
+  /** A key's checkout tools (ucp/binding.ts): ACP, UCP, or both for a key bound to a UCP profile. */
+  function checkoutTools(req: FastifyRequest, who: Extract<McpCallerKind, { kind: 'acp' }>): McpToolbox {
+    const which = checkoutToolsFor(req.headers, who.ucpProfile);
+    const ucp = which === 'acp' ? undefined : ucpBindingOf(app);
+    if (!ucp) return acpTools(req, who);
+    const ucpBox = ucpTools(req, who, ucp.basePath);
+    if (which === 'ucp') return ucpBox;
+    const acpBox = acpTools(req, who);
+    return {
+      list: () => [...ucpBox.list(), ...acpBox.list()],
+      call: (name, args) => (UCP_TOOLS.some((t) => t.name === name) ? ucpBox : acpBox).call(name, args),
+    };
+  }
+
   async function handle(req: FastifyRequest, reply: FastifyReply) {
     const id = req.agent.identity;
     const who = callers.get(req);
@@ -190,12 +208,9 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
       await rateLimit(req, reply);
       if (reply.sent) return reply;
     }
-    const ucp = who.kind === 'acp' && speaksUcp(req.headers) ? ucpBindingOf(app) : undefined;
     const toolbox =
       who.kind === 'acp'
-        ? ucp
-          ? ucpTools(req, who, ucp.basePath)
-          : acpTools(req, who)
+        ? checkoutTools(req, who)
         : agentToolbox(runtime, { identity: id, scopes: who.scopes, req });
     const res = await serveMcp(SERVER_VERSION, toolbox, req.body, webRequest(req));
     reply.code(res.status);

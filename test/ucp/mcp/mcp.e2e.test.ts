@@ -54,15 +54,21 @@ async function connect(headers: Record<string, string>): Promise<Client> {
   return client;
 }
 
-/** A platform of its own (key, identity) connected as a UCP platform. */
-async function platform(scopes?: string[]): Promise<Client> {
+/**
+ * A platform of its own (key bound to the profile server's origin, identity) connected as a UCP
+ * platform; `header: false` connects as one that knows only the binding (no UCP-Agent header).
+ */
+async function platform(scopes?: string[], { header = true } = {}): Promise<Client> {
   const { key } = await issueKey(sys, {
     spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-mcp-${++platforms}`,
     agentId: `agent-ucp-mcp-${platforms}-${process.pid}`,
     ucpProfile: profiles.origin,
     ...(scopes ? { scopes } : {}),
   });
-  return connect({ authorization: `Bearer ${key}`, 'ucp-agent': `profile="${profileUrl}"` });
+  return connect({
+    authorization: `Bearer ${key}`,
+    ...(header ? { 'ucp-agent': `profile="${profileUrl}"` } : {}),
+  });
 }
 
 const meta = (idempotent = false, profile = profileUrl) => ({
@@ -104,12 +110,35 @@ describe('UCP tools on /mcp', () => {
     }
   });
 
-  it('without a UCP-Agent header the same key sees the ACP tools (one credential, two protocols)', async () => {
+  it('an unbound key without a UCP-Agent header sees the ACP tools only, as before', async () => {
     const { key } = await issueKey(sys, {
       spiffeId: 'spiffe://example.org/ns/ai/sa/procurement-agent/ucp-mcp-acp',
     });
     const c = await connect({ authorization: `Bearer ${key}` });
-    expect((await c.listTools()).tools.map((t) => t.name)).not.toContain('create_checkout');
+    const names = (await c.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('create_checkout_session');
+    expect(names).not.toContain('create_checkout');
+  });
+
+  it('a key bound to a UCP profile sees the UCP tools without the header, besides the ACP ones', async () => {
+    const c = await platform(undefined, { header: false });
+    const names = (await c.listTools()).tools.map((t) => t.name);
+    expect(names.slice(0, 5)).toEqual(FIVE);
+    expect(names.slice(5)).toEqual([
+      'create_checkout_session',
+      'get_checkout_session',
+      'update_checkout_session',
+      'complete_checkout_session',
+      'cancel_checkout_session',
+    ]);
+    // meta["ucp-agent"] alone names the profile, as checkout-mcp.md has it.
+    const created = checkoutOf(
+      await call(c, 'create_checkout', {
+        meta: meta(),
+        checkout: { line_items: [{ item: { id: ITEM }, quantity: 1 }] },
+      }),
+    );
+    expect(checkoutOf(await call(c, 'get_checkout', { meta: meta(), id: created.id })).id).toBe(created.id);
   });
 
   it('creates, reads, updates and completes a checkout through the REST routes (structuredContent)', async () => {

@@ -12,6 +12,8 @@ export interface AcpCaller {
   readonly scopes: ReadonlySet<string>;
   /** Where the ACP routes are mounted (`/acp`). */
   readonly basePath: string;
+  /** The UCP platform profile the key is bound to (acp-keys.md, "UCP profile"); null: unbound. */
+  readonly ucpProfile: string | null;
 }
 
 /** A checkout API key /mcp does not accept: 401, before any MCP message is read. */
@@ -57,6 +59,7 @@ export function acpKeyStep(
     found(req, {
       scopes: new Set(v.key.scopes.filter((s) => granted.has(s))),
       basePath: binding.basePath,
+      ucpProfile: v.key.ucpProfile,
     });
   };
 }

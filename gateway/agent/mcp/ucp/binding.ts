@@ -19,12 +19,23 @@ export function serveUcpToolsOnMcp(app: FastifyInstance, binding: UcpMcpBinding)
 
 export const ucpBindingOf = (app: FastifyInstance): UcpMcpBinding | undefined => bindings.get(app);
 
+/** Which checkout tools a /mcp caller with a checkout API key sees (docs/mcp.md, "UCP tools"). */
+export type CheckoutTools = 'acp' | 'ucp' | 'acp+ucp';
+
 /**
- * Which protocol a /mcp caller with a checkout API key speaks: a `UCP-Agent` header on the MCP
+ * Which protocol a /mcp caller with a checkout API key speaks. A `UCP-Agent` header on the MCP
  * HTTP request (signatures.md, "MCP Transport": "The UCP-Agent and Idempotency-Key headers work
- * identically to REST") selects the UCP tools; without it the ACP tools stay (the ACP binding
- * has no such header). Decision: the tool names differ, but one credential type serves both
- * protocols, and tools/list must show a platform its own protocol's five tools.
+ * identically to REST") selects the UCP tools alone. Without it, a key bound to a UCP platform
+ * profile (acp-keys.md, "UCP profile") sees both sets: the binding itself asks only for
+ * meta["ucp-agent"] in each tool call, so a platform that knows only the spec sends no header,
+ * and the binding does not take ACP away from the key (the ACP routes ignore it). The tool names
+ * do not overlap. An unbound key without the header sees the ACP tools, as before.
  */
-export const speaksUcp = (headers: Record<string, string | string[] | undefined>): boolean =>
-  typeof headers['ucp-agent'] === 'string' && headers['ucp-agent'].length > 0;
+export function checkoutToolsFor(
+  headers: Record<string, string | string[] | undefined>,
+  ucpProfile: string | null,
+): CheckoutTools {
+  const agent = headers['ucp-agent'];
+  if (typeof agent === 'string' && agent.length > 0) return 'ucp';
+  return ucpProfile !== null ? 'acp+ucp' : 'acp';
+}
