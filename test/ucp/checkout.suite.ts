@@ -398,11 +398,13 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
     });
 
     describe('idempotency (idempotency_test.py)', () => {
-      const sameTwice = async (send: (h: Record<string, string>) => Promise<UcpReply>) => {
+      /** The first answer and its replay: both a valid checkout with `status`, the same body. */
+      const sameTwice = async (send: (h: Record<string, string>) => Promise<UcpReply>, status = 200) => {
         const h = { 'idempotency-key': `idem-${label}-${Math.random().toString(36).slice(2)}` };
         const a = await send(h);
         const b = await send(h);
-        expect(b.status).toBe(a.status);
+        expectCheckout(a, status);
+        expectCheckout(b, status);
         expect(b.body).toEqual(a.body);
         expect(b.headers.get('idempotent-replayed')).toBe('true');
         return h;
@@ -411,7 +413,7 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
       it('idempotency_create: the same key and body replay; another body is 409', async () => {
         const p = await platform();
         const body = (q: number) => ({ line_items: [{ item: { id: FIXTURE.itemA }, quantity: q }] });
-        const h = await sameTwice((x) => p.call('POST', '/checkout-sessions', body(1), x));
+        const h = await sameTwice((x) => p.call('POST', '/checkout-sessions', body(1), x), 201);
         const conflict = await p.call('POST', '/checkout-sessions', body(2), h);
         expect(conflict.status).toBe(409);
         expect(conflict.body.code).toBe('idempotency_conflict');
