@@ -5,7 +5,7 @@ import { ucpPublicJwks } from '../../../subgraphs/procurement/webhooks/ucp-signi
 import type { AcpParts } from '../acp/index.ts';
 import type { AgentChainParts } from '../index.ts';
 import { serveUcpToolsOnMcp } from '../mcp/ucp/binding.ts';
-import { paymentHandlers } from './payment.ts';
+import { DEFAULT_MERCHANT_NAMESPACE, defaultNamespaceInPublic, paymentHandlers } from './payment.ts';
 import { profileFetcher } from './platform-profile.ts';
 import { businessProfile, registerBusinessProfile } from './profile.ts';
 import { registerUcpRoutes } from './routes.ts';
@@ -37,6 +37,11 @@ export async function mountUcp(
   const restEndpoint = ucpApiBaseUrl(config);
   const basePath = new URL(restEndpoint).pathname.replace(/\/+$/, '');
   const handlers = paymentHandlers(config.UCP_MERCHANT_NAMESPACE);
+  if (defaultNamespaceInPublic(config.UCP_MERCHANT_NAMESPACE, restEndpoint))
+    log.warn(
+      { namespace: DEFAULT_MERCHANT_NAMESPACE, restEndpoint },
+      'UCP_MERCHANT_NAMESPACE is left at com.example on a public endpoint: set it to your own reverse-DNS domain',
+    );
   registerBusinessProfile(app, async () =>
     businessProfile({
       restEndpoint,

@@ -1,3 +1,4 @@
+import { isPrivateAddress } from '../../../subgraphs/procurement/webhooks/endpoint-url.ts';
 import { UCP_VERSION } from './schema/index.ts';
 
 /**
@@ -21,6 +22,37 @@ export const PURCHASE_ORDER_TYPE = 'purchase_order';
 const PO_NUMBER = /^[^\p{Cc}]{1,100}$/u;
 
 export const paymentHandlerName = (namespace: string): string => `${namespace}.purchase_order`;
+
+/** UCP_MERCHANT_NAMESPACE's default (lib/config.ts): a placeholder, not any merchant's domain. */
+export const DEFAULT_MERCHANT_NAMESPACE = 'com.example';
+
+/** Hosts that name no published merchant: reserved example/test names, localhost, private IPs. */
+const isLocalOrExampleHost = (host: string): boolean => {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  if (isPrivateAddress(h)) return true;
+  return (
+    ['localhost', 'example', 'test', 'invalid', 'example.com', 'example.net', 'example.org'].some(
+      (name) => h === name || h.endsWith(`.${name}`),
+    ) || h.endsWith('.local')
+  );
+};
+
+/**
+ * Whether to warn at start (pure): the payment handler is still named under the placeholder
+ * `com.example` while the UCP endpoint platforms are given (UCP_API_BASE_URL, else
+ * PUBLIC_BASE_URL + /ucp) is a real host, so every profile and checkout names a handler under
+ * a domain the merchant does not own.
+ */
+export function defaultNamespaceInPublic(namespace: string, restEndpoint: string): boolean {
+  if (namespace !== DEFAULT_MERCHANT_NAMESPACE) return false;
+  let host: string;
+  try {
+    host = new URL(restEndpoint).hostname;
+  } catch {
+    return false;
+  }
+  return !isLocalOrExampleHost(host);
+}
 
 /** The `payment_handlers` registry, as the profile (business schema) and every checkout show it. */
 export function paymentHandlers(namespace: string): Record<string, unknown[]> {
