@@ -42,20 +42,30 @@ function baselineWasmOnly(): void {
 }
 
 /**
- * A new data directory is created (Postgres' initdb) in a short-lived child process: initdb
- * runs a second WebAssembly instance whose ~400 MB are not all returned to the OS by this
- * process's garbage collector, so doing it here would leave a first start far heavier than
- * every later one. The child exits and takes that memory with it.
+ * Runs `body` in a short-lived Node child process, as the statements of an async function that
+ * sees PGlite's constructor as `PGlite`; the child exits 0 when they finish, 1 (after printing
+ * the error) when they throw. Used for the one-off initdb work below: it runs a second
+ * WebAssembly instance whose ~400 MB are not all returned to the OS by this process's garbage
+ * collector, so doing it here would leave a first start far heavier than every later one. The
+ * child exits and takes that memory with it.
  */
-function initialiseDataDir(dir: string): void {
+function runPgliteChild(body: string): void {
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   const script = `const { PGlite } = require(${JSON.stringify(entry)});
-    const pg = new PGlite(${JSON.stringify(dir)}, { postgresqlconf: ${JSON.stringify(PGLITE_CONF)} });
-    pg.waitReady.then(() => pg.close()).then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });`;
+    (async () => {
+      ${body}
+    })().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });`;
   // --liftoff-only on its command line: the only place Node 22 and later take it (see above).
   execFileSync(process.execPath, ['--liftoff-only', '--input-type=commonjs', '-e', script], {
     stdio: 'inherit',
   });
+}
+
+/** A new data directory is created (Postgres' initdb) in a child, for the memory reason above. */
+function initialiseDataDir(dir: string): void {
+  runPgliteChild(`const pg = new PGlite(${JSON.stringify(dir)}, { postgresqlconf: ${JSON.stringify(PGLITE_CONF)} });
+      await pg.waitReady;
+      await pg.close();`);
 }
 
 /**
@@ -69,25 +79,16 @@ function initialiseDataDir(dir: string): void {
  */
 function templateTarball(file: string): Blob {
   if (!existsSync(file)) {
-    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
     const partial = `${file}.${process.pid}.${Date.now()}.partial`;
-    const script = `const { PGlite } = require(${JSON.stringify(entry)});
-      const { mkdirSync, renameSync, writeFileSync } = require('node:fs');
+    runPgliteChild(`const { mkdirSync, renameSync, writeFileSync } = require('node:fs');
       const { dirname } = require('node:path');
       const pg = new PGlite({ postgresqlconf: ${JSON.stringify(PGLITE_CONF)} });
-      pg.waitReady
-        .then(() => pg.dumpDataDir('none'))
-        .then((tar) => tar.arrayBuffer())
-        .then((bytes) => {
-          mkdirSync(dirname(${JSON.stringify(partial)}), { recursive: true });
-          writeFileSync(${JSON.stringify(partial)}, Buffer.from(bytes));
-          renameSync(${JSON.stringify(partial)}, ${JSON.stringify(file)});
-          return pg.close();
-        })
-        .then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });`;
-    execFileSync(process.execPath, ['--liftoff-only', '--input-type=commonjs', '-e', script], {
-      stdio: 'inherit',
-    });
+      await pg.waitReady;
+      const bytes = await (await pg.dumpDataDir('none')).arrayBuffer();
+      mkdirSync(dirname(${JSON.stringify(partial)}), { recursive: true });
+      writeFileSync(${JSON.stringify(partial)}, Buffer.from(bytes));
+      renameSync(${JSON.stringify(partial)}, ${JSON.stringify(file)});
+      await pg.close();`);
   }
   return new Blob([readFileSync(file)]);
 }
