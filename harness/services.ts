@@ -16,8 +16,8 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://po
 export const TEST_STORE_ENV: Readonly<Record<string, string>> = process.env.EMBEDDED_DB_TEMPLATE
   ? { EMBEDDED_DB_TEMPLATE: process.env.EMBEDDED_DB_TEMPLATE }
   : {};
-export const TEST_PGLITE: { template?: string } = process.env.EMBEDDED_DB_TEMPLATE
-  ? { template: process.env.EMBEDDED_DB_TEMPLATE }
+export const TEST_PGLITE: { template?: string } = TEST_STORE_ENV.EMBEDDED_DB_TEMPLATE
+  ? { template: TEST_STORE_ENV.EMBEDDED_DB_TEMPLATE }
   : {};
 
 export const uniquePrefix = (label = 't'): string => `ac-test:${label}:${randomUUID().slice(0, 8)}:`;
