@@ -14,6 +14,7 @@ import {
   platformProfile,
   startProfileServer,
   totalsOf,
+  UCP_ADDRESS,
   type UcpReply,
   ucpCall,
 } from './support/ucp.ts';
@@ -34,15 +35,7 @@ export const FIXTURE = {
   unknownSku: 'SKU-ZZZ-999999',
   code1: 'UCPTEN',
   code2: 'UCPFIVE',
-  address: {
-    first_name: 'Jane',
-    last_name: 'Doe',
-    street_address: '1 Dock Rd',
-    address_locality: 'Springfield',
-    address_region: 'IL',
-    postal_code: '62701',
-    address_country: 'US',
-  },
+  address: UCP_ADDRESS,
 } as const;
 
 /** Code 1: 10 % off the cart; code 2: 5.00 off the cart (the conformance suite's 10OFF and FIXED500). */

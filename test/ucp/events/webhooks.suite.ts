@@ -17,7 +17,13 @@ import { FileQuoteKeyStore } from '../../../lib/quote-token/key-store.ts';
 import { UCP_KEY_RETENTION_MS } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
 import { type Gql, issueKey } from '../../acp/support/acp.ts';
 import { type Received, type Receiver, startReceiver, waitFor } from '../../webhooks/support.ts';
-import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../support/ucp.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  UCP_ADDRESS,
+  ucpCall,
+} from '../support/ucp.ts';
 import { expectUcp } from '../support/validate.ts';
 import { fetchSigningKeys, profileUrlOf, verifyUcpWebhook } from './verify.ts';
 
@@ -153,15 +159,7 @@ export function ucpWebhookSuite(label: string, start: () => Promise<UcpEventsSys
       const hook = await startReceiver([200], '/webhooks/ucp/orders');
       try {
         const p = await platform(hook);
-        const { checkoutId, orderId } = await p.buy({
-          first_name: 'Jane',
-          last_name: 'Doe',
-          street_address: '1 Dock Rd',
-          address_locality: 'Springfield',
-          address_region: 'IL',
-          postal_code: '62701',
-          address_country: 'US',
-        });
+        const { checkoutId, orderId } = await p.buy(UCP_ADDRESS);
         await waitFor('the order created event', () => hook.received.length >= 1);
         const placed = await verified(hook.received[0] as Received, hook);
         expect(placed).toMatchObject({ id: orderId, checkout_id: checkoutId });

@@ -12,20 +12,11 @@ import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.j
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../../harness/system.ts';
 import { issueKey } from '../../acp/support/acp.ts';
-import { type ProfileServer, platformProfile, startProfileServer } from '../support/ucp.ts';
+import { type ProfileServer, platformProfile, startProfileServer, UCP_ADDRESS } from '../support/ucp.ts';
 import { expectUcp } from '../support/validate.ts';
 
 const FIVE = ['create_checkout', 'get_checkout', 'update_checkout', 'complete_checkout', 'cancel_checkout'];
 const ITEM = 'SKU-ABC-000001';
-const ADDRESS = {
-  first_name: 'Jane',
-  last_name: 'Doe',
-  street_address: '1 Dock Rd',
-  address_locality: 'Springfield',
-  address_region: 'IL',
-  postal_code: '62701',
-  address_country: 'US',
-};
 
 let sys: TestSystem;
 let profiles: ProfileServer;
@@ -148,7 +139,7 @@ describe('UCP tools on /mcp', () => {
         meta: meta(),
         checkout: {
           line_items: [{ item: { id: ITEM }, quantity: 2 }],
-          fulfillment: { methods: [{ type: 'shipping', destinations: [ADDRESS] }] },
+          fulfillment: { methods: [{ type: 'shipping', destinations: [UCP_ADDRESS] }] },
         },
       }),
     );

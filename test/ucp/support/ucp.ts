@@ -10,6 +10,17 @@ import { UCP_VERSION } from '../../../gateway/agent/ucp/schema/index.ts';
 const SPEC = `https://ucp.dev/${UCP_VERSION}/specification`;
 const SCHEMAS = `https://ucp.dev/${UCP_VERSION}/schemas`;
 
+/** The buyer's shipping address the UCP tests send (types/postal_address.json). */
+export const UCP_ADDRESS = {
+  first_name: 'Jane',
+  last_name: 'Doe',
+  street_address: '1 Dock Rd',
+  address_locality: 'Springfield',
+  address_region: 'IL',
+  postal_code: '62701',
+  address_country: 'US',
+} as const;
+
 /** A platform profile valid against the vendored `platform_profile`, with the capabilities named. */
 export function platformProfile(
   o: {
