@@ -11,16 +11,17 @@ import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { profileFetcher } from '../../gateway/agent/ucp/platform-profile.ts';
 import { systemClock } from '../../lib/clock.ts';
-import { isPrivateAddress } from '../../subgraphs/procurement/webhooks/endpoint-url.ts';
 
 const fetcher = (allowInsecure: boolean) =>
   profileFetcher({ clock: systemClock, ttlMs: 60_000, maxEntries: 10, timeoutMs: 2000, allowInsecure });
 
-// The machine's own name, when it resolves to loopback (/etc/hosts): a name the URL check cannot
-// judge, so only the lookup guard stands between it and the merchant's neighbours.
+// The machine's own name, when it resolves to loopback only (/etc/hosts): a name the URL check
+// cannot judge, so only the lookup guard stands between it and the merchant's neighbours. The
+// listener below is on 127.0.0.1, so a name that also resolves elsewhere (a container's
+// 172.17.x) could miss it without a guard: the test then does not run.
 const own = hostname();
-const ownIsPrivate = await lookup(own).then(
-  (a) => isPrivateAddress(a.address),
+const ownIsLoopback = await lookup(own, { all: true }).then(
+  (all) => all.length > 0 && all.every((a) => a.address === '127.0.0.1'),
   () => false,
 );
 
@@ -65,7 +66,7 @@ describe('the platform profile fetcher with UCP_PROFILE_ALLOW_INSECURE off', () 
     expect(fetcher(true).check(url)).toBeUndefined();
   });
 
-  it.skipIf(!ownIsPrivate)(
+  it.skipIf(!ownIsLoopback)(
     'refuses a host name resolving to a private address as 424, without connecting',
     async () => {
       const l = await listener();
