@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../../harness/system.ts';
-import { issueKey } from '../../acp/support/acp.ts';
+import { API_VERSION, issueKey } from '../../acp/support/acp.ts';
 import { type ProfileServer, platformProfile, startProfileServer, UCP_ADDRESS } from '../support/ucp.ts';
 import { expectUcp } from '../support/validate.ts';
 
@@ -130,6 +130,23 @@ describe('UCP tools on /mcp', () => {
       }),
     );
     expect(checkoutOf(await call(c, 'get_checkout', { meta: meta(), id: created.id })).id).toBe(created.id);
+    // The ACP tools of the same listing reach the ACP routes: an ACP session, not a UCP checkout.
+    const acp = await call(c, 'create_checkout_session', {
+      meta: { api_version: API_VERSION, idempotency_key: randomUUID() },
+      payload: { currency: 'usd', capabilities: {}, line_items: [{ id: ITEM, quantity: 1 }] },
+    });
+    expect(acp.isError).toBeFalsy();
+    expect(acp.structuredContent).toMatchObject({ status: 'ready_for_payment', currency: 'usd' });
+    expect((acp.structuredContent as { id: string }).id).not.toBe(created.id);
+    // The listing does not widen the binding: a profile on another origin is still refused (a
+    // profile-related error: -32001, docs/mcp.md "UCP tools").
+    const e = await jsonRpcError(
+      call(c, 'create_checkout', {
+        meta: meta(false, 'https://other-platform.example/profile.json'),
+        checkout: { line_items: [{ item: { id: ITEM }, quantity: 1 }] },
+      }),
+    );
+    expect([e.code, e.data?.status, e.data?.code]).toEqual([-32001, 403, 'profile_not_trusted']);
   });
 
   it('creates, reads, updates and completes a checkout through the REST routes (structuredContent)', async () => {
