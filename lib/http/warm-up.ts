@@ -1,4 +1,7 @@
+import { once } from 'node:events';
+import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import { Pool } from 'undici';
 import type { Platform } from '../platform.ts';
 
 /**
@@ -31,9 +34,48 @@ export async function openConnections(platform: Platform): Promise<void> {
 }
 
 /**
- * Sends the requests in turn through Fastify's inject (no socket), `concurrency` at a time as
- * callers come, until `deadline` (performance.now()); a request whose route this process does not
- * serve is left out. Counts as failed: a non-2xx answer, or a GraphQL answer with errors.
+ * The process's own plain-HTTP origin on loopback once it listens (within `waitMs`), or
+ * undefined: not listening in time, a Unix socket, or TLS (a loopback caller would need a
+ * client certificate for mutual TLS), where the warm-up uses inject instead.
+ */
+async function loopbackOrigin(app: FastifyInstance, waitMs: number): Promise<string | undefined> {
+  const server = app.server;
+  if (server instanceof TlsServer) return undefined;
+  if (!server.listening) {
+    const timer = new AbortController();
+    const gave = setTimeout(() => timer.abort(), Math.max(0, waitMs));
+    try {
+      await once(server, 'listening', { signal: timer.signal });
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(gave);
+    }
+  }
+  const a = server.address();
+  if (a === null || typeof a === 'string') return undefined;
+  const host =
+    a.family === 'IPv6'
+      ? a.address === '::'
+        ? '[::1]'
+        : `[${a.address}]`
+      : a.address === '0.0.0.0'
+        ? '127.0.0.1'
+        : a.address;
+  return `http://${host}:${a.port}`;
+}
+
+/**
+ * Sends the requests in turn, `concurrency` at a time as callers come, until `deadline`
+ * (performance.now()); a request whose route this process does not serve is left out. Counts as
+ * failed: a non-2xx answer, or a GraphQL answer with errors.
+ *
+ * Over the process's own loopback socket once it listens, so what real callers run first warms
+ * too: node:http's parser and socket writes, Fastify's reply to a socket, the connection's
+ * setup. Measured (docs/performance.md, "Warm start at half load"): warmed through inject (no
+ * socket), the first second after ready at half the REST maximum still queued for 0.7–1.5 s
+ * while the socket paths compiled. Where there is no plain loopback listener (TLS, not yet
+ * listening), through Fastify's inject.
  */
 export async function sendUntil(
   app: FastifyInstance,
@@ -47,17 +89,40 @@ export async function sendUntil(
     return app.hasRoute({ method: r.method ?? 'GET', url: String(r.url ?? '/').split('?')[0] ?? '/' });
   });
   if (served.length === 0) return { requests: 0, failed: 0 };
+  const concurrency = o.concurrency ?? 4;
+  // Listening follows ready at once; a process that does not listen within 1 s warms by inject.
+  const origin = await loopbackOrigin(app, Math.min(1000, o.deadline - performance.now()));
+  const pool = origin ? new Pool(origin, { connections: concurrency }) : undefined;
+  const send = async (r: InjectOptions): Promise<{ status: number; body: string }> => {
+    if (!pool) {
+      const res = await app.inject(r);
+      return { status: res.statusCode, body: res.body };
+    }
+    const res = await pool.request({
+      method: (r.method ?? 'GET') as 'GET',
+      path: String(r.url ?? '/'),
+      headers: (r.headers ?? {}) as Record<string, string>,
+      ...(r.payload !== undefined
+        ? { body: typeof r.payload === 'string' ? r.payload : JSON.stringify(r.payload) }
+        : {}),
+    });
+    return { status: res.statusCode, body: await res.body.text() };
+  };
   const worker = async (w: number) => {
     for (let n = w; performance.now() < o.deadline; n += 1) {
       const request = (served[n % served.length] as (n: number) => InjectOptions)(n);
-      const res = await app.inject(request);
+      const res = await send(request).catch(() => ({ status: 0, body: '' }));
       sent++;
       // A GraphQL answer with errors is a 200 too: a warm-up query that broke must show.
       const graphqlErrors = String(request.url).startsWith('/graphql') && res.body.includes('"errors":');
-      if (res.statusCode < 200 || res.statusCode >= 300 || graphqlErrors) failed++;
+      if (res.status < 200 || res.status >= 300 || graphqlErrors) failed++;
     }
   };
-  await Promise.all(Array.from({ length: o.concurrency ?? 4 }, (_, w) => worker(w)));
+  try {
+    await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)));
+  } finally {
+    await pool?.close();
+  }
   return { requests: sent, failed };
 }
 
