@@ -1,4 +1,4 @@
-import { isPrivateAddress } from '../../../subgraphs/procurement/webhooks/endpoint-url.ts';
+import { isLocalName, isPrivateAddress } from '../../../subgraphs/procurement/webhooks/endpoint-url.ts';
 import { UCP_VERSION } from './schema/index.ts';
 
 /**
@@ -29,9 +29,9 @@ export const DEFAULT_MERCHANT_NAMESPACE = 'com.example';
 /** Hosts that name no published merchant: reserved example/test names, localhost, private IPs. */
 const isLocalOrExampleHost = (host: string): boolean => {
   const h = host.toLowerCase().replace(/\.$/, '');
-  if (isPrivateAddress(h)) return true;
+  if (isPrivateAddress(h) || isLocalName(h)) return true;
   return (
-    ['localhost', 'example', 'test', 'invalid', 'example.com', 'example.net', 'example.org'].some(
+    ['example', 'test', 'invalid', 'example.com', 'example.net', 'example.org'].some(
       (name) => h === name || h.endsWith(`.${name}`),
     ) || h.endsWith('.local')
   );

@@ -74,7 +74,8 @@ export function checkEndpointUrl(raw: string, allowPrivate: boolean): UrlCheck {
   return { ok: true, url: url.toString() };
 }
 
-const isLocalName = (host: string): boolean => {
+/** `localhost` or a name under it (RFC 6761), case and a trailing dot aside. */
+export const isLocalName = (host: string): boolean => {
   const h = host.toLowerCase().replace(/\.$/, '');
   return h === 'localhost' || h.endsWith('.localhost');
 };
