@@ -19,7 +19,8 @@ const [which = 'rest', rateArg = '700', secondsArg = '10'] = process.argv.slice(
 const requests = requestsOf(which);
 // BESIDE=<orders/s>: agent orders at that rate beside the path (the mixed load).
 const beside = Number(process.env.BESIDE ?? 0);
-if (process.env.WINDOWS_OF === 'background' && !(beside > 0)) {
+const ofOrders = process.env.WINDOWS_OF === 'background';
+if (ofOrders && !(beside > 0)) {
   console.error('WINDOWS_OF=background needs BESIDE=<orders/s>: there are no orders beside the path');
   process.exit(2);
 }
@@ -60,7 +61,7 @@ if (b)
 
 // Windows: slow requests (over THRESHOLD ms) whose due times are under 50 ms apart.
 const threshold = Number(process.env.THRESHOLD ?? 20);
-const pairs = (process.env.WINDOWS_OF === 'background' ? b?.samples : r.samples) ?? [];
+const pairs = (ofOrders ? b?.samples : r.samples) ?? [];
 const slow: { due: number; ms: number }[] = [];
 for (let i = 0; i < pairs.length; i += 2)
   if ((pairs[i + 1] as number) > threshold)
