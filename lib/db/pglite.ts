@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
-import type { Db, Queryable } from './db.ts';
+import type { Db } from './db.ts';
+import { preparedStatements } from './pglite-prepared.ts';
 
 /**
  * Postgres settings of the embedded store. PGlite starts Postgres with its server defaults
@@ -77,7 +78,7 @@ function initialiseDataDir(dir: string): void {
  * the memory reason above, written under another name and renamed, so processes that make it
  * at the same moment each find a whole file (the last rename wins; all are equal).
  */
-function templateTarball(file: string): Blob {
+export function templateTarball(file: string): Blob {
   if (!existsSync(file)) {
     const partial = `${file}.${process.pid}.${Date.now()}.partial`;
     runPgliteChild(`const { mkdirSync, renameSync, writeFileSync } = require('node:fs');
@@ -114,20 +115,24 @@ export async function openPglite(
   const opened = fresh && template ? { ...options, loadDataDir: templateTarball(template) } : options;
   const pg = dir ? new PGlite(dir, opened) : new PGlite(opened);
   await pg.waitReady;
-  const wrap = (q: Pick<PGlite, 'query'>): Queryable => ({
-    async query<R>(sql: string, params: readonly unknown[] = []) {
-      // PGlite's query() handles one statement; exec() handles several.
-      return (await q.query<R>(sql, params as unknown[])).rows;
-    },
-  });
-  const base = wrap(pg);
+  // One statement per call, parsed once (pglite-prepared.ts); exec() handles several. PGlite's
+  // own locks are taken as its query() takes them: a statement waits for a transaction to end,
+  // and a transaction's statements hold the connection one at a time.
+  const prepared = preparedStatements(pg);
   return {
     kind: 'pglite',
-    query: base.query,
+    query: <R>(sql: string, params: readonly unknown[] = []) =>
+      pg._runExclusiveTransaction(() => pg._runExclusiveQuery(() => prepared.run<R>(sql, params, false))),
     async exec(sql) {
       await pg.exec(sql);
     },
-    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    transaction: (fn) =>
+      pg.transaction(() =>
+        fn({
+          query: <R>(sql: string, params: readonly unknown[] = []) =>
+            pg._runExclusiveQuery(() => prepared.run<R>(sql, params, true)),
+        }),
+      ),
     async ping() {
       await pg.query('SELECT 1');
     },

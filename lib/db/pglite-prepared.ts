@@ -1,0 +1,135 @@
+import { type PGlite, parse, protocol } from '@electric-sql/pglite';
+
+/**
+ * Statements for PGlite that are parsed once and then run in one call into its WebAssembly.
+ *
+ * PGlite's own `query()` sends a parameterised statement as six protocol steps, each a separate
+ * call into Postgres (Parse, Describe the statement to learn the parameters' types, Bind,
+ * Describe the portal, Execute, Sync), so every statement is parsed and analysed again and pays
+ * six entries into the WebAssembly. Measured on this system's own statements (replayed from a
+ * checkout-completion load, docs/performance.md "ACP", sixth pass): an order insert 1.37 ms,
+ * a session update 0.57 ms, most of it that fixed cost. Postgres' answer is a named prepared
+ * statement: parsed once per connection, then Bind/Execute only. PGlite has no statement cache
+ * and node-postgres' (which has one) runs over PGlite one message per call and parses values
+ * its own way, so this is written by hand, on PGlite's exported wire-protocol serialiser and
+ * result parser: the first run of a text parses it under a name and asks its parameter types
+ * (one call), every run binds and executes in one call. Values are serialised by those types
+ * with PGlite's own serialisers and rows parsed with its parsers, exactly as `query()` does, so
+ * results are the same.
+ *
+ * The named statements live as long as the connection (the process); the `max` most recently
+ * used texts are kept, the rest closed. Only data statements (SELECT/INSERT/UPDATE/DELETE/WITH)
+ * of moderate length are named: DDL and the rare large batch use the unnamed statement (two
+ * calls). A named statement whose plan no longer fits the table (`cached plan must not change
+ * result type`, after a migration) is parsed again once.
+ */
+export interface PreparedRunner {
+  /** Runs `sql`; `inTransaction` is PGlite's own notion: outside one, the file system is synced after. */
+  run<R>(sql: string, params: readonly unknown[], inTransaction: boolean): Promise<R[]>;
+}
+
+interface Statement {
+  readonly name: string;
+  readonly types: readonly number[];
+}
+
+const NAMED = /^\s*(select|insert|update|delete|with)\b/i;
+const MAX_NAMED_TEXT = 8_192;
+const ser = protocol.serialize;
+/** Names are unique in the process, so two runners on one connection never reuse one. */
+let counter = 0;
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+export function preparedStatements(pg: PGlite, { max = 128 }: { max?: number } = {}): PreparedRunner {
+  /** By text, least recently used first (a Map keeps insertion order; a hit re-inserts). */
+  const named = new Map<string, Statement>();
+  /** Names evicted, closed at the start of the next message. */
+  let toClose: string[] = [];
+
+  const closes = () => {
+    const c = toClose.map((name) => ser.close({ type: 'S', name }));
+    toClose = [];
+    return c;
+  };
+
+  async function prepare(sql: string, name: string, syncToFs: boolean): Promise<Statement> {
+    const r = await pg.execProtocol(
+      concat([
+        ...closes(),
+        ser.parse({ name, text: sql, types: [] }),
+        ser.describe({ type: 'S', name }),
+        ser.sync(),
+      ]),
+      { syncToFs },
+    );
+    return { name, types: parse.parseDescribeStatementResults(r.messages) };
+  }
+
+  async function statementFor(sql: string, syncToFs: boolean): Promise<Statement> {
+    const hit = named.get(sql);
+    if (hit) {
+      named.delete(sql);
+      named.set(sql, hit);
+      return hit;
+    }
+    if (sql.length > MAX_NAMED_TEXT || !NAMED.test(sql)) return prepare(sql, '', syncToFs);
+    const st = await prepare(sql, `ac_${++counter}`, syncToFs);
+    named.set(sql, st);
+    if (named.size > max) {
+      const oldest = named.entries().next().value;
+      if (oldest) {
+        named.delete(oldest[0]);
+        toClose.push(oldest[1].name);
+      }
+    }
+    return st;
+  }
+
+  async function execute<R>(sql: string, params: readonly unknown[], syncToFs: boolean): Promise<R[]> {
+    const st = await statementFor(sql, syncToFs);
+    const values = params.map((v, i) => {
+      if (v === null || v === undefined) return null;
+      const serialise = pg.serializers[st.types[i] as number];
+      return serialise ? serialise(v) : String(v);
+    });
+    const r = await pg.execProtocol(
+      concat([
+        ...closes(),
+        ser.bind({ statement: st.name, values }),
+        ser.describe({ type: 'P' }),
+        ser.execute({}),
+        ser.sync(),
+      ]),
+      { syncToFs },
+    );
+    return (parse.parseResults(r.messages, pg.parsers)[0]?.rows ?? []) as R[];
+  }
+
+  return {
+    async run<R>(sql: string, params: readonly unknown[], inTransaction: boolean): Promise<R[]> {
+      try {
+        return await execute<R>(sql, params, !inTransaction);
+      } catch (err) {
+        const e = err as { code?: string; message?: string; query?: string };
+        if (e.code === '0A000' && /cached plan/.test(e.message ?? '') && named.has(sql)) {
+          toClose.push((named.get(sql) as Statement).name);
+          named.delete(sql);
+          return execute<R>(sql, params, !inTransaction);
+        }
+        if (err instanceof Error) e.query ??= sql;
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * lib/db/pglite-prepared.ts: statements parsed once and run in one call answer exactly as
+ * PGlite's own query() does (rows, types, errors), are named once per text, keep at most
+ * `max` texts, and survive a change of the table under a named statement.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_PGLITE } from '../../harness/services.ts';
+import { PGLITE_CONF, templateTarball } from '../../lib/db/pglite.ts';
+import { type PreparedRunner, preparedStatements } from '../../lib/db/pglite-prepared.ts';
+
+let pg: PGlite;
+let runner: PreparedRunner;
+const named = async () =>
+  (
+    await pg.query<{ statement: string }>(
+      'SELECT statement FROM pg_prepared_statements ORDER BY prepare_time',
+    )
+  ).rows.map((r) => r.statement);
+
+beforeAll(async () => {
+  const options = { postgresqlconf: PGLITE_CONF };
+  pg = TEST_PGLITE.template
+    ? new PGlite({ ...options, loadDataDir: templateTarball(TEST_PGLITE.template) })
+    : new PGlite(options);
+  await pg.waitReady;
+  await pg.exec(`CREATE TABLE t (
+    id bigserial PRIMARY KEY, name text UNIQUE NOT NULL, amount numeric(12, 2), big bigint, n int,
+    ok boolean, at timestamptz, doc jsonb, tags text[], nums bigint[])`);
+}, 60_000);
+afterAll(async () => {
+  await pg?.close();
+});
+
+describe('prepared statements on PGlite', () => {
+  it('returns the same rows and types as PGlite query() for any values', async () => {
+    runner = preparedStatements(pg);
+    const text = fc.string({ maxLength: 20 }).map((s) => s.replace(/\0/g, ''));
+    let k = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          amount: fc.oneof(
+            fc.constant(null),
+            fc.integer({ min: -99_999, max: 99_999 }).map((c) => (c / 100).toFixed(2)),
+          ),
+          big: fc.oneof(fc.constant(null), fc.integer(), fc.constant(Number.MAX_SAFE_INTEGER)),
+          n: fc.oneof(fc.constant(null), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })),
+          ok: fc.oneof(fc.constant(null), fc.boolean()),
+          at: fc.oneof(
+            fc.constant(null),
+            fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }),
+          ),
+          doc: fc.oneof(
+            fc.constant(null),
+            fc.jsonValue().map((v) => JSON.stringify(v)),
+          ),
+          tags: fc.oneof(fc.constant(null), fc.array(text, { maxLength: 4 })),
+          nums: fc.oneof(fc.constant(null), fc.array(fc.integer(), { maxLength: 4 })),
+        }),
+        async (v) => {
+          const params = [v.amount, v.big, v.n, v.ok, v.at, v.doc, v.tags, v.nums];
+          const insert =
+            'INSERT INTO t (name, amount, big, n, ok, at, doc, tags, nums) VALUES ($9, $1, $2, $3, $4, $5, $6, $7, $8) RETURNING *';
+          const mine = await runner.run<Record<string, unknown>>(insert, [...params, `p${k++}`], false);
+          const theirs = (await pg.query<Record<string, unknown>>(insert, [...params, `q${k++}`])).rows;
+          const { id: a, name: an, ...restMine } = mine[0] as Record<string, unknown>;
+          const { id: b, name: bn, ...restTheirs } = theirs[0] as Record<string, unknown>;
+          expect(typeof a).toBe(typeof b);
+          expect(restMine).toEqual(restTheirs);
+          const select = 'SELECT amount, big, n, ok, at, doc, tags, nums FROM t WHERE name = $1';
+          expect(await runner.run(select, [an], false)).toEqual((await pg.query(select, [an])).rows);
+          expect(await runner.run(select, [bn], false)).toEqual((await pg.query(select, [bn])).rows);
+        },
+      ),
+      { numRuns: 60 },
+    );
+    // One name per text, however often it ran.
+    const texts = await named();
+    expect(texts.filter((s) => s.startsWith('INSERT INTO t')).length).toBe(1);
+    expect(texts.filter((s) => s.startsWith('SELECT amount')).length).toBe(1);
+  });
+
+  it('keeps the max most recently used texts and closes the rest', async () => {
+    await pg.exec('DEALLOCATE ALL');
+    const small = preparedStatements(pg, { max: 2 });
+    for (const i of [1, 2, 3, 1, 4]) await small.run(`SELECT ${i} AS x`, [], false);
+    await small.run('SELECT 1 AS x', [], false); // the next message closes what was evicted
+    expect((await named()).sort()).toEqual(['SELECT 1 AS x', 'SELECT 4 AS x']);
+    // DDL and other utility statements are not named.
+    await small.run('CREATE TEMP TABLE scratch (x int)', [], false);
+    expect(await named()).not.toContain('CREATE TEMP TABLE scratch (x int)');
+  });
+
+  it('answers errors as query() does, names nothing that failed to parse, and goes on', async () => {
+    const r = preparedStatements(pg);
+    await r.run("INSERT INTO t (name) VALUES ('dup')", [], false);
+    const unique = await r.run("INSERT INTO t (name) VALUES ('dup')", [], false).catch((e: unknown) => e);
+    const theirs = await pg.query("INSERT INTO t (name) VALUES ('dup')").catch((e: unknown) => e);
+    expect(unique).toMatchObject({ code: '23505', constraint: 't_name_key' });
+    expect((unique as Error).message).toBe((theirs as Error).message);
+    const syntax = await r.run('SELEC 1', [], false).catch((e: unknown) => e);
+    expect(syntax).toMatchObject({ code: '42601' });
+    expect(await named()).not.toContain('SELEC 1');
+    const type = await r.run('SELECT $1::int AS x', ['not a number'], false).catch((e: unknown) => e);
+    expect(type).toMatchObject({ code: '22P02' });
+    expect(await r.run('SELECT $1::int AS x', ['41'], false)).toEqual([{ x: 41 }]);
+  });
+
+  it('parses a named statement again when its table changed shape under it', async () => {
+    const r = preparedStatements(pg);
+    await pg.exec('CREATE TABLE shape (a int); INSERT INTO shape VALUES (1)');
+    expect(await r.run('SELECT * FROM shape', [], false)).toEqual([{ a: 1 }]);
+    await pg.exec('ALTER TABLE shape ADD COLUMN b text DEFAULT $$x$$');
+    expect(await r.run('SELECT * FROM shape', [], false)).toEqual([{ a: 1, b: 'x' }]);
+  });
+
+  it('runs inside a transaction without syncing, and its rows are gone after a rollback', async () => {
+    const r = preparedStatements(pg);
+    await pg.exec('BEGIN');
+    await r.run("INSERT INTO t (name) VALUES ('rolled back')", [], true);
+    expect(await r.run("SELECT count(*)::int AS c FROM t WHERE name = 'rolled back'", [], true)).toEqual([
+      { c: 1 },
+    ]);
+    await pg.exec('ROLLBACK');
+    expect(await r.run("SELECT count(*)::int AS c FROM t WHERE name = 'rolled back'", [], false)).toEqual([
+      { c: 0 },
+    ]);
+  });
+});
