@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { openPglite } from '../../lib/db/pglite.ts';
 import { acp, expectError, expectSession, issueKey } from './support/acp.ts';
 
 const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-acp-restart-')), EMBEDDED_DB: 'disk' };
@@ -40,5 +41,46 @@ describe('a restart', () => {
     );
     const read = expectSession(await acp(sys.url, key, 'GET', `/checkout_sessions/${first.body.id}`));
     expect(read.line_items).toEqual(first.body.line_items);
+  });
+
+  it('meets its own session again when a create was answered but its reply never stored', async () => {
+    sys = await startEmbedded(env);
+    const { key } = await issueKey(sys);
+    const body = { currency: 'usd', capabilities: {}, line_items: [{ id: 'SKU-ABC-000001', quantity: 1 }] };
+    const first = await acp(sys.url, key, 'POST', '/checkout_sessions', body, {
+      'idempotency-key': 'lost-1',
+    });
+    expectSession(first, 201);
+    await sys.close();
+    sys = undefined;
+    // What a crash between the answer and the reply's write leaves: the session, no reply.
+    const db = await openPglite(env.DATA_DIR);
+    const count = async () =>
+      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM checkout_sessions'))[0]?.n;
+    const before = await count();
+    await db.query('DELETE FROM agent_idempotency');
+    await db.close();
+
+    sys = await startEmbedded(env);
+    const again = await acp(sys.url, key, 'POST', '/checkout_sessions', body, {
+      'idempotency-key': 'lost-1',
+    });
+    const session = expectSession(again, 201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(session.id).toBe(first.body.id);
+    // Another body under the key, once its record is gone, is another session.
+    const other = { ...body, line_items: [{ id: 'SKU-ABC-000001', quantity: 4 }] };
+    const second = expectSession(
+      await acp(sys.url, key, 'POST', '/checkout_sessions', other, { 'idempotency-key': 'lost-2' }),
+      201,
+    );
+    expect(second.id).not.toBe(first.body.id);
+    await sys.close();
+    sys = undefined;
+    const after = await openPglite(env.DATA_DIR);
+    expect((await after.query<{ n: number }>('SELECT count(*)::int AS n FROM checkout_sessions'))[0]?.n).toBe(
+      (before ?? 0) + 1,
+    );
+    await after.close();
   });
 });

@@ -96,19 +96,21 @@ beforeEach(async () => {
 });
 
 const open = () =>
-  service.create({
-    protocol: 'acp',
-    owner: OWNER,
-    agentId: 'agent-unit-0001',
-    keyId: null,
-    currency: 'USD',
-    region: 'US',
-    items: [{ sku: 'SKU-ABC-000001', quantity: 3 }],
-    codes: [],
-    extensions: [],
-    buyer: null,
-    fulfillment: null,
-  });
+  service
+    .create({
+      protocol: 'acp',
+      owner: OWNER,
+      agentId: 'agent-unit-0001',
+      keyId: null,
+      currency: 'USD',
+      region: 'US',
+      items: [{ sku: 'SKU-ABC-000001', quantity: 3 }],
+      codes: [],
+      extensions: [],
+      buyer: null,
+      fulfillment: null,
+    })
+    .then((c) => c.session);
 const complete = (id: string) => service.complete(id, OWNER, { purchaseOrderNumber: 'PO-1', traceId: 't' });
 const spent = async () => (await ledger.status([OWNER.id], now))?.spentCents;
 
@@ -201,7 +203,7 @@ describe('a completion', () => {
 
 describe('lines', () => {
   it('keep the request order, an unknown SKU as an unpriced line at its own index', async () => {
-    const s = await service.create({
+    const { session: s } = await service.create({
       protocol: 'acp',
       owner: OWNER,
       agentId: 'agent-unit-0001',

@@ -165,19 +165,21 @@ describe('a completion re-checks stock', () => {
   });
 
   const open = (sku: string, quantity: number) =>
-    service.create({
-      protocol: 'acp',
-      owner: OWNER,
-      agentId: 'agent-stock-0001',
-      keyId: null,
-      currency: 'USD',
-      region: 'US',
-      items: [{ sku, quantity }],
-      codes: [],
-      extensions: [],
-      buyer: null,
-      fulfillment: null,
-    });
+    service
+      .create({
+        protocol: 'acp',
+        owner: OWNER,
+        agentId: 'agent-stock-0001',
+        keyId: null,
+        currency: 'USD',
+        region: 'US',
+        items: [{ sku, quantity }],
+        codes: [],
+        extensions: [],
+        buyer: null,
+        fulfillment: null,
+      })
+      .then((c) => c.session);
   const complete = (id: string) => service.complete(id, OWNER, { purchaseOrderNumber: 'PO-1', traceId: 't' });
 
   it('refuses a session created out of stock as not ready, and places no order', async () => {

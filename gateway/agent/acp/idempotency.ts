@@ -19,7 +19,17 @@ import { acpError, sendAcpError } from './errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    acpIdempotency?: { key: string; fingerprint: string; replayed: boolean };
+    acpIdempotency?: {
+      key: string;
+      fingerprint: string;
+      replayed: boolean;
+      /**
+       * The handler's outcome is found again by the domain without the stored reply (a create
+       * whose session id comes from this record: sessionIdOfRecord), so the response need not
+       * wait for the reply to be written.
+       */
+      recoverable?: boolean;
+    };
   }
 }
 
@@ -37,6 +47,15 @@ export const bodyFingerprint = (body: unknown): string =>
   createHash('sha256')
     .update(canonicalJson(body ?? null))
     .digest('base64url');
+
+/**
+ * A create's session id from its idempotency record (the caller, the path, the key) and its
+ * body: the same request again, after a crash lost its stored reply, inserts the same id and
+ * meets the session it made; another body under the key (once the record expired) is another
+ * session. The same shape as a random id (`cs_` and 32 hex digits).
+ */
+export const sessionIdOfRecord = (held: { key: string; fingerprint: string }): string =>
+  `cs_${createHash('sha256').update(held.key).update('\0').update(held.fingerprint).digest('hex').slice(0, 32)}`;
 
 const pathOf = (req: FastifyRequest) => (req.raw.url ?? req.url).split('?')[0] as string;
 
@@ -138,7 +157,7 @@ export function acpIdempotencyRecord(o: { store: IdempotencyStore; clock: Clock;
       return payload;
     }
     const location = reply.getHeader('location');
-    await o.store
+    const stored = o.store
       .complete(
         held.key,
         held.fingerprint,
@@ -146,6 +165,9 @@ export function acpIdempotencyRecord(o: { store: IdempotencyStore; clock: Clock;
         o.clock.now(),
       )
       .catch((err) => o.log.error({ err, traceId: req.traceId }, 'ACP idempotency record not stored'));
+    // A recoverable outcome answers at once: the key stays claimed (a retry meanwhile gets 409
+    // with Retry-After) until its reply is stored, a store round trip later.
+    if (!held.recoverable) await stored;
     return payload;
   };
 }

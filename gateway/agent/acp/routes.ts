@@ -23,7 +23,7 @@ import type { BucketStore } from '../rate-limit/store.ts';
 import { ORDER_CREATE_SCOPE, type ScopePolicy } from '../scope/policy.ts';
 import { acpContract } from './contract.ts';
 import { AcpError, acpError, acpErrorOfProblem, problemAsAcpError, sendAcpError } from './errors.ts';
-import { acpIdempotencyRecord, acpIdempotencyStep } from './idempotency.ts';
+import { acpIdempotencyRecord, acpIdempotencyStep, sessionIdOfRecord } from './idempotency.ts';
 import { acpIdentityStep, acpScopeStep } from './identity.ts';
 import { type RenderOptions, renderSession } from './render.ts';
 import { type AcpRequestLimits, completeInput, createInput, updateInput } from './request.ts';
@@ -192,14 +192,21 @@ function handlers(d: AcpRouteDeps) {
       const input = createInput(req.body as Record<string, unknown>, d.limits);
       if (!input.ok) return refused(req, reply, input.error);
       const key = req.acpKey;
-      const session = await d.checkout.create({
+      const held = req.acpIdempotency;
+      const { session, existing } = await d.checkout.create({
         protocol: 'acp',
         owner: identityOf(req),
         agentId: key?.agentId ?? '',
         keyId: key?.id ?? null,
         ...input.value,
+        ...(held ? { id: sessionIdOfRecord(held) } : {}),
       });
-      req.agent.reason = `ok; acp: created ${session.id} (${session.status})`;
+      if (held) held.recoverable = true;
+      if (existing) {
+        // Its reply was lost (a crash before it was stored): the session it made answers.
+        reply.header('idempotent-replayed', 'true');
+        req.agent.reason = `idempotency: replayed from ${session.id} (${session.status})`;
+      } else req.agent.reason = `ok; acp: created ${session.id} (${session.status})`;
       reply.header('location', `${d.basePath}/checkout_sessions/${session.id}`);
       return send(reply, 201, renderSession(session, d.render));
     },

@@ -110,6 +110,18 @@ export type Outcome =
 /** A new session as the protocol edge asks for it: the core's NewSession, its id and lifetime ours. */
 export interface CreateCommand extends Omit<NewSession, 'id' | 'owner' | 'ttlMs'> {
   readonly owner: SpiffeId;
+  /**
+   * The session's id when the caller derives it from its request (ACP: from the Idempotency-Key
+   * and the body, as the `/v2` order's id is from its key), so that the same request after a
+   * crash meets the session it created instead of making a second one. A new random id else.
+   */
+  readonly id?: string;
+}
+
+/** A create's outcome: the new session, or (same derived id, same owner) the one made before. */
+export interface Created {
+  readonly session: CheckoutSession;
+  readonly existing: boolean;
 }
 
 export interface CompleteCommand {
@@ -288,10 +300,10 @@ export function createCheckoutService(d: CheckoutDeps) {
     return s && s.owner === owner.id ? current(s) : null;
   }
 
-  async function create(c: CreateCommand): Promise<CheckoutSession> {
+  async function create(c: CreateCommand): Promise<Created> {
     const pricing = await price(c.items, c.codes, c.currency, c.region, c.agentId);
     const n: NewSession = {
-      id: newSessionId(),
+      id: c.id ?? newSessionId(),
       protocol: c.protocol,
       owner: c.owner.id,
       agentId: c.agentId,
@@ -307,8 +319,12 @@ export function createCheckoutService(d: CheckoutDeps) {
       ttlMs: d.sessionTtlMs,
     };
     const s = createSession(n, pricing, d.clock.now());
-    if (!(await d.store.insert(s))) throw new Error(`checkout session id ${s.id} collided`);
-    return s;
+    if (await d.store.insert(s)) return { session: s, existing: false };
+    // Taken meanwhile: by the same request's twin (its session stands), or, for a random id, a
+    // collision that cannot happen by chance.
+    const twin = c.id ? await load(c.id, c.owner) : null;
+    if (twin) return { session: twin, existing: true };
+    throw new Error(`checkout session id ${s.id} collided`);
   }
 
   async function update(id: string, owner: SpiffeId, change: SessionChange): Promise<Outcome> {

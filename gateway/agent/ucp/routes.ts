@@ -264,7 +264,7 @@ function handlers(d: UcpRouteDeps) {
       const f = n.has(FULFILLMENT)
         ? nextFulfillment(null, input.value.fulfillment, input.value.items.length)
         : undefined;
-      const session = await d.checkout.create({
+      const { session } = await d.checkout.create({
         protocol: 'ucp',
         owner: identityOf(req),
         agentId: ucp?.agentId ?? '',
