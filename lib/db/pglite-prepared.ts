@@ -21,11 +21,12 @@ import { type PGlite, parse, protocol } from '@electric-sql/pglite';
  * used texts are kept, the rest closed. Only data statements (SELECT/INSERT/UPDATE/DELETE/WITH)
  * of moderate length are named: DDL and the rare large batch use the unnamed statement (two
  * calls). A named statement whose plan no longer fits the table (`cached plan must not change
- * result type`, after a migration) is parsed again once.
+ * result type`, after a migration) is parsed again: at once outside a transaction, at its next
+ * run inside one.
  */
 export interface PreparedRunner {
-  /** Runs `sql`; `inTransaction` is PGlite's own notion: outside one, the file system is synced after. */
-  run<R>(sql: string, params: readonly unknown[], inTransaction: boolean): Promise<R[]>;
+  /** Runs `sql` (outside a transaction the file system is synced after it, as query() does). */
+  run<R>(sql: string, params: readonly unknown[]): Promise<R[]>;
 }
 
 interface Statement {
@@ -34,7 +35,12 @@ interface Statement {
 }
 
 const NAMED = /^\s*(select|insert|update|delete|with)\b/i;
-const MAX_NAMED_TEXT = 8_192;
+/**
+ * Texts longer than this go unnamed: the group commits' large batches (many rows of VALUES) are
+ * rare, and their plans are the largest; a prepared plan lives in the WebAssembly heap, which
+ * does not shrink.
+ */
+const MAX_NAMED_TEXT = 4_096;
 const ser = protocol.serialize;
 /** Names are unique in the process, so two runners on one connection never reuse one. */
 let counter = 0;
@@ -64,7 +70,7 @@ export function preparedStatements(pg: PGlite, { max = 128 }: { max?: number } =
   };
 
   async function prepare(sql: string, name: string, syncToFs: boolean): Promise<Statement> {
-    const r = await pg.execProtocol(
+    const messages = await pg.execProtocolStream(
       concat([
         ...closes(),
         ser.parse({ name, text: sql, types: [] }),
@@ -73,7 +79,7 @@ export function preparedStatements(pg: PGlite, { max = 128 }: { max?: number } =
       ]),
       { syncToFs },
     );
-    return { name, types: parse.parseDescribeStatementResults(r.messages) };
+    return { name, types: parse.parseDescribeStatementResults(messages) };
   }
 
   async function statementFor(sql: string, syncToFs: boolean): Promise<Statement> {
@@ -103,7 +109,7 @@ export function preparedStatements(pg: PGlite, { max = 128 }: { max?: number } =
       const serialise = pg.serializers[st.types[i] as number];
       return serialise ? serialise(v) : String(v);
     });
-    const r = await pg.execProtocol(
+    const messages = await pg.execProtocolStream(
       concat([
         ...closes(),
         ser.bind({ statement: st.name, values }),
@@ -113,19 +119,23 @@ export function preparedStatements(pg: PGlite, { max = 128 }: { max?: number } =
       ]),
       { syncToFs },
     );
-    return (parse.parseResults(r.messages, pg.parsers)[0]?.rows ?? []) as R[];
+    return (parse.parseResults(messages, pg.parsers)[0]?.rows ?? []) as R[];
   }
 
   return {
-    async run<R>(sql: string, params: readonly unknown[], inTransaction: boolean): Promise<R[]> {
+    async run<R>(sql: string, params: readonly unknown[]): Promise<R[]> {
+      // PGlite's own notion (the last ReadyForQuery), also for a BEGIN sent as a statement.
+      const outside = () => !pg.isInTransaction();
       try {
-        return await execute<R>(sql, params, !inTransaction);
+        return await execute<R>(sql, params, outside());
       } catch (err) {
         const e = err as { code?: string; message?: string; query?: string };
         if (e.code === '0A000' && /cached plan/.test(e.message ?? '') && named.has(sql)) {
           toClose.push((named.get(sql) as Statement).name);
           named.delete(sql);
-          return execute<R>(sql, params, !inTransaction);
+          // Outside a transaction it is parsed again now; inside one the failure has aborted
+          // the transaction, so the error stands and the next run parses the text again.
+          if (outside()) return execute<R>(sql, params, true);
         }
         if (err instanceof Error) e.query ??= sql;
         throw err;

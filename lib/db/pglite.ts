@@ -122,17 +122,26 @@ export async function openPglite(
   return {
     kind: 'pglite',
     query: <R>(sql: string, params: readonly unknown[] = []) =>
-      pg._runExclusiveTransaction(() => pg._runExclusiveQuery(() => prepared.run<R>(sql, params, false))),
+      pg._runExclusiveTransaction(() => pg._runExclusiveQuery(() => prepared.run<R>(sql, params))),
     async exec(sql) {
       await pg.exec(sql);
     },
     transaction: (fn) =>
-      pg.transaction(() =>
-        fn({
-          query: <R>(sql: string, params: readonly unknown[] = []) =>
-            pg._runExclusiveQuery(() => prepared.run<R>(sql, params, true)),
-        }),
-      ),
+      pg.transaction(async () => {
+        // As PGlite's own transaction object: a statement after the end (one a caller left
+        // running) is refused, never run in whatever transaction holds the connection then.
+        let open = true;
+        try {
+          return await fn({
+            query: <R>(sql: string, params: readonly unknown[] = []) =>
+              open
+                ? pg._runExclusiveQuery(() => prepared.run<R>(sql, params))
+                : Promise.reject(new Error('Transaction is closed')),
+          });
+        } finally {
+          open = false;
+        }
+      }),
     async ping() {
       await pg.query('SELECT 1');
     },

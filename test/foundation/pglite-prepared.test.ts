@@ -7,7 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PGLITE } from '../../harness/services.ts';
-import { PGLITE_CONF, templateTarball } from '../../lib/db/pglite.ts';
+import { openPglite, PGLITE_CONF, templateTarball } from '../../lib/db/pglite.ts';
 import { type PreparedRunner, preparedStatements } from '../../lib/db/pglite-prepared.ts';
 
 let pg: PGlite;
@@ -63,15 +63,15 @@ describe('prepared statements on PGlite', () => {
           const params = [v.amount, v.big, v.n, v.ok, v.at, v.doc, v.tags, v.nums];
           const insert =
             'INSERT INTO t (name, amount, big, n, ok, at, doc, tags, nums) VALUES ($9, $1, $2, $3, $4, $5, $6, $7, $8) RETURNING *';
-          const mine = await runner.run<Record<string, unknown>>(insert, [...params, `p${k++}`], false);
+          const mine = await runner.run<Record<string, unknown>>(insert, [...params, `p${k++}`]);
           const theirs = (await pg.query<Record<string, unknown>>(insert, [...params, `q${k++}`])).rows;
           const { id: a, name: an, ...restMine } = mine[0] as Record<string, unknown>;
           const { id: b, name: bn, ...restTheirs } = theirs[0] as Record<string, unknown>;
           expect(typeof a).toBe(typeof b);
           expect(restMine).toEqual(restTheirs);
           const select = 'SELECT amount, big, n, ok, at, doc, tags, nums FROM t WHERE name = $1';
-          expect(await runner.run(select, [an], false)).toEqual((await pg.query(select, [an])).rows);
-          expect(await runner.run(select, [bn], false)).toEqual((await pg.query(select, [bn])).rows);
+          expect(await runner.run(select, [an])).toEqual((await pg.query(select, [an])).rows);
+          expect(await runner.run(select, [bn])).toEqual((await pg.query(select, [bn])).rows);
         },
       ),
       { numRuns: 60 },
@@ -85,47 +85,77 @@ describe('prepared statements on PGlite', () => {
   it('keeps the max most recently used texts and closes the rest', async () => {
     await pg.exec('DEALLOCATE ALL');
     const small = preparedStatements(pg, { max: 2 });
-    for (const i of [1, 2, 3, 1, 4]) await small.run(`SELECT ${i} AS x`, [], false);
-    await small.run('SELECT 1 AS x', [], false); // the next message closes what was evicted
+    for (const i of [1, 2, 3, 1, 4]) await small.run(`SELECT ${i} AS x`, []);
+    await small.run('SELECT 1 AS x', []); // the next message closes what was evicted
     expect((await named()).sort()).toEqual(['SELECT 1 AS x', 'SELECT 4 AS x']);
     // DDL and other utility statements are not named.
-    await small.run('CREATE TEMP TABLE scratch (x int)', [], false);
+    await small.run('CREATE TEMP TABLE scratch (x int)', []);
     expect(await named()).not.toContain('CREATE TEMP TABLE scratch (x int)');
   });
 
   it('answers errors as query() does, names nothing that failed to parse, and goes on', async () => {
     const r = preparedStatements(pg);
-    await r.run("INSERT INTO t (name) VALUES ('dup')", [], false);
-    const unique = await r.run("INSERT INTO t (name) VALUES ('dup')", [], false).catch((e: unknown) => e);
+    await r.run("INSERT INTO t (name) VALUES ('dup')", []);
+    const unique = await r.run("INSERT INTO t (name) VALUES ('dup')", []).catch((e: unknown) => e);
     const theirs = await pg.query("INSERT INTO t (name) VALUES ('dup')").catch((e: unknown) => e);
     expect(unique).toMatchObject({ code: '23505', constraint: 't_name_key' });
     expect((unique as Error).message).toBe((theirs as Error).message);
-    const syntax = await r.run('SELEC 1', [], false).catch((e: unknown) => e);
+    const syntax = await r.run('SELEC 1', []).catch((e: unknown) => e);
     expect(syntax).toMatchObject({ code: '42601' });
     expect(await named()).not.toContain('SELEC 1');
-    const type = await r.run('SELECT $1::int AS x', ['not a number'], false).catch((e: unknown) => e);
+    const type = await r.run('SELECT $1::int AS x', ['not a number']).catch((e: unknown) => e);
     expect(type).toMatchObject({ code: '22P02' });
-    expect(await r.run('SELECT $1::int AS x', ['41'], false)).toEqual([{ x: 41 }]);
+    expect(await r.run('SELECT $1::int AS x', ['41'])).toEqual([{ x: 41 }]);
   });
 
   it('parses a named statement again when its table changed shape under it', async () => {
     const r = preparedStatements(pg);
     await pg.exec('CREATE TABLE shape (a int); INSERT INTO shape VALUES (1)');
-    expect(await r.run('SELECT * FROM shape', [], false)).toEqual([{ a: 1 }]);
+    expect(await r.run('SELECT * FROM shape', [])).toEqual([{ a: 1 }]);
     await pg.exec('ALTER TABLE shape ADD COLUMN b text DEFAULT $$x$$');
-    expect(await r.run('SELECT * FROM shape', [], false)).toEqual([{ a: 1, b: 'x' }]);
+    expect(await r.run('SELECT * FROM shape', [])).toEqual([{ a: 1, b: 'x' }]);
   });
 
   it('runs inside a transaction without syncing, and its rows are gone after a rollback', async () => {
     const r = preparedStatements(pg);
     await pg.exec('BEGIN');
-    await r.run("INSERT INTO t (name) VALUES ('rolled back')", [], true);
-    expect(await r.run("SELECT count(*)::int AS c FROM t WHERE name = 'rolled back'", [], true)).toEqual([
+    await r.run("INSERT INTO t (name) VALUES ('rolled back')", []);
+    expect(await r.run("SELECT count(*)::int AS c FROM t WHERE name = 'rolled back'", [])).toEqual([
       { c: 1 },
     ]);
     await pg.exec('ROLLBACK');
-    expect(await r.run("SELECT count(*)::int AS c FROM t WHERE name = 'rolled back'", [], false)).toEqual([
+    expect(await r.run("SELECT count(*)::int AS c FROM t WHERE name = 'rolled back'", [])).toEqual([
       { c: 0 },
     ]);
+  });
+
+  it('inside a transaction, a changed shape fails the statement and the next run parses it again', async () => {
+    const r = preparedStatements(pg);
+    await pg.exec('CREATE TABLE shape2 (a int); INSERT INTO shape2 VALUES (1)');
+    expect(await r.run('SELECT * FROM shape2', [])).toEqual([{ a: 1 }]);
+    await pg.exec('ALTER TABLE shape2 ADD COLUMN b int DEFAULT 2');
+    await r.run('BEGIN', []);
+    expect(pg.isInTransaction()).toBe(true);
+    const failed = await r.run('SELECT * FROM shape2', []).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: '0A000' });
+    await r.run('ROLLBACK', []);
+    expect(await r.run('SELECT * FROM shape2', [])).toEqual([{ a: 1, b: 2 }]);
+  });
+
+  it("refuses a statement sent on an in-thread transaction after it ended, instead of running it in another's", async () => {
+    const db = await openPglite(undefined, TEST_PGLITE);
+    try {
+      await db.exec('CREATE TABLE late (x int)');
+      let leftover: { query(sql: string): Promise<unknown> } | undefined;
+      await db.transaction(async (tx) => {
+        leftover = tx;
+        await tx.query('INSERT INTO late VALUES (1)');
+      });
+      const late = await leftover?.query('INSERT INTO late VALUES (2)').catch((e: unknown) => e);
+      expect((late as Error).message).toBe('Transaction is closed');
+      expect(await db.query('SELECT x FROM late')).toEqual([{ x: 1 }]);
+    } finally {
+      await db.close();
+    }
   });
 });
