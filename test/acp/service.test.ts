@@ -201,6 +201,37 @@ describe('a completion', () => {
   });
 });
 
+describe('a create under an id derived from its request', () => {
+  const derived = (id: string, replayWithinMs: number) =>
+    service.create({
+      protocol: 'acp',
+      owner: OWNER,
+      agentId: 'agent-unit-0001',
+      keyId: null,
+      currency: 'USD',
+      region: 'US',
+      items: [{ sku: 'SKU-ABC-000001', quantity: 1 }],
+      codes: [],
+      extensions: [],
+      buyer: null,
+      fulfillment: null,
+      id,
+      replayWithinMs,
+    });
+  it('meets its twin within the window, and is a new session once the twin is older', async () => {
+    const first = await derived('cs_derived0000000000000000000000001', 1_000);
+    expect(first).toMatchObject({ existing: false, session: { id: 'cs_derived0000000000000000000000001' } });
+    now += 999;
+    const twin = await derived('cs_derived0000000000000000000000001', 1_000);
+    expect(twin).toMatchObject({ existing: true, session: { id: first.session.id } });
+    now += 1;
+    const later = await derived('cs_derived0000000000000000000000001', 1_000);
+    expect(later.existing).toBe(false);
+    expect(later.session.id).not.toBe(first.session.id);
+    expect(later.session.id).toMatch(/^cs_[0-9a-f]{32}$/);
+  });
+});
+
 describe('lines', () => {
   it('keep the request order, an unknown SKU as an unpriced line at its own index', async () => {
     const { session: s } = await service.create({

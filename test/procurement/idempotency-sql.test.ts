@@ -73,6 +73,25 @@ describe('SQL idempotency store across a restart', () => {
   });
 });
 
+describe('SQL idempotency store, a reply still being written', () => {
+  it('replays it to a retry that comes before its write ends (an answer sent before its reply was stored)', async () => {
+    const db = await openPglite(undefined, TEST_PGLITE);
+    try {
+      await migrate(db, idempotencyMigrations);
+      const store = await sqlIdempotencyStore(db, times);
+      const reply = { status: 201, body: '{"id":"cs_2"}' };
+      expect(await store.begin('w', 'fp', T0)).toEqual({ kind: 'started' });
+      const writing = store.complete('w', 'fp', reply, T0);
+      expect(await store.begin('w', 'fp', T0 + 1)).toEqual({ kind: 'replay', reply });
+      expect(await store.begin('w', 'other', T0 + 1)).toEqual({ kind: 'mismatch' });
+      await writing;
+      expect(await store.begin('w', 'fp', T0 + 2)).toEqual({ kind: 'replay', reply });
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe('SQL idempotency store on PostgreSQL', () => {
   let db: Db;
   let drop: () => Promise<void>;

@@ -41,11 +41,13 @@ export async function mountAcp(
   // store does; embedded, the same store's SQL adapter does (the in-memory one forgets).
   // (With PostgreSQL and no Redis, replicas share no in-flight state: the chain's store, as /v2.)
   let idempotency = chain.idempotency;
+  let replyTtlMs = config.IDEMPOTENCY_TTL_SECONDS * 1000;
   if (!platform.redis && platform.db.kind === 'pglite') {
     await migrate(platform.db, idempotencyMigrations);
+    // §6.6: at least 24 hours, whatever IDEMPOTENCY_TTL_SECONDS says for /v2.
+    replyTtlMs = Math.max(config.IDEMPOTENCY_TTL_SECONDS, 86_400) * 1000;
     idempotency = await sqlIdempotencyStore(platform.db, {
-      // §6.6: at least 24 hours, whatever IDEMPOTENCY_TTL_SECONDS says for /v2.
-      ttlMs: Math.max(config.IDEMPOTENCY_TTL_SECONDS, 86_400) * 1000,
+      ttlMs: replyTtlMs,
       inFlightMs: config.IDEMPOTENCY_IN_FLIGHT_MS,
     });
   }
@@ -82,6 +84,7 @@ export async function mountAcp(
     buckets: chain.buckets,
     bucketPolicy: chain.bucketPolicy,
     idempotency,
+    replyTtlMs,
     audit: chain.audit,
     checkout,
     limits: { currencies: config.ACP_CURRENCIES, defaultRegion: config.ACP_DEFAULT_REGION },

@@ -38,6 +38,8 @@ export interface AcpRouteDeps {
   readonly buckets: BucketStore;
   readonly bucketPolicy: BucketPolicy;
   readonly idempotency: IdempotencyStore;
+  /** How long the idempotency store keeps a reply: a create's twin younger than this is its replay. */
+  readonly replyTtlMs: number;
   readonly audit: AuditLog;
   readonly checkout: CheckoutService;
   readonly limits: AcpRequestLimits;
@@ -199,7 +201,7 @@ function handlers(d: AcpRouteDeps) {
         agentId: key?.agentId ?? '',
         keyId: key?.id ?? null,
         ...input.value,
-        ...(held ? { id: sessionIdOfRecord(held) } : {}),
+        ...(held ? { id: sessionIdOfRecord(held), replayWithinMs: d.replyTtlMs } : {}),
       });
       if (held) held.recoverable = true;
       if (existing) {

@@ -116,6 +116,12 @@ export interface CreateCommand extends Omit<NewSession, 'id' | 'owner' | 'ttlMs'
    * crash meets the session it created instead of making a second one. A new random id else.
    */
   readonly id?: string;
+  /**
+   * With `id`: how long a session found under it counts as this request's twin (the
+   * idempotency store's reply lifetime). An older one was another request under a key used
+   * again after its record expired: this one gets a new random id.
+   */
+  readonly replayWithinMs?: number;
 }
 
 /** A create's outcome: the new session, or (same derived id, same owner) the one made before. */
@@ -320,10 +326,13 @@ export function createCheckoutService(d: CheckoutDeps) {
     };
     const s = createSession(n, pricing, d.clock.now());
     if (await d.store.insert(s)) return { session: s, existing: false };
-    // Taken meanwhile: by the same request's twin (its session stands), or, for a random id, a
-    // collision that cannot happen by chance.
+    // Taken: by the same request's twin (its session stands), by a request that used the key
+    // before its record expired (this one is new), or, for a random id, a collision that
+    // cannot happen by chance.
     const twin = c.id ? await load(c.id, c.owner) : null;
-    if (twin) return { session: twin, existing: true };
+    if (twin && d.clock.now() - twin.createdAt < (c.replayWithinMs ?? Number.POSITIVE_INFINITY))
+      return { session: twin, existing: true };
+    if (twin) return create({ ...c, id: undefined });
     throw new Error(`checkout session id ${s.id} collided`);
   }
 

@@ -56,6 +56,11 @@ export async function sqlIdempotencyStore(
 ): Promise<IdempotencyStore> {
   const maxKnown = o.maxKnown ?? MAX_KNOWN;
   const claims = new BoundedMap<string, Meta>(100_000);
+  /**
+   * Replies being written: a request answered before its reply is stored (a recoverable ACP
+   * create) is replayed from here by a retry that comes meanwhile, not refused as in flight.
+   */
+  const finishing = new Map<string, Meta & { reply: StoredReply }>();
   const known = new Map<string, Meta>();
   /** Some finished record may be in the table and not in `known`: a miss must ask the table. */
   let partial = false;
@@ -126,6 +131,9 @@ export async function sqlIdempotencyStore(
 
   return {
     async begin(key, fingerprint, now) {
+      const done = finishing.get(key);
+      if (done && done.exp > now)
+        return done.fp === fingerprint ? { kind: 'replay', reply: done.reply } : { kind: 'mismatch' };
       const claim = claims.get(key);
       if (claim && claim.exp > now) return decide(claim, fingerprint, now);
       let meta = known.get(key);
@@ -145,7 +153,12 @@ export async function sqlIdempotencyStore(
     async complete(key, fingerprint, reply, now) {
       const exp = now + times.ttlMs;
       if (++writes % SWEEP_EVERY === 0) sweep(now);
-      await writeReplies({ key, fp: fingerprint, exp, reply: JSON.stringify(reply) });
+      finishing.set(key, { fp: fingerprint, exp, reply });
+      try {
+        await writeReplies({ key, fp: fingerprint, exp, reply: JSON.stringify(reply) });
+      } finally {
+        finishing.delete(key);
+      }
       remember(key, { fp: fingerprint, exp });
       claims.delete(key);
     },
