@@ -194,7 +194,9 @@ describe('webhook deliveries (embedded, real HTTP receiver)', () => {
     const d = await settled(endpoint.endpointId, 'DELIVERED');
     expect(d).toMatchObject({ eventId: cancelled.id, eventType: EventTypes.OrderCancelled });
     expect(await deliveries(endpoint.endpointId)).toHaveLength(1);
-    expect(hook.received.map((r) => r.headers['webhook-id'])).toEqual([cancelled.id]);
+    // Only the subscribed event reached the receiver. Delivery is at least once: an attempt whose
+    // answer came after WEBHOOK_TIMEOUT_MS (400 ms here, on a loaded machine) is sent again.
+    expect(new Set(hook.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([cancelled.id]));
   });
 
   it('disables an endpoint whose receiver answers 410 Gone, and sends it nothing more', async () => {
