@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createCheckoutService } from '../../gateway/agent/checkout/service.ts';
+import { type CreateCommand, createCheckoutService } from '../../gateway/agent/checkout/service.ts';
 import { DomainUnavailable, type OrderPort } from '../../gateway/agent/order/order-port.ts';
 import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
 import type { PurchaseOrderResponse, UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
@@ -95,22 +95,22 @@ beforeEach(async () => {
   });
 });
 
-const open = () =>
-  service
-    .create({
-      protocol: 'acp',
-      owner: OWNER,
-      agentId: 'agent-unit-0001',
-      keyId: null,
-      currency: 'USD',
-      region: 'US',
-      items: [{ sku: 'SKU-ABC-000001', quantity: 3 }],
-      codes: [],
-      extensions: [],
-      buyer: null,
-      fulfillment: null,
-    })
-    .then((c) => c.session);
+/** A create command of the unit owner; `over` replaces fields. */
+const command = (over: Partial<CreateCommand> = {}): CreateCommand => ({
+  protocol: 'acp',
+  owner: OWNER,
+  agentId: 'agent-unit-0001',
+  keyId: null,
+  currency: 'USD',
+  region: 'US',
+  items: [{ sku: 'SKU-ABC-000001', quantity: 3 }],
+  codes: [],
+  extensions: [],
+  buyer: null,
+  fulfillment: null,
+  ...over,
+});
+const open = () => service.create(command()).then((c) => c.session);
 const complete = (id: string) => service.complete(id, OWNER, { purchaseOrderNumber: 'PO-1', traceId: 't' });
 const spent = async () => (await ledger.status([OWNER.id], now))?.spentCents;
 
@@ -203,21 +203,7 @@ describe('a completion', () => {
 
 describe('a create under an id derived from its request', () => {
   const derived = (id: string, replayWithinMs: number) =>
-    service.create({
-      protocol: 'acp',
-      owner: OWNER,
-      agentId: 'agent-unit-0001',
-      keyId: null,
-      currency: 'USD',
-      region: 'US',
-      items: [{ sku: 'SKU-ABC-000001', quantity: 1 }],
-      codes: [],
-      extensions: [],
-      buyer: null,
-      fulfillment: null,
-      id,
-      replayWithinMs,
-    });
+    service.create(command({ items: [{ sku: 'SKU-ABC-000001', quantity: 1 }], id, replayWithinMs }));
   it('meets its twin within the window, and is a new session once the twin is older', async () => {
     const first = await derived('cs_derived0000000000000000000000001', 1_000);
     expect(first).toMatchObject({ existing: false, session: { id: 'cs_derived0000000000000000000000001' } });
@@ -234,22 +220,14 @@ describe('a create under an id derived from its request', () => {
 
 describe('lines', () => {
   it('keep the request order, an unknown SKU as an unpriced line at its own index', async () => {
-    const { session: s } = await service.create({
-      protocol: 'acp',
-      owner: OWNER,
-      agentId: 'agent-unit-0001',
-      keyId: null,
-      currency: 'USD',
-      region: 'US',
-      items: [
-        { sku: 'not-a-sku', quantity: 1 },
-        { sku: 'SKU-ABC-000001', quantity: 2 },
-      ],
-      codes: [],
-      extensions: [],
-      buyer: null,
-      fulfillment: null,
-    });
+    const { session: s } = await service.create(
+      command({
+        items: [
+          { sku: 'not-a-sku', quantity: 1 },
+          { sku: 'SKU-ABC-000001', quantity: 2 },
+        ],
+      }),
+    );
     expect(s.lines.map((l) => [l.item, l.sku, l.unpriced ?? false, l.totalCents])).toEqual([
       [0, 'not-a-sku', true, 0],
       [1, 'SKU-ABC-000001', false, 2000],
