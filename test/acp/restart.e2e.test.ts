@@ -8,11 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import type { Queryable } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { acp, expectError, expectSession, issueKey } from './support/acp.ts';
 
 const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-acp-restart-')), EMBEDDED_DB: 'disk' };
 let sys: TestSystem | undefined;
+const sessionRows = async (db: Queryable) =>
+  (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM checkout_sessions'))[0]?.n;
 afterAll(() => sys?.close());
 
 describe('a restart', () => {
@@ -55,9 +58,7 @@ describe('a restart', () => {
     sys = undefined;
     // What a crash between the answer and the reply's write leaves: the session, no reply.
     const db = await openPglite(env.DATA_DIR);
-    const count = async () =>
-      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM checkout_sessions'))[0]?.n;
-    const before = await count();
+    const before = await sessionRows(db);
     await db.query('DELETE FROM agent_idempotency');
     await db.close();
 
@@ -68,7 +69,7 @@ describe('a restart', () => {
     const session = expectSession(again, 201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(session.id).toBe(first.body.id);
-    // Another body under the key, once its record is gone, is another session.
+    // A new key beside it is one new session: the replay above added none (counted below).
     const other = { ...body, line_items: [{ id: 'SKU-ABC-000001', quantity: 4 }] };
     const second = expectSession(
       await acp(sys.url, key, 'POST', '/checkout_sessions', other, { 'idempotency-key': 'lost-2' }),
@@ -78,9 +79,7 @@ describe('a restart', () => {
     await sys.close();
     sys = undefined;
     const after = await openPglite(env.DATA_DIR);
-    expect((await after.query<{ n: number }>('SELECT count(*)::int AS n FROM checkout_sessions'))[0]?.n).toBe(
-      (before ?? 0) + 1,
-    );
+    expect(await sessionRows(after)).toBe((before ?? 0) + 1);
     await after.close();
   });
 });

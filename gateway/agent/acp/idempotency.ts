@@ -165,8 +165,9 @@ export function acpIdempotencyRecord(o: { store: IdempotencyStore; clock: Clock;
         o.clock.now(),
       )
       .catch((err) => o.log.error({ err, traceId: req.traceId }, 'ACP idempotency record not stored'));
-    // A recoverable outcome answers at once: the key stays claimed (a retry meanwhile gets 409
-    // with Retry-After) until its reply is stored, a store round trip later.
+    // A recoverable outcome answers at once; its reply is stored a round trip later. A retry
+    // meanwhile is replayed from memory by the embedded store (sql.ts, `finishing`); with Redis
+    // the write is sent before this answer leaves.
     if (!held.recoverable) await stored;
     return payload;
   };
