@@ -395,14 +395,25 @@ describe('fuzzed tool arguments', () => {
     await fc.assert(
       fc.asyncProperty(fc.dictionary(field, value, { maxKeys: 6 }), async (args) => {
         const before = placed();
+        // A `__proto__` or `constructor` key anywhere in the body (fc.jsonValue makes them) is
+        // refused by the endpoint's strict JSON step with an HTTP 400 problem, before any tool
+        // runs, as docs/mcp.md says; the SDK client raises that as an error with its code.
+        const forbidden = /"(__proto__|constructor)":/.test(JSON.stringify(args));
         // Its own identity each run: the block of one run must not decide the next.
-        const r = await call(await connect(freshAgent('fuzz')), 'place_purchase_order', args);
-        const { status } = httpMeta(r);
-        expect(status >= 200 && status < 500, textOf(r)).toBe(true);
-        expect(Boolean(r.isError)).toBe(status >= 400);
+        const client = await connect(freshAgent('fuzz'));
+        const r = await call(client, 'place_purchase_order', args).catch((e: { code?: number }) => e);
+        if (forbidden) {
+          expect((r as { code?: number }).code).toBe(400);
+          expect(placed()).toBe(before);
+          return;
+        }
+        const { status } = httpMeta(r as CallToolResult);
+        expect(status >= 200 && status < 500, textOf(r as CallToolResult)).toBe(true);
+        expect(Boolean((r as CallToolResult).isError)).toBe(status >= 400);
         expect(placed()).toBe(before + (status === 201 ? 1 : 0));
       }),
-      { numRuns: 40 },
+      // The counterexample CI met (an own `__proto__` key inside a value), always tried.
+      { numRuns: 40, examples: [[{ agent_id: [JSON.parse('{"__proto__":0}')] }]] },
     );
   });
 });
