@@ -176,6 +176,8 @@ const fields = z.object({
   AUDIT_CHECKPOINT_DIR: z.string().min(1).optional(),
   /** How often the chain head is sealed into a new checkpoint when it moved. */
   AUDIT_CHECKPOINT_EVERY_MS: positiveInt.default(10_000),
+  /** The least time between two rewrites of the signed head (head.jws); 0: after every batch. */
+  AUDIT_HEAD_EVERY_MS: z.coerce.number().int().min(0).max(60_000).default(100),
 
   // Webhooks (docs/webhooks.md).
   /** Attempts per delivery (the first included) before it is marked failed. */

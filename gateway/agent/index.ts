@@ -167,6 +167,7 @@ export async function mountAgentGateway(
       keys: checkpointKeys,
       clock,
       everyMs: config.AUDIT_CHECKPOINT_EVERY_MS,
+      headEveryMs: config.AUDIT_HEAD_EVERY_MS,
       log,
       signedSeq,
     });

@@ -324,6 +324,54 @@ describe.each([
 });
 
 describe('checkpoints and keys', () => {
+  it('spaces the head writes by headEveryMs, each taking the newest head, and close() writes at once', async () => {
+    const { dir, signing, clock } = await auditSetup();
+    let signatures = 0;
+    const counted = {
+      signingKey: () => {
+        signatures++;
+        return signing.signingKey();
+      },
+    };
+    const spaced = createCheckpointer({
+      dir,
+      keys: counted,
+      clock,
+      everyMs: 3_600_000,
+      headEveryMs: 1000,
+      log,
+    });
+    const link = (n: number) => n.toString(16).padStart(64, '0');
+    spaced.observe({ seq: 1, hash: link(1) });
+    await spaced.headSealed(); // the first write does not wait
+    expect(signatures).toBe(1);
+    // A burst of batches within the interval: one more write, of the newest head.
+    for (let seq = 2; seq <= 40; seq++) {
+      spaced.observe({ seq, hash: link(seq) });
+      await new Promise((r) => setTimeout(r, 2)); // written one by one, unspaced (~80 ms)
+    }
+    await spaced.headSealed();
+    expect(signatures).toBe(2);
+    expect((await readCheckpoints(dir, signing)).head).toMatchObject({ seq: 40, hash: link(40) });
+
+    // A wait of a minute is cut short by close(): the newest head is written, no minute passes
+    // (the test's 5 s limit would fail it).
+    const slow = createCheckpointer({
+      dir,
+      keys: counted,
+      clock,
+      everyMs: 3_600_000,
+      headEveryMs: 60_000,
+      log,
+    });
+    slow.observe({ seq: 41, hash: link(41) });
+    await slow.headSealed();
+    slow.observe({ seq: 42, hash: link(42) });
+    await slow.close();
+    expect((await readCheckpoints(dir, signing)).head).toMatchObject({ seq: 42, hash: link(42) });
+    await spaced.close();
+  });
+
   it('seals only when the head moved, and a rotated checkpoint key still verifies older checkpoints', async () => {
     const s = await auditSetup();
     expect(s.checkpointer.seal()).toBeUndefined();

@@ -14,9 +14,10 @@ import { FileQuoteKeyStore, type QuoteKeys, signJws } from '../../../lib/quote-t
  * key ring file, keys kept for ever), and written to a directory (DATA_DIR/audit-checkpoints, or
  * a mounted volume / synced bucket) that the database's operators cannot write:
  *
- * - `head.jws`, the latest signed head, rewritten after every committed batch (off the request
- *   path: entries are written after their responses, and the head after its batch; under load
- *   one write at a time, the next one taking the newest head). It only moves forward.
+ * - `head.jws`, the latest signed head, rewritten after committed batches (off the request
+ *   path: entries are written after their responses, and the head after its batch; one write
+ *   at a time, each taking the newest head, and at most one per `headEveryMs`). It only moves
+ *   forward.
  * - `checkpoint-<seq>.jws` every few seconds, of the head already in `head.jws`: a history, so
  *   a rewritten chain is caught at an older seq too, and an older `head.jws` put back (a
  *   rolled-back head) is caught against them.
@@ -141,9 +142,18 @@ export async function readCheckpoints(
   return { valid, invalid, ...(head ? { head } : {}) };
 }
 
-/** Writes the latest signed head atomically (temporary file, then rename), without blocking the loop. */
-async function writeHead(dir: string, keys: Pick<QuoteKeys, 'signingKey'>, claims: CheckpointClaims) {
-  await mkdir(dir, { recursive: true });
+/**
+ * Writes the latest signed head atomically (temporary file, then rename), without blocking the
+ * loop. `made`: the directory was made by an earlier write, so no mkdir (a removed directory
+ * fails the write, which is tried again with `made` false).
+ */
+async function writeHead(
+  dir: string,
+  keys: Pick<QuoteKeys, 'signingKey'>,
+  claims: CheckpointClaims,
+  made: boolean,
+) {
+  if (!made) await mkdir(dir, { recursive: true });
   const file = join(dir, HEAD_FILE);
   const tmp = `${file}.${process.pid}.tmp`;
   await writeFile(tmp, `${signJws(keys, CHECKPOINT_TYP, claims)}\n`, { mode: 0o644 });
@@ -164,7 +174,15 @@ export interface Checkpointer {
 
 /**
  * Keeps head.jws on the newest committed head, and writes a checkpoint file of it every
- * `everyMs` when it moved. `signedSeq` is what head.jws held at start: the head never moves
+ * `everyMs` when it moved.
+ *
+ * `headEveryMs` (AUDIT_HEAD_EVERY_MS) spaces the head writes: a write starts at most that long
+ * after the previous one started, so the signed head trails the committed log by that much plus
+ * one write, at most. Each write is an ES256 signature and four file operations on the request
+ * thread's loop; measured, rewriting it after every batch was 11 % of that thread under ACP
+ * completions (docs/performance.md "The audit head, spaced"). 0 writes after every batch. The
+ * models keep far longer windows (Certificate Transparency's merge delay is 24 h, CloudTrail's
+ * digest files are hourly); close() writes at once, without waiting. `signedSeq` is what head.jws held at start: the head never moves
  * back below it (a log cut while the process was down is reported, not re-sealed). A failure
  * to write is logged and tried again with the next batch or tick (the entries stay verifiable
  * by their links meanwhile).
@@ -174,9 +192,31 @@ export function createCheckpointer(o: {
   keys: Pick<QuoteKeys, 'signingKey'>;
   clock: Clock;
   everyMs: number;
+  /** The least time between the starts of two head writes (0: after every batch). */
+  headEveryMs?: number;
   log: Logger;
   signedSeq?: number;
 }): Checkpointer {
+  const headEveryMs = o.headEveryMs ?? 0;
+  /** performance.now() when the last head write started. */
+  let lastWrite = Number.NEGATIVE_INFINITY;
+  let made = false;
+  let closing = false;
+  /** Ends the wait before the next head write at once (close). */
+  let wake: (() => void) | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      // Unref'd: a pending head write does not keep an exiting process alive (close() writes it).
+      const timer = setTimeout(() => {
+        wake = undefined;
+        resolve();
+      }, ms).unref();
+      wake = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+    });
   let observed: ChainHead | undefined;
   /** What head.jws holds (written by this process). */
   let signed: ChainHead | undefined;
@@ -190,20 +230,25 @@ export function createCheckpointer(o: {
     at: o.clock.now(),
     ...(legacyUntil === undefined ? {} : { legacyUntil }),
   });
-  // One head write at a time; each takes the newest observed head, so a burst of batches costs
-  // a few writes, not one per batch, and the signed head trails the log by one write at most.
+  // One head write at a time, each taking the newest observed head after its wait, so a burst
+  // of batches costs one write per headEveryMs, not one per batch.
   const signHead = (): Promise<void> => {
     if (writing || !observed || observed.seq <= signedSeq) return writing ?? Promise.resolve();
     // The loop runs at least once (checked above), so `writing` is set before it is cleared.
     writing = (async () => {
       try {
         while (observed && observed.seq > signedSeq) {
+          const wait = lastWrite + headEveryMs - performance.now();
+          if (wait > 0 && !closing) await pause(wait);
           const h = observed;
-          await writeHead(o.dir, o.keys, claims(h));
+          lastWrite = performance.now();
+          await writeHead(o.dir, o.keys, claims(h), made);
+          made = true;
           signed = h;
           signedSeq = h.seq;
         }
       } catch (err) {
+        made = false;
         o.log.error({ err }, 'audit head not signed; trying again with the next batch');
       } finally {
         writing = undefined;
@@ -239,6 +284,8 @@ export function createCheckpointer(o: {
     sealLegacy: (h) => writeCheckpoint(o.dir, o.keys, claims(h, h.seq)),
     async close() {
       clearInterval(timer);
+      closing = true;
+      wake?.();
       await signHead();
       seal();
     },
