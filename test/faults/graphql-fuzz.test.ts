@@ -259,7 +259,16 @@ describe('generated GraphQL documents through the gateway', () => {
           expect(() => JSON.parse(text), text.slice(0, 200)).not.toThrow();
         },
       ),
-      { numRuns: 800, endOnFailure: true },
+      {
+        numRuns: 800,
+        endOnFailure: true,
+        // A __proto__ or constructor.prototype key in the variables (fc.jsonValue makes them now
+        // and then): Fastify's JSON parser refuses the body, a GraphQL-shaped 400. Always tried.
+        examples: [
+          ['query { __typename }', { a: JSON.parse('{"__proto__":0}') }, true],
+          ['query { __typename }', { input: { constructor: { prototype: 1 } } }, true],
+        ],
+      },
     );
     // Let any stray promise settle before judging.
     await new Promise((r) => setTimeout(r, 200));
