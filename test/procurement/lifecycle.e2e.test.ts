@@ -393,7 +393,12 @@ describe('fuzz: list and cancel parameters never answer a 5xx', () => {
           if (r.status !== 200) expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
         },
       ),
-      { numRuns: 150 },
+      {
+        numRuns: 150,
+        // fc.json() makes a __proto__ or constructor key now and then: the strict parser's 400
+        // problem, before the route. Always tried.
+        examples: [[`ord_${'c'.repeat(32)}`, '{"reason":{"constructor":1}}']],
+      },
     );
   });
 });
