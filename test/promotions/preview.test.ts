@@ -234,8 +234,16 @@ describe('previewPromotions (embedded system, GraphQL over HTTP)', () => {
         }
         expect(r.preview?.valid).toBe(valid);
       }),
-      // CI once drew this one (seed -1160113290): tried on every run since.
-      { numRuns: 100, examples: [[{ version: JSON.parse('{"__proto__": false}') }]] },
+      {
+        numRuns: 100,
+        examples: [
+          // CI once drew this one (seed -1160113290): tried on every run since.
+          [{ version: JSON.parse('{"__proto__": false}') }],
+          // constructor.prototype is refused like __proto__; a constructor key alone reaches the preview.
+          [{ ...rule({ promotion_id: 'FUZZ' }), conditions: { constructor: { prototype: 1 } } }],
+          [{ ...rule({ promotion_id: 'FUZZ' }), x: { constructor: 1 } }],
+        ],
+      },
     );
   });
 });
