@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { type CreateCommand, createCheckoutService } from '../../gateway/agent/checkout/service.ts';
 import { DomainUnavailable, type OrderPort } from '../../gateway/agent/order/order-port.ts';
 import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
+import { orderIdOfSession } from '../../subgraphs/procurement/checkout/session.ts';
 import type { PurchaseOrderResponse, UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import type { PlaceOrder } from '../../subgraphs/procurement/domain/purchase-order.ts';
 import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
@@ -135,6 +136,20 @@ describe('a completion', () => {
     const again = await complete(s.id);
     expect(again.kind === 'ok' && again.session.status).toBe('completed');
     expect(await spent()).toBe(3000);
+  });
+
+  it('gives back a reservation of another total left under its order id (an undone completion whose release was lost) and charges its own once', async () => {
+    const s = await open();
+    // An earlier completion of this session reserved 12.34 and was undone, but its release did
+    // not reach the ledger; the cart is 30.00 now.
+    const left = { orderId: orderIdOfSession(s.id), candidates: [OWNER.id], sku: 'SKU-ABC-000001' };
+    expect((await ledger.reserve({ ...left, amountCents: 1234, now })).kind).toBe('reserved');
+    const r = await complete(s.id);
+    expect(r.kind === 'ok' && r.session.status).toBe('completed');
+    expect(orders.placed.size).toBe(1);
+    // The ledger holds the order's own total, once: not 12.34 (a replay) nor 42.34.
+    expect(await spent()).toBe(3000);
+    expect(await ledger.reserve({ ...left, amountCents: 3000, now })).toEqual({ kind: 'replayed' });
   });
 
   it('holds the session while it runs: another completion, an update and a cancel wait (busy)', async () => {

@@ -168,6 +168,25 @@ export function spendLedgerContract(label: string, make: () => SpendLedger): voi
         expect((await l.status(candidates(AGENT), T0))?.spentCents).toBe(10_00);
       });
 
+      it('tells another SKU or amount under a reserved order id apart: mismatch, nothing charged', async () => {
+        const l = make();
+        await l.putPolicy(
+          policyOf({ budgetCents: 100_00, maxPerOrderCents: 50_00, skuPrefixes: ['SKU-ELC-'] }),
+        );
+        const o = order();
+        expect((await l.reserve(o)).kind).toBe('reserved');
+        // What the policy would refuse, under the same id: never let through as a replay.
+        expect(await l.reserve({ ...o, sku: 'SKU-XYZ-999999', now: T0 + 1 })).toEqual({ kind: 'mismatch' });
+        expect(await l.reserve({ ...o, amountCents: 5000_00, now: T0 + 2 })).toEqual({ kind: 'mismatch' });
+        expect(await l.reserve({ ...o, amountCents: 10_01, now: T0 + 3 })).toEqual({ kind: 'mismatch' });
+        expect(await l.reserve({ ...o, now: T0 + 4 })).toEqual({ kind: 'replayed' });
+        expect((await l.status(candidates(AGENT), T0))?.spentCents).toBe(10_00);
+        // The reservation is still the first request's: released once, with its amount.
+        expect(await l.release(o.orderId, T0 + 5)).toBe(10_00);
+        expect((await l.reserve({ ...o, amountCents: 20_00, now: T0 + 6 })).kind).toBe('reserved');
+        expect((await l.status(candidates(AGENT), T0))?.spentCents).toBe(20_00);
+      });
+
       it('gives a released order back to its period once', async () => {
         const l = make();
         await l.putPolicy(policyOf({ budgetCents: 10_00 }));

@@ -487,13 +487,25 @@ export function createCheckoutService(d: CheckoutDeps) {
         d.spend.refused?.('sku-not-allowed');
         return back('spend_refused', `the spend policy does not allow ${refusedSku.sku}`);
       }
-      const r = await d.spend.ledger.reserve({
-        orderId,
-        candidates,
-        sku: first.sku,
-        amountCents: s.totals.totalCents,
-        now: d.clock.now(),
-      });
+      const reserve = () =>
+        d.spend.ledger.reserve({
+          orderId,
+          candidates,
+          sku: first.sku,
+          amountCents: s.totals.totalCents,
+          now: d.clock.now(),
+        });
+      let r = await reserve();
+      if (r.kind === 'mismatch') {
+        // The session's order id holds another total: an earlier completion that was undone
+        // (abandon) whose release did not land, and the cart changed since. No order stands
+        // under that id (else the session would have settled as completed), so that charge is
+        // given back and this total judged afresh.
+        if (await d.orders.get(orderId)) throw new CheckoutUnavailable('the session has an order already');
+        await d.spend.ledger.release(orderId, d.clock.now());
+        r = await reserve();
+        if (r.kind === 'mismatch') throw new CheckoutUnavailable('the spend reservation is held');
+      }
       if (r.kind === 'no-policy' && d.spend.withoutPolicy === 'deny')
         return back('spend_refused', 'no spend policy covers this agent; an operator must set one');
       if (r.kind === 'refused') {

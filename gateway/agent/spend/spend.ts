@@ -9,6 +9,7 @@ import type { SpendLedger, SpendStatus } from '../../../subgraphs/procurement/sp
 import { candidateSubjects, centsOfText, textOfCents } from '../../../subgraphs/procurement/spend/policy.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 import {
+  idempotencyKeyReused,
   type SpendRefusalFacts,
   spendLimitExceeded,
   spendPolicyExpired,
@@ -99,6 +100,16 @@ export async function decideSpend(
         reason: 'ok; spend: order already reserved (retry)',
       };
     }
+    case 'mismatch':
+      // The key's order id holds the reservation of another body (its first attempt's reply was
+      // lost, e.g. a 503 on a reserve that timed out but ran): this body was never judged by
+      // the policy, so it must not go ahead as that attempt's retry. 422, as for a key reused
+      // while its record is kept; nothing charged, the first reservation stays.
+      return {
+        kind: 'refused',
+        reason: 'idempotency: key reused with another body (found with its spend reservation)',
+        problem: idempotencyKeyReused(),
+      };
     case 'no-policy':
       // Nothing reserved: the domain picks the id as without a policy (no extra lookup).
       if (o.withoutPolicy === 'allow') return { kind: 'go' };

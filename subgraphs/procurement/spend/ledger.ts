@@ -15,8 +15,9 @@ export interface SpendLedger {
   status(candidates: readonly string[], now: number): Promise<SpendStatus | null>;
   /**
    * Checks an order against the policy that applies and, when it fits, adds its amount to the
-   * period's spend under `orderId`, atomically across replicas. The same order id again is
-   * `replayed` and charges nothing.
+   * period's spend under `orderId`, atomically across replicas. The same order id again, for the
+   * same SKU and amount, is `replayed` and charges nothing; for another SKU or amount it is
+   * `mismatch` and charges nothing either (see ReserveResult).
    */
   reserve(r: ReserveRequest): Promise<ReserveResult>;
   /** Gives an order's reserved amount back to its period (no-op when unknown or released). Returns the cents given back. */
@@ -43,8 +44,17 @@ export type Refusal = 'expired' | 'sku-not-allowed' | 'per-order' | 'budget';
 export type ReserveResult =
   /** No policy applies to this identity. */
   | { readonly kind: 'no-policy' }
-  /** This order id was reserved before: nothing charged again. */
+  /** This order id was reserved before, for the same SKU and amount: nothing charged again. */
   | { readonly kind: 'replayed' }
+  /**
+   * This order id was reserved before for another SKU or amount: nothing charged, and the order
+   * must not go ahead under this id. A reservation is the charge of one request; a later one
+   * under the same id (an Idempotency-Key reused with another body after the first attempt's
+   * reply was lost) was never judged by the policy, so letting it through as a replay would
+   * place an order the policy may refuse (a found hole: a 503 on a timed-out reserve released
+   * the key, and the second body went through unchecked).
+   */
+  | { readonly kind: 'mismatch' }
   | { readonly kind: 'reserved'; readonly status: SpendStatus }
   | { readonly kind: 'refused'; readonly reason: Refusal; readonly status: SpendStatus };
 

@@ -16,6 +16,8 @@ interface Spent {
 interface Reservation {
   readonly subject: string;
   readonly period: string;
+  /** What was charged, so the same order id again is told apart from another request under it. */
+  readonly sku: string;
   readonly cents: number;
   readonly resetsAt: number;
   readonly until: number;
@@ -69,7 +71,10 @@ export function memorySpendLedger(maxReservations = 100_000): SpendLedger {
     },
     async reserve(r) {
       const held = reservations.get(r.orderId);
-      if (held && held.until > r.now) return { kind: 'replayed' };
+      if (held && held.until > r.now)
+        return held.sku === r.sku && held.cents === r.amountCents
+          ? { kind: 'replayed' }
+          : { kind: 'mismatch' };
       const p = find(r.candidates);
       if (!p) return { kind: 'no-policy' };
       const status = statusOf(p, r.now);
@@ -80,6 +85,7 @@ export function memorySpendLedger(maxReservations = 100_000): SpendLedger {
       reservations.set(r.orderId, {
         subject: p.subject,
         period: status.window.key,
+        sku: r.sku,
         cents: r.amountCents,
         resetsAt: status.window.resetsAt,
         until: status.window.resetsAt + RESERVATION_RETENTION_MS,

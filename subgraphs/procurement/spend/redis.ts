@@ -13,7 +13,9 @@ import { periodWindow, type SpendPolicy } from './policy.ts';
  * Keys, all under one hash tag `{spend}` so each script's keys share a Redis Cluster slot:
  *   <prefix>spend:{spend}:policies     hash  subject → policy JSON
  *   <prefix>spend:{spend}:ledger       hash  subject → "<period key>:<cents spent>"
- *   <prefix>spend:{spend}:res:<order>  string "<subject>\n<period key>\n<cents>\n<period end>" (PX: period end + retention)
+ *   <prefix>spend:{spend}:res:<order>  string "<subject>\n<period key>\n<cents>\n<period end>\n<sku>"
+ *                                      (PX: period end + retention; written before the SKU was
+ *                                      kept, it ends at the period end and replays as before)
  * The ledger keeps only the current period of each subject: a new period starts from zero.
  * One slot for all spend state: an order costs one script call, and orders are bounded by the
  * order store's commits (about 1k/s on Postgres here), far below one Redis shard.
@@ -25,7 +27,18 @@ import { periodWindow, type SpendPolicy } from './policy.ts';
 const RESERVE = `
 local now = tonumber(ARGV[1])
 local amount = tonumber(ARGV[8])
-if redis.call('EXISTS', KEYS[3]) == 1 then return {'replayed'} end
+local held = redis.call('GET', KEYS[3])
+if held then
+  -- The same order id again: a replay only for the same SKU and amount (ledger.ts, 'mismatch').
+  local a = string.find(held, '\\n', 1, true)
+  local b = string.find(held, '\\n', a + 1, true)
+  local c = string.find(held, '\\n', b + 1, true)
+  local d = string.find(held, '\\n', c + 1, true)
+  if d and (string.sub(held, d + 1) ~= ARGV[7] or tonumber(string.sub(held, b + 1, c - 1)) ~= amount) then
+    return {'mismatch'}
+  end
+  return {'replayed'}
+end
 local subject, raw
 for i = 9, #ARGV do
   raw = redis.call('HGET', KEYS[1], ARGV[i])
@@ -54,7 +67,7 @@ if p.maxPerOrderCents and amount > p.maxPerOrderCents then return refuse('per-or
 if spent + amount > p.budgetCents then return refuse('budget') end
 spent = spent + amount
 redis.call('HSET', KEYS[2], subject, period .. ':' .. string.format('%d', spent))
-redis.call('SET', KEYS[3], subject .. '\\n' .. period .. '\\n' .. string.format('%d', amount) .. '\\n' .. string.format('%d', resetsAt),
+redis.call('SET', KEYS[3], subject .. '\\n' .. period .. '\\n' .. string.format('%d', amount) .. '\\n' .. string.format('%d', resetsAt) .. '\\n' .. ARGV[7],
   'PX', math.max(1, resetsAt + tonumber(ARGV[6]) - now))
 return {'reserved', raw, string.format('%d', spent)}
 `;
@@ -67,8 +80,9 @@ redis.call('DEL', KEYS[2])
 local a = string.find(r, '\\n', 1, true)
 local b = string.find(r, '\\n', a + 1, true)
 local c = string.find(r, '\\n', b + 1, true)
+local d = string.find(r, '\\n', c + 1, true)
 local subject, period = string.sub(r, 1, a - 1), string.sub(r, a + 1, b - 1)
-local cents, resetsAt = tonumber(string.sub(r, b + 1, c - 1)), tonumber(string.sub(r, c + 1))
+local cents, resetsAt = tonumber(string.sub(r, b + 1, c - 1)), tonumber(string.sub(r, c + 1, (d or 0) - 1))
 if resetsAt <= tonumber(ARGV[1]) then return 0 end
 local l = redis.call('HGET', KEYS[1], subject)
 if not l then return 0 end
@@ -153,7 +167,7 @@ export function redisSpendLedger(redis: RedisClient, prefix: string): SpendLedge
         ],
       )) as string[];
       const kind = out[0];
-      if (kind === 'replayed' || kind === 'no-policy') return { kind };
+      if (kind === 'replayed' || kind === 'no-policy' || kind === 'mismatch') return { kind };
       const policy = JSON.parse(out[1] as string) as SpendPolicy;
       const window = periodWindow(policy.period, r.now);
       const s: SpendStatus = { policy, window, spentCents: Number(out[2]) };
