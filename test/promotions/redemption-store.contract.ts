@@ -130,6 +130,35 @@ export function redemptionStoreContract(
       expect((await store.redeem('cancel-2', 'frank', [once('C1')])).status).toBe('REDEEMED');
     });
 
+    it('tells another set under a recorded order apart (its first set), and counts an order again once released', async () => {
+      // What the checkout completion relies on to give a stale record back (service.ts, place()).
+      const free = (id: string) => ({ promotionId: id, cap: undefined });
+      const count = async (id: string) => (await store.countsFor('hana')).get(id) ?? 0;
+      expect((await store.redeem('r-1', 'hana', [free('X')])).status).toBe('REDEEMED');
+      expect((await store.redeem('r-2', 'hana', [free('X')])).status).toBe('REDEEMED');
+      // Another set under r-1: the first record's set comes back, nothing of the new set counted.
+      expect(await store.redeem('r-1', 'hana', [free('Y'), free('Z')])).toMatchObject({
+        status: 'ALREADY_RECORDED',
+        promotionIds: ['X'],
+      });
+      expect([await count('X'), await count('Y'), await count('Z')]).toEqual([2, 0, 0]);
+      // Released once: X given back once (r-2 still holds one), a second release finds nothing.
+      expect(await store.release('r-1', 'hana')).toMatchObject({ status: 'RELEASED', promotionIds: ['X'] });
+      expect((await store.release('r-1', 'hana')).status).toBe('NOT_FOUND');
+      expect(await count('X')).toBe(1);
+      // The same order id after its release is recorded and counted again, with its new set.
+      expect(await store.redeem('r-1', 'hana', [free('Y'), free('Z')])).toMatchObject({
+        status: 'REDEEMED',
+        promotionIds: ['Y', 'Z'],
+      });
+      expect([await count('X'), await count('Y'), await count('Z')]).toEqual([1, 1, 1]);
+      expect(await store.redeem('r-1', 'hana', [free('Y'), free('Z')])).toMatchObject({
+        status: 'ALREADY_RECORDED',
+        promotionIds: ['Y', 'Z'],
+      });
+      expect([await count('X'), await count('Y'), await count('Z')]).toEqual([1, 1, 1]);
+    });
+
     it('50 concurrent repeats of one order record it once', async () => {
       const results = await Promise.all(
         Array.from({ length: 50 }, () => store.redeem('same-order', 'erin', [{ promotionId: 'P9', cap: 5 }])),
