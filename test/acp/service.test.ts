@@ -4,14 +4,25 @@
  * real one does (refused write, lost answer). What a completion holds, gives back and resumes.
  */
 import { pino } from 'pino';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { type CreateCommand, createCheckoutService } from '../../gateway/agent/checkout/service.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RedemptionsPort } from '../../gateway/agent/checkout/redemptions.ts';
+import {
+  type CartQuoter,
+  type CreateCommand,
+  createCheckoutService,
+} from '../../gateway/agent/checkout/service.ts';
 import { DomainUnavailable, type OrderPort } from '../../gateway/agent/order/order-port.ts';
+import { TEST_PGLITE } from '../../harness/services.ts';
 import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
+import { type Db, migrate } from '../../lib/db/index.ts';
+import { openPglite } from '../../lib/db/pglite.ts';
 import { orderIdOfSession } from '../../subgraphs/procurement/checkout/session.ts';
 import type { PurchaseOrderResponse, UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import type { PlaceOrder } from '../../subgraphs/procurement/domain/purchase-order.ts';
 import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
+import { migrations } from '../../subgraphs/promotions/store/migrations.ts';
+import type { RedemptionStore } from '../../subgraphs/promotions/store/redemptions.ts';
+import { createSqlRedemptionStore } from '../../subgraphs/promotions/store/redemptions-sql.ts';
 import { flatQuoter, memorySessionStore } from './support/checkout-service.ts';
 
 const OWNER = (() => {
@@ -213,6 +224,122 @@ describe('a completion', () => {
     await service.cancel(s.id, OWNER);
     expect((await complete(s.id)).kind).toBe('not-allowed');
     expect(orders.calls).toBe(0);
+  });
+});
+
+describe('promotion redemptions at completion', () => {
+  // Each code <C> applies the promotion PROMO-<C>, 1.00 off; the real SQL redemption store (on
+  // PGlite) counts them, each once per customer.
+  const couponQuoter = (t: number): CartQuoter => {
+    const flat = flatQuoter(t);
+    return {
+      async quote(cart) {
+        const q = await flat.quote(cart);
+        const codes = (cart.coupons ?? []).map((c) => c.trim().toUpperCase());
+        const sku = q.lines[0]?.sku ?? '';
+        return {
+          ...q,
+          discountTotal: codes.length,
+          total: q.subtotal - codes.length,
+          promotions: {
+            status: 'evaluated',
+            applied: codes.map((c) => ({
+              promotionId: `PROMO-${c}`,
+              name: c,
+              couponCode: c,
+              amount: 1,
+              allocations: [{ sku, amount: 1 }],
+            })),
+            notApplied: [],
+            coupons: codes.map((c) => ({ code: c, status: 'APPLIED', promotionId: `PROMO-${c}` })),
+          },
+        };
+      },
+    };
+  };
+  let db: Db;
+  let redemptions: RedemptionStore;
+  /** The next release is lost (the call fails before it reaches the store). */
+  let loseRelease: boolean;
+  let svc: ReturnType<typeof createCheckoutService>;
+  beforeAll(async () => {
+    db = await openPglite(undefined, TEST_PGLITE);
+    await migrate(db, migrations);
+    redemptions = createSqlRedemptionStore(db);
+  });
+  afterAll(() => db.close());
+  beforeEach(() => {
+    loseRelease = false;
+    const port: RedemptionsPort = {
+      redeem: (r) =>
+        redemptions.redeem(
+          r.orderId,
+          r.customerId,
+          r.promotionIds.map((promotionId) => ({ promotionId, cap: 1 })),
+        ),
+      async release(r) {
+        if (loseRelease) {
+          loseRelease = false;
+          throw new Error('promotions answered 503');
+        }
+        return redemptions.release(r.orderId, r.customerId);
+      },
+    };
+    svc = createCheckoutService({
+      store,
+      quoter: couponQuoter(T0),
+      orders: orders.port,
+      spend: { ledger, withoutPolicy: 'allow' },
+      redemptions: port,
+      clock: { now: () => now },
+      log: pino({ level: 'silent' }),
+      sessionTtlMs: 3_600_000,
+      completionHoldMs: HOLD,
+    });
+  });
+  const done = (id: string) => svc.complete(id, OWNER, { purchaseOrderNumber: 'PO-1', traceId: 't' });
+  const promotionsOf = (s: { discounts: readonly { promotionId: string }[] }) =>
+    s.discounts.map((x) => x.promotionId);
+
+  it('gives back the redemptions of another set left under its order id (an undone completion whose release was lost) and redeems its own', async () => {
+    const agentId = 'agent-redeem-0001';
+    const { session: s } = await svc.create(command({ agentId, codes: ['P1'] }));
+    expect(promotionsOf(s)).toEqual(['PROMO-P1']);
+    // The first completion redeems P1, its order is refused and the completion undone, but the
+    // release of P1 does not reach promotions.
+    orders.next = 'refused';
+    loseRelease = true;
+    await expect(done(s.id)).rejects.toThrow(/could not be placed/);
+    expect(await redemptions.countsFor(agentId)).toEqual(new Map([['PROMO-P1', 1]]));
+    // The cart now uses P2 instead (same total): the same order id, another set.
+    const changed = await svc.update(s.id, OWNER, { codes: ['P2'] });
+    expect(changed.kind === 'ok' && promotionsOf(changed.session)).toEqual(['PROMO-P2']);
+    orders.next = 'ok';
+    const r = await done(s.id);
+    expect(r.kind === 'ok' && r.session.status).toBe('completed');
+    expect(orders.placed.size).toBe(1);
+    // P2, which the order used, counts against its cap (not an ALREADY_RECORDED of P1 taken as
+    // a replay); P1, which it did not use, is given back.
+    expect(await redemptions.countsFor(agentId)).toEqual(
+      new Map([
+        ['PROMO-P1', 0],
+        ['PROMO-P2', 1],
+      ]),
+    );
+    const again = await redemptions.redeem('another-order', agentId, [{ promotionId: 'PROMO-P2', cap: 1 }]);
+    expect(again.status).toBe('LIMIT_REACHED');
+  });
+
+  it('takes a record of the same set left under its order id as a replay: counted once', async () => {
+    const agentId = 'agent-redeem-0002';
+    const { session: s } = await svc.create(command({ agentId, codes: ['P1'] }));
+    orders.next = 'refused';
+    loseRelease = true;
+    await expect(done(s.id)).rejects.toThrow(/could not be placed/);
+    orders.next = 'ok';
+    const r = await done(s.id);
+    expect(r.kind === 'ok' && r.session.status).toBe('completed');
+    expect(await redemptions.countsFor(agentId)).toEqual(new Map([['PROMO-P1', 1]]));
   });
 });
 

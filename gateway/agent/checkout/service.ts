@@ -527,10 +527,29 @@ export function createCheckoutService(d: CheckoutDeps) {
     const promotionIds = [...new Set(s.discounts.map((x) => x.promotionId))];
     const customer = { orderId, customerId: s.agentId };
     if (d.redemptions && promotionIds.length > 0) {
+      const port = d.redemptions;
+      const redeem = () => port.redeem({ ...customer, promotionIds });
+      // ALREADY_RECORDED answers the set recorded first under the order id, and counts nothing.
+      const wanted = JSON.stringify([...promotionIds].sort());
+      const another = (r: Awaited<ReturnType<RedemptionsPort['redeem']>>) =>
+        r.status === 'ALREADY_RECORDED' && JSON.stringify([...r.promotionIds].sort()) !== wanted;
       let redeemed: Awaited<ReturnType<RedemptionsPort['redeem']>>;
       try {
-        redeemed = await d.redemptions.redeem({ ...customer, promotionIds });
+        redeemed = await redeem();
+        if (another(redeemed)) {
+          // The session's order id holds the redemptions of another set: an earlier completion
+          // that was undone (abandon) whose release did not land, and the discounts changed
+          // since. Taken as a replay, this set would never be counted against its caps. No order
+          // stands under that id (checked, as for the spend reservation above), so that record
+          // is given back and this set redeemed afresh.
+          if (await d.orders.get(orderId).catch(() => 'unknown'))
+            throw new CheckoutUnavailable('the session has an order already, or it cannot be read');
+          await port.release(customer);
+          redeemed = await redeem();
+          if (another(redeemed)) throw new Error('the redemptions of another set are held');
+        }
       } catch (err) {
+        if (err instanceof CheckoutUnavailable) throw err;
         await abandon(s, 'promotions could not record the discounts; complete the session again');
         throw new CheckoutUnavailable(err instanceof Error ? err.message : 'promotions unavailable');
       }
