@@ -182,10 +182,12 @@ export interface Checkpointer {
  * thread's loop; measured, rewriting it after every batch was 11 % of that thread under ACP
  * completions (docs/performance.md "The audit head, spaced"). 0 writes after every batch. The
  * models keep far longer windows (Certificate Transparency's merge delay is 24 h, CloudTrail's
- * digest files are hourly); close() writes at once, without waiting. `signedSeq` is what head.jws held at start: the head never moves
- * back below it (a log cut while the process was down is reported, not re-sealed). A failure
- * to write is logged and tried again with the next batch or tick (the entries stay verifiable
- * by their links meanwhile).
+ * digest files are hourly); close() writes at once, without waiting.
+ *
+ * `signedSeq` is what head.jws held at start: the head never moves back below it (a log cut
+ * while the process was down is reported, not re-sealed). A failure to write is logged and tried
+ * again with the next batch or the next checkpoint tick (the entries stay verifiable by their
+ * links meanwhile).
  */
 export function createCheckpointer(o: {
   dir: string;
@@ -269,7 +271,11 @@ export function createCheckpointer(o: {
       return undefined;
     }
   };
-  const timer = setInterval(seal, o.everyMs);
+  // Each tick also tries a head write that failed (signHead does nothing when head.jws is current).
+  const timer = setInterval(() => {
+    void signHead();
+    seal();
+  }, o.everyMs);
   timer.unref();
   return {
     observe(h) {
