@@ -163,6 +163,21 @@ describe('a completion', () => {
     expect(await ledger.reserve({ ...left, amountCents: 3000, now })).toEqual({ kind: 'replayed' });
   });
 
+  it('releases nothing when an order stands under its order id beside a reservation of another total (503)', async () => {
+    const done = await open();
+    expect((await complete(done.id)).kind).toBe('ok');
+    const s = await open();
+    const left = { orderId: orderIdOfSession(s.id), candidates: [OWNER.id], sku: 'SKU-ABC-000001' };
+    expect((await ledger.reserve({ ...left, amountCents: 1234, now })).kind).toBe('reserved');
+    // An order under the session's id (how is beside the point: its reservation must stay).
+    orders.placed.set(left.orderId, orders.placed.get(orderIdOfSession(done.id)) as PlaceOrder);
+    const calls = orders.calls;
+    await expect(complete(s.id)).rejects.toThrow(/order already/);
+    expect(orders.calls).toBe(calls);
+    expect(await spent()).toBe(3000 + 1234);
+    expect(await ledger.reserve({ ...left, amountCents: 1234, now })).toEqual({ kind: 'replayed' });
+  });
+
   it('holds the session while it runs: another completion, an update and a cancel wait (busy)', async () => {
     const s = await open();
     orders.next = 'lost';
@@ -261,6 +276,8 @@ describe('promotion redemptions at completion', () => {
   let redemptions: RedemptionStore;
   /** The next release is lost (the call fails before it reaches the store). */
   let loseRelease: boolean;
+  /** Releases that reached the store. */
+  let releases: number;
   let svc: ReturnType<typeof createCheckoutService>;
   beforeAll(async () => {
     db = await openPglite(undefined, TEST_PGLITE);
@@ -270,6 +287,7 @@ describe('promotion redemptions at completion', () => {
   afterAll(() => db.close());
   beforeEach(() => {
     loseRelease = false;
+    releases = 0;
     const port: RedemptionsPort = {
       redeem: (r) =>
         redemptions.redeem(
@@ -282,6 +300,7 @@ describe('promotion redemptions at completion', () => {
           loseRelease = false;
           throw new Error('promotions answered 503');
         }
+        releases++;
         return redemptions.release(r.orderId, r.customerId);
       },
     };
@@ -340,6 +359,8 @@ describe('promotion redemptions at completion', () => {
     const r = await done(s.id);
     expect(r.kind === 'ok' && r.session.status).toBe('completed');
     expect(await redemptions.countsFor(agentId)).toEqual(new Map([['PROMO-P1', 1]]));
+    // Replayed as it stood: not given back and redeemed afresh (which would count the same).
+    expect(releases).toBe(0);
   });
 });
 
