@@ -178,6 +178,34 @@ describe('a completion', () => {
     expect(await ledger.reserve({ ...left, amountCents: 1234, now })).toEqual({ kind: 'replayed' });
   });
 
+  it('keeps the reservation of a completion that started while an undone one was still giving its own back', async () => {
+    const s = await open();
+    orders.next = 'refused';
+    // The undone completion's release is held until the next completion has reserved.
+    const release = ledger.release.bind(ledger);
+    let letGo: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      letGo = r;
+    });
+    ledger.release = async (...args) => {
+      await gate;
+      return release(...args);
+    };
+    const undone = complete(s.id).catch((e: Error) => e);
+    // It has written the session back (completable again) and waits on its release.
+    for (let i = 0; i < 100 && (await store.get(s.id))?.status !== 'not_ready_for_payment'; i++)
+      await new Promise((r) => setImmediate(r));
+    ledger.release = release;
+    orders.next = 'ok';
+    const r = await complete(s.id);
+    expect(r.kind === 'ok' && r.session.status).toBe('completed');
+    letGo();
+    expect(String(await undone)).toMatch(/could not be placed/);
+    // The order stands and stays counted: the late release found the reservation not its own.
+    expect(orders.placed.size).toBe(1);
+    expect(await spent()).toBe(3000);
+  });
+
   it('holds the session while it runs: another completion, an update and a cancel wait (busy)', async () => {
     const s = await open();
     orders.next = 'lost';

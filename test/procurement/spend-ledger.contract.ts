@@ -187,6 +187,25 @@ export function spendLedgerContract(label: string, make: () => SpendLedger): voi
         expect((await l.status(candidates(AGENT), T0))?.spentCents).toBe(20_00);
       });
 
+      it('hands a replayed reservation to its new holder: a release by the old holder gives nothing back', async () => {
+        const l = make();
+        await l.putPolicy(policyOf({ budgetCents: 100_00 }));
+        const o = order({ holder: 'completion-a' });
+        expect((await l.reserve(o)).kind).toBe('reserved');
+        expect(await l.reserve({ ...o, holder: 'completion-b', now: T0 + 1 })).toEqual({ kind: 'replayed' });
+        // The undone completion's late release: no longer its reservation.
+        expect(await l.release(o.orderId, T0 + 2, 'completion-a')).toBe(0);
+        expect((await l.status(candidates(AGENT), T0))?.spentCents).toBe(10_00);
+        expect(await l.release(o.orderId, T0 + 3, 'completion-b')).toBe(10_00);
+        expect((await l.status(candidates(AGENT), T0))?.spentCents).toBe(0);
+        // Without a holder (the /v2 route) a release is unconditional, and a replay keeps the holder.
+        const p = order({ holder: 'completion-c' });
+        await l.reserve(p);
+        expect(await l.reserve({ ...p, holder: undefined, now: T0 + 4 })).toEqual({ kind: 'replayed' });
+        expect(await l.release(p.orderId, T0 + 5, 'completion-x')).toBe(0);
+        expect(await l.release(p.orderId, T0 + 6)).toBe(10_00);
+      });
+
       it('gives a released order back to its period once', async () => {
         const l = make();
         await l.putPolicy(policyOf({ budgetCents: 10_00 }));

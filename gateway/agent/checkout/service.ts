@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { SpiffeId } from '../../../lib/auth/spiffe.ts';
 import type { Clock } from '../../../lib/clock.ts';
@@ -288,7 +289,9 @@ export function createCheckoutService(d: CheckoutDeps) {
       problems: withProblem(s, { kind: 'order_failed', message, blocking: true }),
     });
     if (!(await d.store.replace(back))) return (await d.store.get(s.id)) ?? s;
-    await d.spend.ledger.release(orderId, d.clock.now()).catch(() => {});
+    // Only what is still this completion's: another completion of the session may have started
+    // since the write above and replayed the reservation under the same order id.
+    await d.spend.ledger.release(orderId, d.clock.now(), s.completionHolder).catch(() => {});
     const promotionIds = [...new Set(s.discounts.map((x) => x.promotionId))];
     if (d.redemptions && promotionIds.length > 0)
       await d.redemptions.release({ orderId, customerId: s.agentId }).catch(() => {});
@@ -430,6 +433,7 @@ export function createCheckoutService(d: CheckoutDeps) {
           s.status === 'complete_in_progress' ? s.purchaseOrderNumber : c.purchaseOrderNumber,
         problems: s.problems.filter((p) => !COMPLETION_PROBLEMS.has(p.kind)),
         completingUntil: now + holdMs,
+        completionHolder: randomUUID(),
       }),
       buyer,
     };
@@ -494,6 +498,7 @@ export function createCheckoutService(d: CheckoutDeps) {
           sku: first.sku,
           amountCents: s.totals.totalCents,
           now: d.clock.now(),
+          ...(s.completionHolder ? { holder: s.completionHolder } : {}),
         });
       let r = await reserve();
       if (r.kind === 'mismatch') {

@@ -163,6 +163,12 @@ export interface CheckoutSession extends SessionPricing {
    * ms). Another completion waits (409) until then; after it, the next one resumes or settles it.
    */
   readonly completingUntil: number | null;
+  /**
+   * The completion that set `complete_in_progress` (a random token): it holds the spend
+   * reservation under the order id, so a release by a completion that was undone gives back
+   * only what is still its own (ledger.ts, ReserveRequest.holder). Absent before it was kept.
+   */
+  readonly completionHolder?: string;
   readonly createdAt: number;
   readonly updatedAt: number;
   /** Epoch ms after which an open session is expired. */
@@ -305,7 +311,10 @@ export function withStatus(
   status: SessionStatus,
   nowMs: number,
   extra: Partial<
-    Pick<CheckoutSession, 'orderId' | 'purchaseOrderNumber' | 'problems' | 'completingUntil'>
+    Pick<
+      CheckoutSession,
+      'orderId' | 'purchaseOrderNumber' | 'problems' | 'completingUntil' | 'completionHolder'
+    >
   > = {},
 ): CheckoutSession {
   // Leaving complete_in_progress ends the completion's hold, unless `extra` sets a new one.

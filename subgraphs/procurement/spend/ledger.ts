@@ -20,8 +20,12 @@ export interface SpendLedger {
    * `mismatch` and charges nothing either (see ReserveResult).
    */
   reserve(r: ReserveRequest): Promise<ReserveResult>;
-  /** Gives an order's reserved amount back to its period (no-op when unknown or released). Returns the cents given back. */
-  release(orderId: string, now: number): Promise<number>;
+  /**
+   * Gives an order's reserved amount back to its period (no-op when unknown or released). With
+   * `holder`, only while the reservation is still that holder's (see ReserveRequest.holder).
+   * Returns the cents given back.
+   */
+  release(orderId: string, now: number, holder?: string): Promise<number>;
 }
 
 export interface SpendStatus {
@@ -37,6 +41,14 @@ export interface ReserveRequest {
   readonly sku: string;
   readonly amountCents: number;
   readonly now: number;
+  /**
+   * Who holds the reservation: a checkout completion's token. A replay hands the reservation to
+   * the new holder, so the release of a completion that was undone, arriving after another
+   * completion of the same session replayed the reservation, finds it no longer its own and
+   * gives nothing back (the order id is the session's, reused on purpose). Without it, as for
+   * `/v2` orders, a release is unconditional.
+   */
+  readonly holder?: string;
 }
 
 export type Refusal = 'expired' | 'sku-not-allowed' | 'per-order' | 'budget';

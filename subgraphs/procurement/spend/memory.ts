@@ -19,6 +19,7 @@ interface Reservation {
   /** What was charged, so the same order id again is told apart from another request under it. */
   readonly sku: string;
   readonly cents: number;
+  readonly holder?: string;
   readonly resetsAt: number;
   readonly until: number;
 }
@@ -71,10 +72,11 @@ export function memorySpendLedger(maxReservations = 100_000): SpendLedger {
     },
     async reserve(r) {
       const held = reservations.get(r.orderId);
-      if (held && held.until > r.now)
-        return held.sku === r.sku && held.cents === r.amountCents
-          ? { kind: 'replayed' }
-          : { kind: 'mismatch' };
+      if (held && held.until > r.now) {
+        if (held.sku !== r.sku || held.cents !== r.amountCents) return { kind: 'mismatch' };
+        if (r.holder !== undefined) reservations.set(r.orderId, { ...held, holder: r.holder });
+        return { kind: 'replayed' };
+      }
       const p = find(r.candidates);
       if (!p) return { kind: 'no-policy' };
       const status = statusOf(p, r.now);
@@ -87,14 +89,16 @@ export function memorySpendLedger(maxReservations = 100_000): SpendLedger {
         period: status.window.key,
         sku: r.sku,
         cents: r.amountCents,
+        ...(r.holder !== undefined ? { holder: r.holder } : {}),
         resetsAt: status.window.resetsAt,
         until: status.window.resetsAt + RESERVATION_RETENTION_MS,
       });
       return { kind: 'reserved', status: { ...status, spentCents: cents } };
     },
-    async release(orderId, now) {
+    async release(orderId, now, holder) {
       const held = reservations.get(orderId);
       if (!held) return 0;
+      if (holder !== undefined && held.holder !== undefined && held.holder !== holder) return 0;
       reservations.delete(orderId);
       if (held.resetsAt <= now) return 0;
       const s = spent.get(held.subject);

@@ -13,15 +13,16 @@ import { periodWindow, type SpendPolicy } from './policy.ts';
  * Keys, all under one hash tag `{spend}` so each script's keys share a Redis Cluster slot:
  *   <prefix>spend:{spend}:policies     hash  subject → policy JSON
  *   <prefix>spend:{spend}:ledger       hash  subject → "<period key>:<cents spent>"
- *   <prefix>spend:{spend}:res:<order>  string "<subject>\n<period key>\n<cents>\n<period end>\n<sku>"
+ *   <prefix>spend:{spend}:res:<order>  string "<subject>\n<period key>\n<cents>\n<period end>\n<sku>\n<holder>"
  *                                      (PX: period end + retention; written before the SKU was
- *                                      kept, it ends at the period end and replays as before)
+ *                                      kept, it ends at the period end and replays as before;
+ *                                      before the holder, it has none and is released by anyone)
  * The ledger keeps only the current period of each subject: a new period starts from zero.
  * One slot for all spend state: an order costs one script call, and orders are bounded by the
  * order store's commits (about 1k/s on Postgres here), far below one Redis shard.
  */
 
-// Find the most specific policy among the candidates (ARGV[9..], most specific first), judge the
+// Find the most specific policy among the candidates (ARGV[10..], most specific first), judge the
 // order by decide.judge's rules in the same order, and charge it: one atomic step, so concurrent
 // orders on any number of replicas never spend past the budget.
 const RESERVE = `
@@ -34,13 +35,20 @@ if held then
   local b = string.find(held, '\\n', a + 1, true)
   local c = string.find(held, '\\n', b + 1, true)
   local d = string.find(held, '\\n', c + 1, true)
-  if d and (string.sub(held, d + 1) ~= ARGV[7] or tonumber(string.sub(held, b + 1, c - 1)) ~= amount) then
-    return {'mismatch'}
+  if d then
+    local e = string.find(held, '\\n', d + 1, true)
+    if string.sub(held, d + 1, (e or 0) - 1) ~= ARGV[7] or tonumber(string.sub(held, b + 1, c - 1)) ~= amount then
+      return {'mismatch'}
+    end
+    -- A replay hands the reservation to its new holder (ledger.ts, ReserveRequest.holder).
+    if ARGV[9] ~= '' then
+      redis.call('SET', KEYS[3], string.sub(held, 1, (e or 0) - 1) .. '\\n' .. ARGV[9], 'KEEPTTL')
+    end
   end
   return {'replayed'}
 end
 local subject, raw
-for i = 9, #ARGV do
+for i = 10, #ARGV do
   raw = redis.call('HGET', KEYS[1], ARGV[i])
   if raw then subject = ARGV[i]; break end
 end
@@ -67,20 +75,28 @@ if p.maxPerOrderCents and amount > p.maxPerOrderCents then return refuse('per-or
 if spent + amount > p.budgetCents then return refuse('budget') end
 spent = spent + amount
 redis.call('HSET', KEYS[2], subject, period .. ':' .. string.format('%d', spent))
-redis.call('SET', KEYS[3], subject .. '\\n' .. period .. '\\n' .. string.format('%d', amount) .. '\\n' .. string.format('%d', resetsAt) .. '\\n' .. ARGV[7],
+redis.call('SET', KEYS[3], subject .. '\\n' .. period .. '\\n' .. string.format('%d', amount) .. '\\n' .. string.format('%d', resetsAt) .. '\\n' .. ARGV[7] .. '\\n' .. ARGV[9],
   'PX', math.max(1, resetsAt + tonumber(ARGV[6]) - now))
 return {'reserved', raw, string.format('%d', spent)}
 `;
 
-// Give a reservation back to its period, once; a period that has ended gets nothing back.
+// Give a reservation back to its period, once; a period that has ended gets nothing back. With
+// a holder (ARGV[2], '' for none), only while the reservation is that holder's.
 const RELEASE = `
 local r = redis.call('GET', KEYS[2])
 if not r then return 0 end
-redis.call('DEL', KEYS[2])
 local a = string.find(r, '\\n', 1, true)
 local b = string.find(r, '\\n', a + 1, true)
 local c = string.find(r, '\\n', b + 1, true)
 local d = string.find(r, '\\n', c + 1, true)
+if d and ARGV[2] ~= '' then
+  local e = string.find(r, '\\n', d + 1, true)
+  if e then
+    local holder = string.sub(r, e + 1)
+    if holder ~= '' and holder ~= ARGV[2] then return 0 end
+  end
+end
+redis.call('DEL', KEYS[2])
 local subject, period = string.sub(r, 1, a - 1), string.sub(r, a + 1, b - 1)
 local cents, resetsAt = tonumber(string.sub(r, b + 1, c - 1)), tonumber(string.sub(r, c + 1, (d or 0) - 1))
 if resetsAt <= tonumber(ARGV[1]) then return 0 end
@@ -163,6 +179,7 @@ export function redisSpendLedger(redis: RedisClient, prefix: string): SpendLedge
           RESERVATION_RETENTION_MS,
           r.sku,
           r.amountCents,
+          r.holder ?? '',
           ...r.candidates,
         ],
       )) as string[];
@@ -174,8 +191,8 @@ export function redisSpendLedger(redis: RedisClient, prefix: string): SpendLedge
       if (kind === 'reserved') return { kind, status: s };
       return { kind: 'refused', reason: out[3] as 'budget', status: s };
     },
-    async release(orderId, now) {
-      return Number(await release([ledger, reservation(orderId)], [now]));
+    async release(orderId, now, holder) {
+      return Number(await release([ledger, reservation(orderId)], [now, holder ?? '']));
     },
   };
 }
