@@ -33,6 +33,17 @@ function keyed(open: () => Promise<IdempotencyStore>): IdempotencyStore {
   };
 }
 
+/** Runs `body` on a new embedded store with the records' table, closed afterwards. */
+async function onFreshPglite(body: (db: Db) => Promise<void>): Promise<void> {
+  const db = await openPglite(undefined, TEST_PGLITE);
+  try {
+    await migrate(db, idempotencyMigrations);
+    await body(db);
+  } finally {
+    await db.close();
+  }
+}
+
 describe('SQL idempotency store on PGlite', () => {
   let db: Db;
   beforeAll(async () => {
@@ -55,10 +66,8 @@ describe('SQL idempotency store on PGlite, past what it keeps in memory', () => 
 });
 
 describe('SQL idempotency store across a restart', () => {
-  it('replays a reply finished before the store was opened again, and refuses another body', async () => {
-    const db = await openPglite(undefined, TEST_PGLITE);
-    try {
-      await migrate(db, idempotencyMigrations);
+  it('replays a reply finished before the store was opened again, and refuses another body', () =>
+    onFreshPglite(async (db) => {
       const reply = { status: 201, body: '{"id":"cs_1"}' };
       const first = await sqlIdempotencyStore(db, times);
       expect(await first.begin('k', 'fp', T0)).toEqual({ kind: 'started' });
@@ -67,17 +76,12 @@ describe('SQL idempotency store across a restart', () => {
       expect(await again.begin('k', 'fp', T0 + 1)).toEqual({ kind: 'replay', reply });
       expect(await again.begin('k', 'other', T0 + 1)).toEqual({ kind: 'mismatch' });
       expect(await again.begin('k', 'fp', T0 + times.ttlMs + 1)).toEqual({ kind: 'started' });
-    } finally {
-      await db.close();
-    }
-  });
+    }));
 });
 
 describe('SQL idempotency store, a reply still being written', () => {
-  it('replays it to a retry that comes before its write ends (an answer sent before its reply was stored)', async () => {
-    const db = await openPglite(undefined, TEST_PGLITE);
-    try {
-      await migrate(db, idempotencyMigrations);
+  it('replays it to a retry that comes before its write ends (an answer sent before its reply was stored)', () =>
+    onFreshPglite(async (db) => {
       const store = await sqlIdempotencyStore(db, times);
       const reply = { status: 201, body: '{"id":"cs_2"}' };
       expect(await store.begin('w', 'fp', T0)).toEqual({ kind: 'started' });
@@ -86,10 +90,7 @@ describe('SQL idempotency store, a reply still being written', () => {
       expect(await store.begin('w', 'other', T0 + 1)).toEqual({ kind: 'mismatch' });
       await writing;
       expect(await store.begin('w', 'fp', T0 + 2)).toEqual({ kind: 'replay', reply });
-    } finally {
-      await db.close();
-    }
-  });
+    }));
 });
 
 describe('SQL idempotency store on PostgreSQL', () => {
@@ -109,10 +110,8 @@ describe('SQL idempotency store on PostgreSQL', () => {
 });
 
 describe('SQL idempotency store, replies finished together', () => {
-  it('writes replies finished in one turn together, and each key replays its own (also from the table)', async () => {
-    const db = await openPglite(undefined, TEST_PGLITE);
-    try {
-      await migrate(db, idempotencyMigrations);
+  it('writes replies finished in one turn together, and each key replays its own (also from the table)', () =>
+    onFreshPglite(async (db) => {
       const store = await sqlIdempotencyStore(db, times);
       const keys = Array.from({ length: 30 }, (_, i) => `together-${i}-${randomUUID()}`);
       for (const k of keys) expect((await store.begin(k, `fp-${k}`, T0)).kind).toBe('started');
@@ -132,17 +131,12 @@ describe('SQL idempotency store, replies finished together', () => {
         });
         expect((await reopened.begin(k, 'another body', T0 + 1)).kind).toBe('mismatch');
       }
-    } finally {
-      await db.close();
-    }
-  });
+    }));
 });
 
 describe('SQL idempotency store, expired records', () => {
-  it('sweeps the expired records out of the table and out of memory, keeping the live ones', async () => {
-    const db = await openPglite(undefined, TEST_PGLITE);
-    try {
-      await migrate(db, idempotencyMigrations);
+  it('sweeps the expired records out of the table and out of memory, keeping the live ones', () =>
+    onFreshPglite(async (db) => {
       const store = await sqlIdempotencyStore(db, times);
       const finish = async (k: string, now: number) => {
         expect((await store.begin(k, 'fp', now)).kind).toBe('started');
@@ -157,8 +151,5 @@ describe('SQL idempotency store, expired records', () => {
       expect(rows.map((r) => r.key)).toEqual(['new']);
       expect((await store.begin('old-0', 'fp', later)).kind).toBe('started');
       expect((await store.begin('new', 'fp', later)).kind).toBe('replay');
-    } finally {
-      await db.close();
-    }
-  });
+    }));
 });
