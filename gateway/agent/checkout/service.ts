@@ -298,6 +298,16 @@ export function createCheckoutService(d: CheckoutDeps) {
     return back;
   }
 
+  /**
+   * Before a record of another content under the session's order id (an undone completion's,
+   * whose release did not land) is given back: no order may stand under that id, else the
+   * record is that order's. 503 when one does, or when the order domain cannot say.
+   */
+  async function noOrderUnder(orderId: string): Promise<void> {
+    if (await d.orders.get(orderId).catch(() => 'unknown'))
+      throw new CheckoutUnavailable('the session has an order already, or it cannot be read');
+  }
+
   /** Writes a change; when another landed first, the stored session is what stands. */
   async function persist(next: CheckoutSession): Promise<CheckoutSession> {
     if (await d.store.replace(next)) return next;
@@ -503,10 +513,9 @@ export function createCheckoutService(d: CheckoutDeps) {
       let r = await reserve();
       if (r.kind === 'mismatch') {
         // The session's order id holds another total: an earlier completion that was undone
-        // (abandon) whose release did not land, and the cart changed since. No order stands
-        // under that id (else the session would have settled as completed), so that charge is
-        // given back and this total judged afresh.
-        if (await d.orders.get(orderId)) throw new CheckoutUnavailable('the session has an order already');
+        // (abandon) whose release did not land, and the cart changed since. That charge is given
+        // back and this total judged afresh.
+        await noOrderUnder(orderId);
         await d.spend.ledger.release(orderId, d.clock.now());
         r = await reserve();
         if (r.kind === 'mismatch') throw new CheckoutUnavailable('the spend reservation is held');
@@ -544,11 +553,9 @@ export function createCheckoutService(d: CheckoutDeps) {
         if (another(redeemed)) {
           // The session's order id holds the redemptions of another set: an earlier completion
           // that was undone (abandon) whose release did not land, and the discounts changed
-          // since. Taken as a replay, this set would never be counted against its caps. No order
-          // stands under that id (checked, as for the spend reservation above), so that record
-          // is given back and this set redeemed afresh.
-          if (await d.orders.get(orderId).catch(() => 'unknown'))
-            throw new CheckoutUnavailable('the session has an order already, or it cannot be read');
+          // since. Taken as a replay, this set would never be counted against its caps: that
+          // record is given back and this set redeemed afresh.
+          await noOrderUnder(orderId);
           await port.release(customer);
           redeemed = await redeem();
           if (another(redeemed)) throw new Error('the redemptions of another set are held');
