@@ -72,7 +72,10 @@ export interface StartProcessOptions {
   nodeArgs?: string[];
   /** Another Node binary than this process's (benchmarks compare Node releases). */
   node?: string;
-  /** The working directory (default: the checkout), e.g. for files V8 writes there. Compiled only. */
+  /**
+   * Another checkout to run (default: this one): its dist/ is started, with it as the working
+   * directory (A/B of two builds, e.g. bench/tools/heap-ab.ts, SYSTEM_DIR). Compiled only.
+   */
   cwd?: string;
 }
 
@@ -88,7 +91,7 @@ export async function startProcess(
   // a process from dist/ starts on ~a third less CPU than tsx compiling the sources again.
   const compiled = opts.compiled ?? process.env.TEST_COMPILED === '1';
   const script = compiled
-    ? [...startFlags(entry), join(root, `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`)]
+    ? [...startFlags(entry), join(opts.cwd ?? root, `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`)]
     : ['--import', 'tsx', ENTRY[entry]];
   const withStartEnv = compiled
     ? { ...startEnv(entry), ...TEST_STORE_ENV, ...env }
