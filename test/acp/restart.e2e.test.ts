@@ -82,4 +82,77 @@ describe('a restart', () => {
     expect(await sessionRows(after)).toBe((before ?? 0) + 1);
     await after.close();
   });
+
+  /** A session created and completed under Idempotency-Keys; the system is stopped after. */
+  async function completedThenStopped(tag: string) {
+    sys = await startEmbedded(env);
+    const { key } = await issueKey(sys);
+    const body = { currency: 'usd', capabilities: {}, line_items: [{ id: 'SKU-ABC-000001', quantity: 1 }] };
+    const made = expectSession(
+      await acp(sys.url, key, 'POST', '/checkout_sessions', body, { 'idempotency-key': `${tag}-create` }),
+      201,
+    );
+    const pay = { payment_data: { purchase_order_number: `PO-${tag}`, payment_terms: 'net_30' } };
+    const path = `/checkout_sessions/${made.id}/complete`;
+    const first = await acp(sys.url, key, 'POST', path, pay, { 'idempotency-key': `${tag}-complete` });
+    const done = expectSession(first);
+    expect(done.status).toBe('completed');
+    await sys.close();
+    sys = undefined;
+    return { key, id: String(made.id), path, pay, first, order: (done.order as { id: string }).id };
+  }
+
+  it('answers a completion again from its session when its reply was lost', async () => {
+    const c = await completedThenStopped('lost-reply');
+    // A crash between the answer and the reply's write (the answer does not wait for it).
+    const db = await openPglite(env.DATA_DIR);
+    await db.query('DELETE FROM agent_idempotency');
+    await db.close();
+
+    sys = await startEmbedded(env);
+    const again = await acp(sys.url, c.key, 'POST', c.path, c.pay, {
+      'idempotency-key': 'lost-reply-complete',
+    });
+    const session = expectSession(again);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(session.status).toBe('completed');
+    expect((session.order as { id: string }).id).toBe(c.order);
+    // Another request (another key) is the completion of a completed session: refused.
+    expectError(
+      await acp(sys.url, c.key, 'POST', c.path, c.pay, { 'idempotency-key': 'lost-reply-other' }),
+      405,
+      'session_completed',
+    );
+  });
+
+  it('completes at start a session whose write a crash lost after its order was placed', async () => {
+    const c = await completedThenStopped('lost-write');
+    // What a crash between the order and the session's write behind leaves: the order, and
+    // the session's row as it was before the completion (its mark was never written).
+    const db = await openPglite(env.DATA_DIR);
+    const [row] = await db.query<{ doc: string }>('SELECT doc FROM checkout_sessions WHERE id = $1', [c.id]);
+    const doc = JSON.parse(String(row?.doc));
+    const before = {
+      ...doc,
+      status: 'ready_for_payment',
+      orderId: null,
+      purchaseOrderNumber: null,
+      completedBy: undefined,
+      completionHolder: undefined,
+      version: doc.version - 2,
+    };
+    await db.query('UPDATE checkout_sessions SET status = $2, version = $3, doc = $4 WHERE id = $1', [
+      c.id,
+      before.status,
+      before.version,
+      JSON.stringify(before),
+    ]);
+    await db.query('DELETE FROM agent_idempotency');
+    await db.close();
+
+    sys = await startEmbedded(env);
+    const read = expectSession(await acp(sys.url, c.key, 'GET', `/checkout_sessions/${c.id}`));
+    expect(read.status).toBe('completed');
+    expect((read.order as { id: string }).id).toBe(c.order);
+  });
 });

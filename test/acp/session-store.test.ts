@@ -1,7 +1,8 @@
 /**
  * The checkout session store's SQL adapter on the embedded PGlite and on PostgreSQL: its writes
  * are group-committed (several sessions' inserts and compare-and-set updates in one statement),
- * and every caller must still get its own row's outcome, exactly as one statement each would.
+ * and every caller must still get its own row's outcome, exactly as one statement each would;
+ * and the embedded store's cached adapter.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import { type Db, migrate } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
+import { cachedSessionStore, checkoutSessionStoreFor } from '../../subgraphs/procurement/checkout/cached.ts';
 import { checkoutMigrations } from '../../subgraphs/procurement/checkout/migrations.ts';
 import {
   type CheckoutSession,
@@ -143,6 +145,90 @@ function storeSuite(name: string, open: () => Promise<{ db: Db; drop?: () => Pro
 }
 
 storeSuite('embedded (PGlite)', async () => ({ db: await openPglite(undefined, TEST_PGLITE) }));
+
+/**
+ * The embedded store's cached adapter, where this process is the only writer: a completion's
+ * mark held in memory only, and its final version written behind the answer (cached.ts).
+ */
+describe('the cached store (embedded: one process, one writer)', () => {
+  let db: Db;
+  let table: CheckoutSessionStore;
+  beforeAll(async () => {
+    db = await openPglite(undefined, TEST_PGLITE);
+    await migrate(db, checkoutMigrations);
+    table = sqlCheckoutSessionStore(db);
+  });
+  afterAll(() => db.close());
+  const mark = (s: CheckoutSession) =>
+    withStatus(s, 'complete_in_progress', 2_000, { purchaseOrderNumber: 'PO-1', completingUntil: 9_000 });
+
+  it('holds a mark in memory only: reads get it, the row (and a restart) does not', async () => {
+    const store = cachedSessionStore(table);
+    const s = session();
+    await store.insert(s);
+    const held = mark(s);
+    expect(await store.hold?.(held)).toBe(true);
+    expect(await store.get(s.id)).toEqual(held);
+    expect(await table.get(s.id)).toEqual(s);
+    // What a crash leaves: a new process reads the session as it was before the mark.
+    expect(await cachedSessionStore(table).get(s.id)).toEqual(s);
+    // A second mark computed from the same version loses, as a second writer of the row would.
+    expect(await store.hold?.({ ...mark(s), purchaseOrderNumber: 'PO-2' })).toBe(false);
+  });
+
+  it('writes the change after a held mark over the version the row holds', async () => {
+    const store = cachedSessionStore(table);
+    const s = session();
+    await store.insert(s);
+    const held = mark(s);
+    expect(await store.hold?.(held)).toBe(true);
+    const done = withStatus(held, 'completed', 3_000, { orderId: 'ord_1' });
+    expect(await store.replace(done)).toBe(true);
+    expect(await table.get(s.id)).toEqual(done);
+    expect(await store.get(s.id)).toEqual(done);
+    // A change from a version that is gone is refused, in memory as in the row.
+    expect(await store.replace(withStatus(held, 'canceled', 4_000))).toBe(false);
+    expect(await table.get(s.id)).toEqual(done);
+  });
+
+  it('makes a change behind visible at once, and writes it, in order with the changes after it', async () => {
+    const store = cachedSessionStore(table);
+    const s = session();
+    await store.insert(s);
+    const held = mark(s);
+    await store.hold?.(held);
+    const done = withStatus(held, 'completed', 3_000, { orderId: 'ord_2' });
+    const written = store.replaceBehind?.(done);
+    expect(written).toBeInstanceOf(Promise);
+    expect(await store.get(s.id)).toEqual(done);
+    // Asked for before the write behind landed: written after it, over its version.
+    const later = withStatus(done, 'completed', 4_000, { problems: [] });
+    const after = store.replace(later);
+    expect(await written).toBe(true);
+    expect(await after).toBe(true);
+    await store.settled?.();
+    expect(await table.get(s.id)).toEqual(later);
+    // Nothing is done for a change that is not over the version known here.
+    expect(store.replaceBehind?.(withStatus(done, 'canceled', 5_000))).toBe(false);
+  });
+
+  it('forgets a change behind whose write lost (the row was changed by another writer)', async () => {
+    const store = cachedSessionStore(table);
+    const s = session();
+    await store.insert(s);
+    const other = withStatus(s, 'canceled', 2_500);
+    await table.replace(other);
+    const done = withStatus(s, 'completed', 3_000, { orderId: 'ord_3' });
+    const written = store.replaceBehind?.(done);
+    expect(await written).toBe(false);
+    expect(await store.get(s.id)).toEqual(other);
+  });
+
+  it('is one store per database, cached only for the embedded one', async () => {
+    expect(checkoutSessionStoreFor(db)).toBe(checkoutSessionStoreFor(db));
+    expect(checkoutSessionStoreFor(db).hold).toBeTypeOf('function');
+  });
+});
 storeSuite('PostgreSQL', async () => {
   const pg = await freshPostgres('checkout-sessions');
   return { db: await openPostgres(pg.url), drop: pg.drop };

@@ -15,7 +15,7 @@ import { type CloudEvent, cloudEvent, EventTypes } from '../../lib/events/cloude
 import { createPlatform, type Platform } from '../../lib/platform.ts';
 import { type CheckoutApiKey, checkoutApiKeysFor } from '../../subgraphs/procurement/api-keys/index.ts';
 import { type CheckoutApiKeys, sqlCheckoutApiKeys } from '../../subgraphs/procurement/api-keys/store.ts';
-import type { SessionLine } from '../../subgraphs/procurement/checkout/session.ts';
+import { orderIdOfSession, type SessionLine } from '../../subgraphs/procurement/checkout/session.ts';
 import { sqlCheckoutSessionStore } from '../../subgraphs/procurement/checkout/sql.ts';
 import type { OrderEventType } from '../../subgraphs/procurement/outbox/order-events.ts';
 import { ACP_ORDER_EVENTS, acpOrderEvent } from '../../subgraphs/procurement/webhooks/acp-order.ts';
@@ -464,6 +464,33 @@ describe('routing on the embedded store', () => {
     const control = (await placeFor((await platformKey('http://127.0.0.1:9/c')).id)).event;
     await waitFor('the control delivery', () => sentOf(control).length === 1);
     for (const e of events) expect(sentOf(e)).toEqual([]);
+  });
+
+  it("routes by the order id the session's id gives: a row a crash left before its completion still gets its order's event, another order id none", async () => {
+    const key = await platformKey('http://127.0.0.1:9/crash');
+    // The embedded row after a crash lost the completion's write (cached.ts): no order id, no PO number.
+    const s = {
+      ...sessionOf(key.id),
+      status: 'ready_for_payment' as const,
+      orderId: null,
+      purchaseOrderNumber: null,
+    };
+    await sessions().insert(s);
+    const ours = await platform.bus.publish(
+      EventTypes.OrderPlaced,
+      { ...dataOf({ ...s, orderId: orderIdOfSession(s.id) }) },
+      orderIdOfSession(s.id),
+    );
+    const stranger = await platform.bus.publish(
+      EventTypes.OrderPlaced,
+      { ...dataOf({ ...s, orderId: 'ord_00000000000000000000000000000000' }) },
+      'ord_00000000000000000000000000000000',
+    );
+    await waitFor('the delivery of its own order', () => sentOf(ours).length === 1);
+    const body = JSON.parse(sentOf(ours)[0]?.d.payload ?? '{}') as Body;
+    expect(body.data).toMatchObject({ id: orderIdOfSession(s.id), checkout_session_id: s.id });
+    expect(body.data).not.toHaveProperty('client_reference_id');
+    expect(sentOf(stranger)).toEqual([]);
   });
 
   it('creates the endpoint when routing, for a webhook set through a store with no listener (another process)', async () => {

@@ -25,8 +25,9 @@ declare module 'fastify' {
       replayed: boolean;
       /**
        * The handler's outcome is found again by the domain without the stored reply (a create
-       * whose session id comes from this record: sessionIdOfRecord), so the response need not
-       * wait for the reply to be written.
+       * whose session id comes from this record: sessionIdOfRecord; a completion whose session
+       * keeps this record: recordDigest), so the response need not wait for the reply to be
+       * written.
        */
       recoverable?: boolean;
     };
@@ -55,7 +56,15 @@ export const bodyFingerprint = (body: unknown): string =>
  * session. The same shape as a random id (`cs_` and 32 hex digits).
  */
 export const sessionIdOfRecord = (held: { key: string; fingerprint: string }): string =>
-  `cs_${createHash('sha256').update(held.key).update('\0').update(held.fingerprint).digest('hex').slice(0, 32)}`;
+  `cs_${recordDigest(held).slice(0, 32)}`;
+
+/**
+ * The idempotency record as one value (the caller, the path, the key and the body's
+ * fingerprint): a completion keeps it in its session (CheckoutSession.completedBy), so the same
+ * request after a crash lost its stored reply is known again.
+ */
+export const recordDigest = (held: { key: string; fingerprint: string }): string =>
+  createHash('sha256').update(held.key).update('\0').update(held.fingerprint).digest('hex');
 
 const pathOf = (req: FastifyRequest) => (req.raw.url ?? req.url).split('?')[0] as string;
 

@@ -2,9 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
 import { acpApiBaseUrl, checkoutPermalink } from '../../../lib/public-origin.ts';
-import { cachedSessionStore } from '../../../subgraphs/procurement/checkout/cached.ts';
+import { checkoutSessionStoreFor } from '../../../subgraphs/procurement/checkout/cached.ts';
 import { checkoutMigrations } from '../../../subgraphs/procurement/checkout/migrations.ts';
-import { sqlCheckoutSessionStore } from '../../../subgraphs/procurement/checkout/sql.ts';
 import type { RedemptionsPort } from '../checkout/redemptions.ts';
 import { type CartQuoter, type CheckoutService, createCheckoutService } from '../checkout/service.ts';
 import { idempotencyMigrations, sqlIdempotencyStore } from '../idempotency/sql.ts';
@@ -53,12 +52,11 @@ export async function mountAcp(
   }
   const apiBase = acpApiBaseUrl(config);
   const basePath = new URL(apiBase).pathname.replace(/\/+$/, '');
+  // Embedded, this process alone writes the store: sessions are kept in memory beside it, the
+  // same store the order webhooks' routing reads (cached.ts).
+  const store = checkoutSessionStoreFor(platform.db);
   const checkout = createCheckoutService({
-    // Embedded, this process alone writes the store: sessions are kept in memory beside it.
-    store:
-      platform.db.kind === 'pglite'
-        ? cachedSessionStore(sqlCheckoutSessionStore(platform.db))
-        : sqlCheckoutSessionStore(platform.db),
+    store,
     quoter,
     orders: chain.orders,
     spend: chain.spend,
@@ -67,6 +65,14 @@ export async function mountAcp(
     log,
     sessionTtlMs: config.ACP_SESSION_TTL_SECONDS * 1000,
     completionHoldMs: config.IDEMPOTENCY_IN_FLIGHT_MS,
+  });
+  // Before any request: sessions whose completion's write a crash lost follow their order.
+  await checkout.recoverCompletions();
+  // Writes that answers did not wait for (a completed session, a stored reply) land before the
+  // store closes.
+  app.addHook('onClose', async () => {
+    await store.settled?.();
+    await idempotency.settled?.();
   });
   registerDiscovery(app, discoveryDocument(apiBase, config.ACP_CURRENCIES));
   const keys = apiKeyVerifier(await checkoutApiKeysFor(platform), {

@@ -23,7 +23,7 @@ import type { BucketStore } from '../rate-limit/store.ts';
 import { ORDER_CREATE_SCOPE, type ScopePolicy } from '../scope/policy.ts';
 import { acpContract } from './contract.ts';
 import { AcpError, acpError, acpErrorOfProblem, problemAsAcpError, sendAcpError } from './errors.ts';
-import { acpIdempotencyRecord, acpIdempotencyStep, sessionIdOfRecord } from './idempotency.ts';
+import { acpIdempotencyRecord, acpIdempotencyStep, recordDigest, sessionIdOfRecord } from './idempotency.ts';
 import { acpIdentityStep, acpScopeStep } from './identity.ts';
 import { type RenderOptions, renderSession } from './render.ts';
 import { type AcpRequestLimits, completeInput, createInput, updateInput } from './request.ts';
@@ -230,8 +230,20 @@ function handlers(d: AcpRouteDeps) {
       if (!id) return reply;
       const input = completeInput(req.body as Record<string, unknown>);
       if (!input.ok) return refused(req, reply, input.error);
-      const o = await d.checkout.complete(id, identityOf(req), { ...input.value, traceId: req.traceId });
-      return answer(req, reply, o, 'complete');
+      const held = req.acpIdempotency;
+      const record = held ? recordDigest(held) : undefined;
+      const o = await d.checkout.complete(id, identityOf(req), {
+        ...input.value,
+        traceId: req.traceId,
+        ...(record ? { record } : {}),
+      });
+      if (o.kind !== 'ok') return answer(req, reply, o, 'complete');
+      // Completed, the session keeps this request's record: a retry after a lost reply is
+      // answered from it, so the reply is stored without the answer waiting for it.
+      const placed = o.session.status === 'completed' || o.session.status === 'pending_approval';
+      if (held && placed && o.session.completedBy === record) held.recoverable = true;
+      if (o.replayed) reply.header('idempotent-replayed', 'true');
+      return answer(req, reply, o, o.replayed ? 'complete (replayed: its reply was lost)' : 'complete');
     },
     async cancel(req: WithId, reply: FastifyReply) {
       const id = sessionId(req, reply);

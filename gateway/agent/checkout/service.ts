@@ -99,7 +99,8 @@ export class CheckoutUnavailable extends Error {
 }
 
 export type Outcome =
-  | { readonly kind: 'ok'; readonly session: CheckoutSession }
+  /** `replayed`: a completion's same request again, answered by the session it completed. */
+  | { readonly kind: 'ok'; readonly session: CheckoutSession; readonly replayed?: true }
   | { readonly kind: 'not-found' }
   /** The session's status does not allow this (completed, canceled, expired, pending approval): 405. */
   | { readonly kind: 'not-allowed'; readonly session: CheckoutSession }
@@ -135,6 +136,8 @@ export interface CompleteCommand {
   readonly purchaseOrderNumber: string;
   readonly traceId: string;
   readonly buyer?: Record<string, unknown> | null;
+  /** The request's idempotency record (CheckoutSession.completedBy); absent: none is kept. */
+  readonly record?: string;
 }
 
 /** The catalog's SKUs; any other item id is unknown without asking the catalog. */
@@ -147,6 +150,8 @@ const CUSTOMER = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/;
 const QUOTE_ROUNDS = 3;
 /** How often a change is recomputed when another one of the same session landed first. */
 const CAS_ROUNDS = 3;
+/** Open sessions looked at by recoverCompletions (newest first): a day of sessions at a high rate. */
+const RECOVER_AT_MOST = 100_000;
 
 /** The token is ours and was just signed: its payload's jti is the quote's id (not verified again). */
 const quoteIdOf = (token: string): string => decodeJwt(token).jti ?? '';
@@ -395,6 +400,13 @@ export function createCheckoutService(d: CheckoutDeps) {
     let s = await load(id, owner);
     if (!s) return { kind: 'not-found' };
     const now = d.clock.now();
+    // The same request again, whose answer was lost with its stored reply: what it completed.
+    if (
+      c.record &&
+      s.completedBy === c.record &&
+      (s.status === 'completed' || s.status === 'pending_approval')
+    )
+      return { kind: 'ok', session: s, replayed: true };
     // Another completion holds it: this one waits (its own order id would be the same, but the
     // holder may give back what it reserved while this one places the order).
     if (completionHeld(s, now)) return { kind: 'busy', session: s };
@@ -446,8 +458,12 @@ export function createCheckoutService(d: CheckoutDeps) {
         completionHolder: randomUUID(),
       }),
       buyer,
+      ...(c.record ? { completedBy: c.record } : {}),
     };
-    if (!(await d.store.replace(started))) {
+    // Embedded (one process writes the store) the mark is held in memory, not written: it is a
+    // lock no other process needs to see (docs/acp.md, "One process, one writer").
+    const took = d.store.hold ? await d.store.hold(started) : await d.store.replace(started);
+    if (!took) {
       const again = await load(id, owner);
       return again ? { kind: 'busy', session: again } : { kind: 'not-found' };
     }
@@ -607,6 +623,17 @@ export function createCheckoutService(d: CheckoutDeps) {
           orderId: placed.order_id,
         },
       );
+      // Embedded, the completed session is what every read gets at once and is written behind
+      // the answer; a crash before it lands is mended at start (recoverCompletions).
+      const later = d.store.replaceBehind?.(next);
+      if (later) {
+        later.then(
+          (ok) => ok || d.log.error({ sessionId: s.id, traceId }, 'completed checkout session not written'),
+          (err: unknown) =>
+            d.log.error({ err, sessionId: s.id, traceId }, 'completed checkout session not written'),
+        );
+        return { kind: 'ok', session: next };
+      }
       return { kind: 'ok', session: await persist(next) };
     } catch (err) {
       d.log.error({ err, traceId, sessionId: s.id }, 'checkout order not placed');
@@ -622,11 +649,37 @@ export function createCheckoutService(d: CheckoutDeps) {
     }
   }
 
+  /**
+   * Where the store holds completion marks in memory (embedded), a crash between a completion's
+   * order and its session's write behind leaves the row as it was before the completion while
+   * the order stands. At start, before any request, each such session follows its order
+   * (completed, or pending approval); the purchase-order number and a buyer given with that
+   * completion were only in the lost write, so the session keeps the ones it had (docs/acp.md,
+   * "One process, one writer"). Only sessions a completion could have started from are looked
+   * at. Returns how many were mended.
+   */
+  async function recoverCompletions(): Promise<number> {
+    if (!d.store.hold) return 0;
+    const open = await d.store.list({ statuses: ['ready_for_payment'], limit: RECOVER_AT_MOST });
+    let mended = 0;
+    for (const s of open) {
+      const orderId = orderIdOfSession(s.id);
+      const found = await d.orders.get(orderId);
+      if (!found) continue;
+      const to = found.response.status === 'PENDING_APPROVAL' ? 'pending_approval' : 'completed';
+      if (await d.store.replace(withStatus(s, to, d.clock.now(), { orderId }))) mended++;
+    }
+    if (mended > 0)
+      d.log.warn({ mended }, 'checkout sessions completed at start: their order stood, their write was lost');
+    return mended;
+  }
+
   return {
     create,
     update,
     cancel,
     complete,
+    recoverCompletions,
     get: load,
     list: (q: Parameters<CheckoutSessionStore['list']>[0]) => d.store.list(q),
   };

@@ -60,7 +60,7 @@ export async function sqlIdempotencyStore(
    * Replies being written: a request answered before its reply is stored (a recoverable ACP
    * create) is replayed from here by a retry that comes meanwhile, not refused as in flight.
    */
-  const finishing = new Map<string, Meta & { reply: StoredReply }>();
+  const finishing = new Map<string, Meta & { reply: StoredReply; write: Promise<void> }>();
   const known = new Map<string, Meta>();
   /** Some finished record may be in the table and not in `known`: a miss must ask the table. */
   let partial = false;
@@ -153,14 +153,18 @@ export async function sqlIdempotencyStore(
     async complete(key, fingerprint, reply, now) {
       const exp = now + times.ttlMs;
       if (++writes % SWEEP_EVERY === 0) sweep(now);
-      finishing.set(key, { fp: fingerprint, exp, reply });
+      const write = writeReplies({ key, fp: fingerprint, exp, reply: JSON.stringify(reply) });
+      finishing.set(key, { fp: fingerprint, exp, reply, write });
       try {
-        await writeReplies({ key, fp: fingerprint, exp, reply: JSON.stringify(reply) });
+        await write;
       } finally {
         finishing.delete(key);
       }
       remember(key, { fp: fingerprint, exp });
       claims.delete(key);
+    },
+    async settled() {
+      await Promise.allSettled([...finishing.values()].map((f) => f.write));
     },
     async release(key) {
       claims.delete(key);

@@ -32,6 +32,8 @@ export interface IdempotencyStore {
   complete(key: string, fingerprint: string, reply: StoredReply, now: number): Promise<void>;
   /** The call failed without an outcome worth replaying (e.g. 503): the key is free again. */
   release(key: string): Promise<void>;
+  /** Once every reply being stored has landed (or failed): before the store closes. */
+  settled?(): Promise<void>;
 }
 
 /** What both adapters store under a key. */

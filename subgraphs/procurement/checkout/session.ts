@@ -169,6 +169,13 @@ export interface CheckoutSession extends SessionPricing {
    * only what is still its own (ledger.ts, ReserveRequest.holder). Absent before it was kept.
    */
   readonly completionHolder?: string;
+  /**
+   * The idempotency record of the completion request that took the session (a digest of the
+   * caller, the path, the key and the body; gateway/agent/acp/idempotency.ts): the same request
+   * again, after a crash lost its stored reply, is answered with the completed session instead
+   * of being refused as already completed. Absent when the protocol gave none.
+   */
+  readonly completedBy?: string;
   readonly createdAt: number;
   readonly updatedAt: number;
   /** Epoch ms after which an open session is expired. */

@@ -5,10 +5,11 @@ import type { CheckoutSessionStore } from './store.ts';
 
 const parse = (doc: string): CheckoutSession => JSON.parse(doc) as CheckoutSession;
 
-/** A write of one session: a new one (version 0), or a change over `version - 1`. */
+/** A write of one session: a new one (version 0), or a change over the stored version `over`. */
 interface Write {
   readonly kind: 'insert' | 'replace';
   readonly s: CheckoutSession;
+  readonly over?: number;
 }
 
 /**
@@ -29,7 +30,7 @@ export function sqlCheckoutSessionStore(db: Queryable): CheckoutSessionStore {
       const rows = await db.query<{ doc: string }>('SELECT doc FROM checkout_sessions WHERE id = $1', [id]);
       return rows[0] ? parse(rows[0].doc) : null;
     },
-    replace: (next) => write({ kind: 'replace', s: next }),
+    replace: (next, over = next.version - 1) => write({ kind: 'replace', s: next, over }),
     async list(q) {
       const rows = q.statuses?.length
         ? await db.query<{ doc: string }>(
@@ -84,7 +85,7 @@ async function writeRound(db: Queryable, round: readonly Write[]): Promise<Set<s
     return `$${params.length}${cast}`;
   };
   const inserts = round.filter((w) => w.kind === 'insert').map(({ s }) => s);
-  const replaces = round.filter((w) => w.kind === 'replace').map(({ s }) => s);
+  const replaces = round.filter((w) => w.kind === 'replace');
   const parts: string[] = [];
   const selects: string[] = [];
   if (inserts.length > 0) {
@@ -100,14 +101,14 @@ async function writeRound(db: Queryable, round: readonly Write[]): Promise<Set<s
   if (replaces.length > 0) {
     // Typed casts: a VALUES list has no column types of its own to compare with the table's.
     const values = replaces.map(
-      (s) =>
-        `(${[p(s.id, '::text'), p(s.status, '::text'), p(s.version, '::integer'), p(s.expiresAt, '::bigint'), p(s.updatedAt, '::bigint'), p(JSON.stringify(s), '::text')].join(',')})`,
+      ({ s, over }) =>
+        `(${[p(s.id, '::text'), p(s.status, '::text'), p(s.version, '::integer'), p(over ?? s.version - 1, '::integer'), p(s.expiresAt, '::bigint'), p(s.updatedAt, '::bigint'), p(JSON.stringify(s), '::text')].join(',')})`,
     );
     parts.push(`replaced AS (
       UPDATE checkout_sessions AS t
       SET status = v.status, version = v.version, expires_at = v.expires_at, updated_at = v.updated_at, doc = v.doc
-      FROM (VALUES ${values.join(',')}) AS v (id, status, version, expires_at, updated_at, doc)
-      WHERE t.id = v.id AND t.version = v.version - 1 RETURNING t.id)`);
+      FROM (VALUES ${values.join(',')}) AS v (id, status, version, over, expires_at, updated_at, doc)
+      WHERE t.id = v.id AND t.version = v.over RETURNING t.id)`);
     selects.push(`SELECT 'replace' AS kind, id FROM replaced`);
   }
   const rows = await db.query<{ kind: string; id: string }>(

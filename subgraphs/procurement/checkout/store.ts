@@ -9,13 +9,28 @@ export interface CheckoutSessionStore {
   insert(s: CheckoutSession): Promise<boolean>;
   get(id: string): Promise<CheckoutSession | null>;
   /**
-   * Writes `next` only if the stored session is still at `next.version - 1`; false (nothing
-   * written) when another change came first.
+   * Writes `next` only if the stored session is still at `over` (by default `next.version - 1`);
+   * false (nothing written) when another change came first.
    */
-  replace(next: CheckoutSession): Promise<boolean>;
+  replace(next: CheckoutSession, over?: number): Promise<boolean>;
   /** Sessions by status, newest first (the console's Checkout page); at most `limit`. */
   list(q: {
     readonly statuses?: readonly SessionStatus[];
     readonly limit: number;
   }): Promise<CheckoutSession[]>;
+  /**
+   * Where this process is the table's only writer (the embedded store, cached.ts): `next` (a
+   * completion's `complete_in_progress` mark) replaces the session in this process only, if it
+   * is still at `next.version - 1`; the next replace writes over the version the table holds.
+   * Absent: the caller writes it with replace. docs/acp.md, "One process, one writer".
+   */
+  hold?(next: CheckoutSession): Promise<boolean>;
+  /**
+   * Where this process is the only writer: `next` is what every read gets at once, and its write
+   * (over `next.version - 1`) follows without being waited for. The write's outcome, or false
+   * (nothing done) when the session is not at `next.version - 1` here.
+   */
+  replaceBehind?(next: CheckoutSession): Promise<boolean> | false;
+  /** Once every write started by replaceBehind has landed (or failed): before the store closes. */
+  settled?(): Promise<void>;
 }

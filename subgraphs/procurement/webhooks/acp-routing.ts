@@ -1,5 +1,6 @@
 import type { CloudEvent } from '../../../lib/events/cloudevent.ts';
 import type { CheckoutApiKey, CheckoutApiKeys } from '../api-keys/index.ts';
+import { orderIdOfSession } from '../checkout/session.ts';
 import type { CheckoutSessionStore } from '../checkout/store.ts';
 import type { OrderEventData } from '../outbox/order-events.ts';
 import { acpOrderEvent, isAcpOrderEvent } from './acp-order.ts';
@@ -134,7 +135,10 @@ export function createAcpRouting(o: AcpRoutingOptions): AcpRouting {
       // The session is in the same database (written by the gateway's checkout service): it names
       // the key that created it and the purchase order number the platform paid with.
       const session = await o.sessions.get(sessionId);
-      if (!session?.keyId || session.orderId !== (data as OrderEventData).order_id) return 0;
+      // The session's order by its id (derived from the session's), not by session.orderId: an
+      // embedded crash may lose the session's write after its order (cached.ts), and the event
+      // can be relayed before the session is mended at start.
+      if (!session?.keyId || orderIdOfSession(session.id) !== (data as OrderEventData).order_id) return 0;
       // The key is the source of the URL and secret; syncing here (a no-op statement when nothing
       // changed, at most once per key and syncTtlMs) means a delivery never waits long for a
       // listener that did not run.

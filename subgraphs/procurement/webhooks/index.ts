@@ -3,8 +3,8 @@ import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
 import { acpApiBaseUrl, publicOrigin, ucpApiBaseUrl } from '../../../lib/public-origin.ts';
 import { checkoutApiKeysFor } from '../api-keys/index.ts';
+import { checkoutSessionStoreFor } from '../checkout/cached.ts';
 import { checkoutMigrations } from '../checkout/migrations.ts';
-import { sqlCheckoutSessionStore } from '../checkout/sql.ts';
 import { createAcpRouting } from './acp-routing.ts';
 import { sqlAcpEndpointStore } from './acp-store.ts';
 import { webhookMigrations } from './migrations.ts';
@@ -141,7 +141,7 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
   const acp = createAcpRouting({
     endpoints: sqlAcpEndpointStore(platform.db),
     keys,
-    sessions: sqlCheckoutSessionStore(platform.db),
+    sessions: checkoutSessionStoreFor(platform.db),
     eventTypes: WEBHOOK_EVENT_TYPES,
     origin: acpApiBaseUrl(config),
     disable: (endpointId, reason, now) => store.disableEndpoint(endpointId, reason, now),
@@ -152,7 +152,7 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
   if (opts.orders) await migrate(platform.db, ucpRoutingMigrations);
   const ucp = opts.orders
     ? createUcpRouting({
-        sessions: sqlCheckoutSessionStore(platform.db),
+        sessions: checkoutSessionStoreFor(platform.db),
         orders: opts.orders,
         endpoints: sqlUcpEndpointStore(platform.db),
         db: platform.db,

@@ -1,6 +1,6 @@
 import type { Db, Migration } from '../../../lib/db/index.ts';
 import { type CloudEvent, EventTypes } from '../../../lib/events/cloudevent.ts';
-import type { CheckoutSession } from '../checkout/session.ts';
+import { type CheckoutSession, orderIdOfSession } from '../checkout/session.ts';
 import type { CheckoutSessionStore } from '../checkout/store.ts';
 import type { PurchaseOrder } from '../domain/purchase-order.ts';
 import type { OrderEventData } from '../outbox/order-events.ts';
@@ -100,10 +100,12 @@ export function createUcpRouting(o: UcpRoutingOptions): UcpRouting {
       if (typeof sessionId !== 'string' || !UCP_ORDER_EVENT_TYPES.has(event.type)) return 0;
       if (!(await mayDeliver(now))) return 0;
       const session = await o.sessions.get(sessionId);
-      if (session?.protocol !== 'ucp' || session.orderId !== data?.order_id) return 0;
+      // By the order id derived from the session's (as acp-routing.ts does, and why).
+      const orderId = orderIdOfSession(sessionId);
+      if (session?.protocol !== 'ucp' || orderId !== data?.order_id) return 0;
       const url = orderWebhookUrlOf(session);
       if (!url) return 0;
-      const order = await o.orders.get(session.orderId);
+      const order = await o.orders.get(orderId);
       if (!order) return 0;
       if (event.type === EventTypes.OrderPlaced && data?.status !== 'APPROVED') return 0;
       if (event.type === EventTypes.OrderCancelled && !wasConfirmed(order)) return 0;
