@@ -95,6 +95,21 @@ function storeSuite(name: string, open: () => Promise<{ db: Db; drop?: () => Pro
       for (const [i, s] of made.entries()) expect((await store.get(s.id))?.version).toBe(i % 2 ? 1 : 0);
     });
 
+    it('in one batch of reads: each id its own row, an unknown one null, an id asked twice twice', async () => {
+      const made = Array.from({ length: 25 }, () => session());
+      await Promise.all(made.map((s) => store.insert(s)));
+      const ids = [...made.map((s) => s.id), 'cs_unknown', made[0]?.id as string];
+      // All asked in one turn: read by one or two statements.
+      const read = await Promise.all(ids.map((id) => store.get(id)));
+      expect(read).toEqual([...made, null, made[0]]);
+      // Each caller its own object: one caller's copy is not another's.
+      expect(read[0]).not.toBe(read.at(-1));
+      // A read asked after a write was answered sees it.
+      const next = withStatus(made[1] as CheckoutSession, 'canceled', 2_000);
+      await store.replace(next);
+      expect(await store.get(next.id)).toEqual(next);
+    });
+
     it('racing writes of one session in one batch: exactly one wins, whichever way they are mixed', async () => {
       await fc.assert(
         fc.asyncProperty(

@@ -24,12 +24,28 @@ interface Write {
  */
 export function sqlCheckoutSessionStore(db: Queryable): CheckoutSessionStore {
   const write = groupCommit<Write, boolean>((batch) => writeBatch(db, batch), { concurrency: 1 });
+  // Reads by id are batched the same way (lib/db/group-commit.ts batches any keyed step, not
+  // only writes): a step of a session the embedded store no longer holds in memory (cached.ts)
+  // reads its row, and the reads that arrive while one statement runs share the next one
+  // instead of one statement each on the store's single thread (docs/performance.md, "ACP",
+  // eighth pass). A read asked for after a write was answered still sees that write.
+  const read = groupCommit<string, CheckoutSession | null>(
+    async (ids) => {
+      const rows = await db.query<{ id: string; doc: string }>(
+        'SELECT id, doc FROM checkout_sessions WHERE id = ANY($1::text[])',
+        [[...new Set(ids)]],
+      );
+      const docs = new Map(rows.map((r) => [r.id, r.doc]));
+      return ids.map((id) => {
+        const doc = docs.get(id);
+        return doc === undefined ? null : parse(doc);
+      });
+    },
+    { concurrency: 1 },
+  );
   return {
     insert: (s) => write({ kind: 'insert', s }),
-    async get(id) {
-      const rows = await db.query<{ doc: string }>('SELECT doc FROM checkout_sessions WHERE id = $1', [id]);
-      return rows[0] ? parse(rows[0].doc) : null;
-    },
+    get: (id) => read(id),
     replace: (next, over = next.version - 1) => write({ kind: 'replace', s: next, over }),
     async list(q) {
       const rows = q.statuses?.length
