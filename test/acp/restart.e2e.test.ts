@@ -3,7 +3,7 @@
  * API key, its sessions, and the idempotent replay of a request it sent before (RFC
  * agentic_checkout §6.6: replies are kept 24 hours).
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -125,16 +125,13 @@ describe('a restart', () => {
     );
   });
 
-  it('completes at start a session whose write a crash lost after its order was placed', async () => {
-    const c = await completedThenStopped('lost-write');
-    // What a crash between the order and the session's write behind leaves: the order, and
-    // the session's row as it was before the completion (its mark was never written).
-    const db = await openPglite(env.DATA_DIR);
-    const [row] = await db.query<{ doc: string }>('SELECT doc FROM checkout_sessions WHERE id = $1', [c.id]);
+  /** Sets the session's row back to before its completion (its mark was never written). */
+  async function rewind(db: Queryable, id: string, status: 'ready_for_payment' | 'not_ready_for_payment') {
+    const [row] = await db.query<{ doc: string }>('SELECT doc FROM checkout_sessions WHERE id = $1', [id]);
     const doc = JSON.parse(String(row?.doc));
     const before = {
       ...doc,
-      status: 'ready_for_payment',
+      status,
       orderId: null,
       purchaseOrderNumber: null,
       completedBy: undefined,
@@ -142,17 +139,60 @@ describe('a restart', () => {
       version: doc.version - 2,
     };
     await db.query('UPDATE checkout_sessions SET status = $2, version = $3, doc = $4 WHERE id = $1', [
-      c.id,
-      before.status,
+      id,
+      status,
       before.version,
       JSON.stringify(before),
     ]);
+  }
+
+  it('completes at start a session whose write a crash lost after its order, and takes the retry as its request', async () => {
+    const a = await completedThenStopped('lost-write-a');
+    const b = await completedThenStopped('lost-write-b');
+    // What a crash between the order and the writes behind the answer leaves: the order, the row
+    // as it was before the completion (from ready, or from not ready after a refused
+    // completion), no stored reply, and no clean-stop mark.
+    const db = await openPglite(env.DATA_DIR);
+    await rewind(db, a.id, 'ready_for_payment');
+    await rewind(db, b.id, 'not_ready_for_payment');
     await db.query('DELETE FROM agent_idempotency');
+    await db.close();
+    rmSync(join(env.DATA_DIR, 'checkout-stopped-cleanly'), { force: true });
+
+    sys = await startEmbedded(env);
+    for (const c of [a, b]) {
+      const read = expectSession(await acp(sys.url, c.key, 'GET', `/checkout_sessions/${c.id}`));
+      expect(read.status).toBe('completed');
+      expect((read.order as { id: string }).id).toBe(c.order);
+    }
+    // The agent's retry of the request it got no answer to: answered as a replay, its order.
+    const retry = () =>
+      acp(sys?.url ?? '', a.key, 'POST', a.path, a.pay, { 'idempotency-key': 'lost-write-a-complete' });
+    const again = await retry();
+    const replayed = expectSession(again);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.status).toBe('completed');
+    expect((replayed.order as { id: string }).id).toBe(a.order);
+    // Its replay again is the same; a request after it is another completion (405).
+    expect((await retry()).body).toEqual(again.body);
+    expectError(
+      await acp(sys.url, a.key, 'POST', a.path, a.pay, { 'idempotency-key': 'lost-write-a-other' }),
+      405,
+      'session_completed',
+    );
+  });
+
+  it('does not look for lost writes after a clean stop', async () => {
+    const c = await completedThenStopped('clean-stop');
+    expect(existsSync(join(env.DATA_DIR, 'checkout-stopped-cleanly'))).toBe(true);
+    // A row set back by hand while the mark stands: a start after a clean stop leaves it alone.
+    const db = await openPglite(env.DATA_DIR);
+    await rewind(db, c.id, 'ready_for_payment');
     await db.close();
 
     sys = await startEmbedded(env);
     const read = expectSession(await acp(sys.url, c.key, 'GET', `/checkout_sessions/${c.id}`));
-    expect(read.status).toBe('completed');
-    expect((read.order as { id: string }).id).toBe(c.order);
+    expect(read.status).toBe('ready_for_payment');
+    expect(existsSync(join(env.DATA_DIR, 'checkout-stopped-cleanly'))).toBe(false);
   });
 });

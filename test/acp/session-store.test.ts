@@ -239,6 +239,37 @@ describe('the cached store (embedded: one process, one writer)', () => {
     expect(await store.get(s.id)).toEqual(other);
   });
 
+  it('tries a failed write behind again, and keeps the answered session in memory when it fails twice', async () => {
+    let failures = 0;
+    const flaky: CheckoutSessionStore = {
+      ...table,
+      replace: (next, over) =>
+        failures-- > 0 ? Promise.reject(new Error('store gone')) : table.replace(next, over),
+    };
+    const store = cachedSessionStore(flaky);
+    const once = session();
+    await store.insert(once);
+    failures = 1;
+    const done = withStatus(once, 'completed', 3_000, { orderId: 'ord_4' });
+    expect(await store.replaceBehind?.(done)).toBe(true);
+    expect(await table.get(once.id)).toEqual(done);
+    expect(await store.settled?.()).toBe(true);
+
+    const twice = session();
+    await store.insert(twice);
+    failures = 2;
+    const answered = withStatus(twice, 'completed', 3_000, { orderId: 'ord_5' });
+    await expect(store.replaceBehind?.(answered)).rejects.toThrow('store gone');
+    expect(await table.get(twice.id)).toEqual(twice);
+    // Reads stay what was answered; the store is not clean (the next start mends the row).
+    expect(await store.get(twice.id)).toEqual(answered);
+    expect(await store.settled?.()).toBe(false);
+    // The next change is written over the version the row still holds.
+    const later = withStatus(answered, 'completed', 4_000, { problems: [] });
+    expect(await store.replace(later)).toBe(true);
+    expect(await table.get(twice.id)).toEqual(later);
+  });
+
   it('is one store per database, cached only for the embedded one', async () => {
     expect(checkoutSessionStoreFor(db)).toBe(checkoutSessionStoreFor(db));
     expect(checkoutSessionStoreFor(db).hold).toBeTypeOf('function');

@@ -1,3 +1,5 @@
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
@@ -13,6 +15,9 @@ import type { AgentChainParts } from '../index.ts';
 import { serveAcpToolsOnMcp } from '../mcp/acp/binding.ts';
 import { discoveryDocument, registerDiscovery } from './discovery.ts';
 import { registerAcpRoutes } from './routes.ts';
+
+/** Beside the embedded store (DATA_DIR): written when a stop let every session write land. */
+const CLEAN_STOP_FILE = 'checkout-stopped-cleanly';
 
 /** What UCP (gateway/agent/ucp/) shares with ACP: one session service, one idempotency store, one key verifier. */
 export interface AcpParts {
@@ -66,13 +71,21 @@ export async function mountAcp(
     sessionTtlMs: config.ACP_SESSION_TTL_SECONDS * 1000,
     completionHoldMs: config.IDEMPOTENCY_IN_FLIGHT_MS,
   });
-  // Before any request: sessions whose completion's write a crash lost follow their order.
-  await checkout.recoverCompletions();
+  // Embedded, a completion's session is written behind its answer (cached.ts). A stop that let
+  // every such write land leaves a mark beside the store; without it (a crash, a first start),
+  // before any request, sessions whose write was lost follow their order.
+  const cleanStop =
+    store.hold && config.EMBEDDED_DB === 'disk' ? join(config.DATA_DIR, CLEAN_STOP_FILE) : undefined;
+  if (cleanStop) {
+    if (existsSync(cleanStop)) rmSync(cleanStop);
+    else await checkout.recoverCompletions();
+  }
   // Writes that answers did not wait for (a completed session, a stored reply) land before the
   // store closes.
   app.addHook('onClose', async () => {
-    await store.settled?.();
+    const written = await store.settled?.();
     await idempotency.settled?.();
+    if (cleanStop && written) writeFileSync(cleanStop, `${new Date(clock.now()).toISOString()}\n`);
   });
   registerDiscovery(app, discoveryDocument(apiBase, config.ACP_CURRENCIES));
   const keys = apiKeyVerifier(await checkoutApiKeysFor(platform), {

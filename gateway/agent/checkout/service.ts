@@ -150,6 +150,8 @@ const CUSTOMER = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/;
 const QUOTE_ROUNDS = 3;
 /** How often a change is recomputed when another one of the same session landed first. */
 const CAS_ROUNDS = 3;
+/** `completedBy` of a session mended at start: the request that completed it is not known. */
+const RECOVERED = 'recovered-at-start';
 /** Open sessions looked at by recoverCompletions (newest first): a day of sessions at a high rate. */
 const RECOVER_AT_MOST = 100_000;
 
@@ -266,6 +268,17 @@ export function createCheckoutService(d: CheckoutDeps) {
    * follows it; none → the completion is undone (reservation and redemptions given back), and
    * the session can be completed again.
    */
+  /**
+   * The status a session takes from the order its completion placed: pending approval for an
+   * order an operator has not approved (waiting, rejected or expired: current() then follows
+   * the decision to canceled), completed for an approved one (and one cancelled after, which
+   * current() marks on the completed session).
+   */
+  const statusOfOrder = (status: string | undefined) =>
+    status === 'PENDING_APPROVAL' || status === 'REJECTED' || status === 'EXPIRED'
+      ? ('pending_approval' as const)
+      : ('completed' as const);
+
   async function settle(s: CheckoutSession): Promise<CheckoutSession> {
     const orderId = s.orderId ?? orderIdOfSession(s.id);
     let found: Awaited<ReturnType<OrderPort['get']>>;
@@ -275,10 +288,8 @@ export function createCheckoutService(d: CheckoutDeps) {
       return s; // Unknown still: the next read or completion tries again.
     }
     const now = d.clock.now();
-    if (found) {
-      const to = found.response.status === 'PENDING_APPROVAL' ? 'pending_approval' : 'completed';
-      return current(await persist(withStatus(s, to, now, { orderId })));
-    }
+    if (found)
+      return current(await persist(withStatus(s, statusOfOrder(found.response.status), now, { orderId })));
     return abandon(s, 'the order could not be placed; complete the session again');
   }
 
@@ -400,6 +411,24 @@ export function createCheckoutService(d: CheckoutDeps) {
     let s = await load(id, owner);
     if (!s) return { kind: 'not-found' };
     const now = d.clock.now();
+    // Mended at start after a crash lost its write (recoverCompletions): the completion's request
+    // is unknown, and the first completion request now is taken as it (the agent's retry of the
+    // request whose answer it never got): its purchase-order number and buyer are kept, and it
+    // is answered as a replay. One after it is another request (405).
+    if (
+      c.record &&
+      s.completedBy === RECOVERED &&
+      (s.status === 'completed' || s.status === 'pending_approval')
+    ) {
+      const adopted: CheckoutSession = {
+        ...withStatus(s, s.status, now, { purchaseOrderNumber: c.purchaseOrderNumber }),
+        ...(c.buyer !== undefined ? { buyer: c.buyer } : {}),
+        completedBy: c.record,
+      };
+      if (await d.store.replace(adopted)) return { kind: 'ok', session: adopted, replayed: true };
+      const again = await load(id, owner);
+      return again ? { kind: 'busy', session: again } : { kind: 'not-found' };
+    }
     // The same request again, whose answer was lost with its stored reply: what it completed.
     if (
       c.record &&
@@ -652,22 +681,42 @@ export function createCheckoutService(d: CheckoutDeps) {
   /**
    * Where the store holds completion marks in memory (embedded), a crash between a completion's
    * order and its session's write behind leaves the row as it was before the completion while
-   * the order stands. At start, before any request, each such session follows its order
-   * (completed, or pending approval); the purchase-order number and a buyer given with that
-   * completion were only in the lost write, so the session keeps the ones it had (docs/acp.md,
-   * "One process, one writer"). Only sessions a completion could have started from are looked
-   * at. Returns how many were mended.
+   * the order stands. Run at start after a stop that was not clean (the caller knows), before
+   * any request: each session a completion could have started from follows its order
+   * (statusOfOrder, then current()); the purchase-order number and a buyer given with that
+   * completion were only in the lost write, so the session keeps the ones it had until the
+   * completion's request comes again (complete(): RECOVERED) (docs/acp.md, "One process, one
+   * writer"). One without an order gives back the promotion redemptions a
+   * completion may have recorded under its order id before the crash (as abandon() does). A
+   * session that cannot be read or written now is left for the next start, and logged.
+   * Returns how many sessions followed their order.
    */
   async function recoverCompletions(): Promise<number> {
     if (!d.store.hold) return 0;
-    const open = await d.store.list({ statuses: ['ready_for_payment'], limit: RECOVER_AT_MOST });
+    const open = await d.store.list({
+      statuses: ['ready_for_payment', 'not_ready_for_payment'],
+      limit: RECOVER_AT_MOST,
+    });
     let mended = 0;
     for (const s of open) {
       const orderId = orderIdOfSession(s.id);
-      const found = await d.orders.get(orderId);
-      if (!found) continue;
-      const to = found.response.status === 'PENDING_APPROVAL' ? 'pending_approval' : 'completed';
-      if (await d.store.replace(withStatus(s, to, d.clock.now(), { orderId }))) mended++;
+      try {
+        const found = await d.orders.get(orderId);
+        if (found) {
+          const to = statusOfOrder(found.response.status);
+          const mendedSession = { ...withStatus(s, to, d.clock.now(), { orderId }), completedBy: RECOVERED };
+          if (await d.store.replace(mendedSession)) mended++;
+          continue;
+        }
+        const promotionIds = [...new Set(s.discounts.map((x) => x.promotionId))];
+        if (d.redemptions && promotionIds.length > 0)
+          await d.redemptions.release({ orderId, customerId: s.agentId });
+      } catch (err) {
+        d.log.warn(
+          { err, sessionId: s.id },
+          'checkout session not recovered at start; the next start tries again',
+        );
+      }
     }
     if (mended > 0)
       d.log.warn({ mended }, 'checkout sessions completed at start: their order stood, their write was lost');

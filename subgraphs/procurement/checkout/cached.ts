@@ -26,6 +26,8 @@ export function cachedSessionStore(inner: CheckoutSessionStore, max = 10_000): C
    */
   const ahead = new Map<string, { readonly s: CheckoutSession; readonly stored: number }>();
   const behind = new Set<Promise<boolean>>();
+  /** Writes behind that failed twice: their sessions are right in memory, not in the table. */
+  let unwritten = 0;
   const known = (id: string) => ahead.get(id)?.s ?? sessions.get(id);
 
   /** The row is what stands (a write failed or lost a race): memory forgets the session. */
@@ -79,29 +81,42 @@ export function cachedSessionStore(inner: CheckoutSessionStore, max = 10_000): C
       // (the store's writes of one session run in the order they were asked for).
       const entry = { s: next, stored: next.version };
       ahead.set(next.id, entry);
-      const write = inner.replace(next, a ? a.stored : next.version - 1).then(
-        (ok) => {
-          if (!ok) forget(next.id);
-          else if (ahead.get(next.id) === entry) {
-            ahead.delete(next.id);
-            sessions.set(next.id, next);
-          }
-          return ok;
-        },
-        (err: unknown) => {
-          forget(next.id);
+      const over = a ? a.stored : next.version - 1;
+      const landed = (ok: boolean) => {
+        // Lost its compare-and-set: another writer's row stands, and memory forgets this one.
+        if (!ok) forget(next.id);
+        else if (ahead.get(next.id) === entry) {
+          ahead.delete(next.id);
+          sessions.set(next.id, next);
+        }
+        return ok;
+      };
+      // A write that failed (the store did not answer) is tried once more. Should that fail too,
+      // memory keeps the session as answered (reads stay right until a restart) and the store
+      // is marked not clean: the next start mends the row from the order (recoverCompletions).
+      const write = inner
+        .replace(next, over)
+        .catch(() => new Promise<void>((r) => setTimeout(r, RETRY_MS)).then(() => inner.replace(next, over)))
+        .then(landed, (err: unknown) => {
+          unwritten++;
+          // The row is still at `over`: the next change of this session is written over that.
+          if (ahead.get(next.id) === entry) ahead.set(next.id, { s: next, stored: over });
           throw err;
-        },
-      );
+        });
       behind.add(write);
       void write.catch(() => {}).finally(() => behind.delete(write));
       return write;
     },
     async settled() {
-      await Promise.allSettled([...behind]);
+      // Until none is left: a request still running while the server closes may start one.
+      while (behind.size > 0) await Promise.allSettled([...behind]);
+      return unwritten === 0;
     },
   };
 }
+
+/** How long a failed write behind waits before its second try. */
+const RETRY_MS = 100;
 
 const perDb = new WeakMap<Db, CheckoutSessionStore>();
 

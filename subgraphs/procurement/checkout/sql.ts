@@ -1,5 +1,5 @@
 import { groupCommit } from '../../../lib/db/group-commit.ts';
-import type { Queryable } from '../../../lib/db/index.ts';
+import type { Db, Queryable } from '../../../lib/db/index.ts';
 import type { CheckoutSession } from './session.ts';
 import type { CheckoutSessionStore } from './store.ts';
 
@@ -41,7 +41,8 @@ export function sqlCheckoutSessionStore(db: Queryable): CheckoutSessionStore {
         return doc === undefined ? null : parse(doc);
       });
     },
-    { concurrency: 1 },
+    // The embedded store has one connection; PostgreSQL's pool runs several reads at once.
+    { concurrency: (db as Partial<Db>).kind === 'postgres' ? 4 : 1 },
   );
   return {
     insert: (s) => write({ kind: 'insert', s }),

@@ -31,6 +31,9 @@ export interface CheckoutSessionStore {
    * (nothing done) when the session is not at `next.version - 1` here.
    */
   replaceBehind?(next: CheckoutSession): Promise<boolean> | false;
-  /** Once every write started by replaceBehind has landed (or failed): before the store closes. */
-  settled?(): Promise<void>;
+  /**
+   * Once every write started by replaceBehind has landed (or failed), before the store closes:
+   * true when every one of them was written (the table holds what was answered).
+   */
+  settled?(): Promise<boolean>;
 }
