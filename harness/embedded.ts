@@ -17,6 +17,8 @@ export async function startEmbeddedSystem(
   nodeArgs: string[] = [],
   extraEnv: Record<string, string> = {},
   cwd?: string,
+  /** Another checkout whose dist/ is started (StartProcessOptions.tree). */
+  tree?: string,
 ): Promise<ServiceProcess> {
   const env = {
     ...extraEnv,
@@ -31,6 +33,7 @@ export async function startEmbeddedSystem(
     nodeArgs,
     ...(node ? { node } : {}),
     ...(cwd ? { cwd } : {}),
+    ...(tree ? { tree } : {}),
   });
   const token = await mintDevToken(testConfig(env), { subject: 'bench', roles: ['promotions:admin'] });
   const res = await gql(sys.url, UPSERT_PROMOTION, { token, variables: { rule: TOOLS_RULE } });

@@ -72,11 +72,14 @@ export interface StartProcessOptions {
   nodeArgs?: string[];
   /** Another Node binary than this process's (benchmarks compare Node releases). */
   node?: string;
-  /**
-   * Another checkout to run (default: this one): its dist/ is started, with it as the working
-   * directory (A/B of two builds, e.g. bench/tools/heap-ab.ts, SYSTEM_DIR). Compiled only.
-   */
+  /** The working directory (default: the checkout), e.g. for files V8 writes there. Compiled only. */
   cwd?: string;
+  /**
+   * Another checkout whose dist/ is started (default: this one), also the working directory
+   * unless `cwd` is given: an A/B of two builds (bench/tools/profile-acp.ts, SYSTEM_DIR).
+   * Compiled only.
+   */
+  tree?: string;
 }
 
 export async function startProcess(
@@ -91,7 +94,7 @@ export async function startProcess(
   // a process from dist/ starts on ~a third less CPU than tsx compiling the sources again.
   const compiled = opts.compiled ?? process.env.TEST_COMPILED === '1';
   const script = compiled
-    ? [...startFlags(entry), join(opts.cwd ?? root, `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`)]
+    ? [...startFlags(entry), join(opts.tree ?? root, `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`)]
     : ['--import', 'tsx', ENTRY[entry]];
   const withStartEnv = compiled
     ? { ...startEnv(entry), ...TEST_STORE_ENV, ...env }
@@ -103,7 +106,7 @@ export async function startProcess(
     withStartEnv,
     {
       timeoutMs,
-      ...(compiled && opts.cwd ? { cwd: opts.cwd } : {}),
+      ...(compiled && (opts.cwd ?? opts.tree) ? { cwd: opts.cwd ?? opts.tree } : {}),
     },
   );
 }

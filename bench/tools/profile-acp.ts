@@ -43,6 +43,7 @@ const sys = await startEmbeddedSystem(
   ],
   { DATA_DIR: dataDir, STATEMENT_COUNTS_FILE: countsFile },
   process.env.SYSTEM_DIR,
+  process.env.SYSTEM_DIR,
 );
 const pid = sys.child.pid as number;
 
