@@ -196,6 +196,15 @@ describe('UCP order event routing', () => {
     expect(await routing.route(eventOf(EventTypes.OrderPlaced, foreign), new Date())).toBe(0);
   });
 
+  it("routes by the order id the session's id gives: a row a crash left before its completion still gets its order", async () => {
+    const { session, order, url } = await stored();
+    // The embedded row after a crash lost the completion's write (cached.ts): no order id.
+    await sqlCheckoutSessionStore(db).replace({ ...session, orderId: null, version: session.version + 1 });
+    expect(await routing.route(eventOf(EventTypes.OrderPlaced, order), new Date())).toBe(1);
+    const [row] = await deliveriesTo(url as string);
+    expect(JSON.parse(row?.payload ?? '{}').id).toBe(order.orderId);
+  });
+
   it('delivers an event once, however often it is routed (every replica routes every event)', async () => {
     const { order, url } = await stored();
     const event = eventOf(EventTypes.OrderPlaced, order);
