@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
 import type { Logger } from '../../../lib/logger.ts';
-import { SESSION_ID } from '../../../subgraphs/procurement/checkout/session.ts';
+import { orderPlaced, SESSION_ID } from '../../../subgraphs/procurement/checkout/session.ts';
 import { auditStep } from '../audit/audit.ts';
 import type { AuditLog } from '../audit/log.ts';
 import { blockBookkeeping, blockStep } from '../block/block.ts';
@@ -240,8 +240,7 @@ function handlers(d: AcpRouteDeps) {
       if (o.kind !== 'ok') return answer(req, reply, o, 'complete');
       // Completed, the session keeps this request's record: a retry after a lost reply is
       // answered from it, so the reply is stored without the answer waiting for it.
-      const placed = o.session.status === 'completed' || o.session.status === 'pending_approval';
-      if (held && placed && o.session.completedBy === record) held.recoverable = true;
+      if (held && orderPlaced(o.session) && o.session.completedBy === record) held.recoverable = true;
       if (o.replayed) reply.header('idempotent-replayed', 'true');
       return answer(req, reply, o, o.replayed ? 'complete (replayed: its reply was lost)' : 'complete');
     },

@@ -22,6 +22,8 @@ import {
   type NewSession,
   newSessionId,
   orderIdOfSession,
+  orderPlaced,
+  promotionIdsOf,
   type SessionChange,
   type SessionItem,
   type SessionPricing,
@@ -263,12 +265,6 @@ export function createCheckoutService(d: CheckoutDeps) {
   }
 
   /**
-   * A completion that stopped half-way (its hold ran out: the process died, or the order domain
-   * did not answer) is settled by what the order domain has: its order placed → the session
-   * follows it; none → the completion is undone (reservation and redemptions given back), and
-   * the session can be completed again.
-   */
-  /**
    * The status a session takes from the order its completion placed: pending approval for an
    * order an operator has not approved (waiting, rejected or expired: current() then follows
    * the decision to canceled), completed for an approved one (and one cancelled after, which
@@ -279,6 +275,12 @@ export function createCheckoutService(d: CheckoutDeps) {
       ? ('pending_approval' as const)
       : ('completed' as const);
 
+  /**
+   * A completion that stopped half-way (its hold ran out: the process died, or the order domain
+   * did not answer) is settled by what the order domain has: its order placed → the session
+   * follows it; none → the completion is undone (reservation and redemptions given back), and
+   * the session can be completed again.
+   */
   async function settle(s: CheckoutSession): Promise<CheckoutSession> {
     const orderId = s.orderId ?? orderIdOfSession(s.id);
     let found: Awaited<ReturnType<OrderPort['get']>>;
@@ -308,7 +310,7 @@ export function createCheckoutService(d: CheckoutDeps) {
     // Only what is still this completion's: another completion of the session may have started
     // since the write above and replayed the reservation under the same order id.
     await d.spend.ledger.release(orderId, d.clock.now(), s.completionHolder).catch(() => {});
-    const promotionIds = [...new Set(s.discounts.map((x) => x.promotionId))];
+    const promotionIds = promotionIdsOf(s);
     if (d.redemptions && promotionIds.length > 0)
       await d.redemptions.release({ orderId, customerId: s.agentId }).catch(() => {});
     return back;
@@ -415,11 +417,7 @@ export function createCheckoutService(d: CheckoutDeps) {
     // is unknown, and the first completion request now is taken as it (the agent's retry of the
     // request whose answer it never got): its purchase-order number and buyer are kept, and it
     // is answered as a replay. One after it is another request (405).
-    if (
-      c.record &&
-      s.completedBy === RECOVERED &&
-      (s.status === 'completed' || s.status === 'pending_approval')
-    ) {
+    if (c.record && s.completedBy === RECOVERED && orderPlaced(s)) {
       const adopted: CheckoutSession = {
         ...withStatus(s, s.status, now, { purchaseOrderNumber: c.purchaseOrderNumber }),
         ...(c.buyer !== undefined ? { buyer: c.buyer } : {}),
@@ -430,11 +428,7 @@ export function createCheckoutService(d: CheckoutDeps) {
       return again ? { kind: 'busy', session: again } : { kind: 'not-found' };
     }
     // The same request again, whose answer was lost with its stored reply: what it completed.
-    if (
-      c.record &&
-      s.completedBy === c.record &&
-      (s.status === 'completed' || s.status === 'pending_approval')
-    )
+    if (c.record && s.completedBy === c.record && orderPlaced(s))
       return { kind: 'ok', session: s, replayed: true };
     // Another completion holds it: this one waits (its own order id would be the same, but the
     // holder may give back what it reserved while this one places the order).
@@ -583,7 +577,7 @@ export function createCheckoutService(d: CheckoutDeps) {
       throw new CheckoutUnavailable(err instanceof Error ? err.message : 'spend ledger unavailable');
     }
 
-    const promotionIds = [...new Set(s.discounts.map((x) => x.promotionId))];
+    const promotionIds = promotionIdsOf(s);
     const customer = { orderId, customerId: s.agentId };
     if (d.redemptions && promotionIds.length > 0) {
       const port = d.redemptions;
@@ -708,7 +702,7 @@ export function createCheckoutService(d: CheckoutDeps) {
           if (await d.store.replace(mendedSession)) mended++;
           continue;
         }
-        const promotionIds = [...new Set(s.discounts.map((x) => x.promotionId))];
+        const promotionIds = promotionIdsOf(s);
         if (d.redemptions && promotionIds.length > 0)
           await d.redemptions.release({ orderId, customerId: s.agentId });
       } catch (err) {

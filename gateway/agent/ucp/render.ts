@@ -1,7 +1,8 @@
-import type {
-  CheckoutSession,
-  RejectedCode,
-  SessionProblem,
+import {
+  type CheckoutSession,
+  orderPlaced,
+  type RejectedCode,
+  type SessionProblem,
 } from '../../../subgraphs/procurement/checkout/session.ts';
 import { formatJsonPath as jsonPath } from '../acp/schema/json-path.ts';
 import { lineItemId, missingSelections } from './fulfillment.ts';
@@ -136,9 +137,7 @@ export function renderCheckout(
   messages.push(...extra.map((m) => ({ ...m })));
   const selected = fulfillmentActive(s) && missingSelections(s.fulfillment).length === 0;
   const order =
-    s.orderId && (s.status === 'completed' || s.status === 'pending_approval')
-      ? { id: s.orderId, permalink_url: o.orderUrl(s.orderId) }
-      : undefined;
+    s.orderId && orderPlaced(s) ? { id: s.orderId, permalink_url: o.orderUrl(s.orderId) } : undefined;
   return {
     ucp: {
       version: UCP_VERSION,

@@ -66,7 +66,7 @@ export function cachedSessionStore(inner: CheckoutSessionStore, max = 10_000): C
     list: (q) => inner.list(q),
     async hold(next) {
       const a = ahead.get(next.id);
-      const current = a?.s ?? sessions.get(next.id);
+      const current = known(next.id);
       // Not in memory (evicted since it was read): written, as without a hold.
       if (!current) return replace(next);
       if (current.version !== next.version - 1) return false;
@@ -75,7 +75,7 @@ export function cachedSessionStore(inner: CheckoutSessionStore, max = 10_000): C
     },
     replaceBehind(next) {
       const a = ahead.get(next.id);
-      const current = a?.s ?? sessions.get(next.id);
+      const current = known(next.id);
       if (!current || current.version !== next.version - 1) return false;
       // Once this write lands the row is at next.version: a change after it is written over that
       // (the store's writes of one session run in the order they were asked for).

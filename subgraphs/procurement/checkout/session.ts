@@ -222,6 +222,15 @@ export function buyable(p: Pick<SessionPricing, 'problems' | 'lines'>): boolean 
 export const isOpen = (s: Pick<CheckoutSession, 'status'>): boolean =>
   s.status === 'not_ready_for_payment' || s.status === 'ready_for_payment';
 
+/** A completion placed the session's order: completed, or its order waits for approval. */
+export const orderPlaced = (s: Pick<CheckoutSession, 'status'>): boolean =>
+  s.status === 'completed' || s.status === 'pending_approval';
+
+/** The promotions the session's discounts came from, each once (what a completion redeems). */
+export const promotionIdsOf = (s: Pick<CheckoutSession, 'discounts'>): string[] => [
+  ...new Set(s.discounts.map((x) => x.promotionId)),
+];
+
 /** An open session whose time is up is expired, whether or not anyone stored that yet. */
 export function effectiveStatus(s: CheckoutSession, nowMs: number): SessionStatus {
   return isOpen(s) && nowMs >= s.expiresAt ? 'expired' : s.status;
