@@ -7,6 +7,8 @@
  * overhead, a 1 ms promotion p99). undici's Pool gives keep-alive connections and
  * hdr-histogram-js the percentiles; this file only drives them.
  */
+// First: a generator's process restarts with one collector thread before it loads anything else.
+import './single-threaded-gc.ts';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import * as hdr from 'hdr-histogram-js';
 import { Pool } from 'undici';

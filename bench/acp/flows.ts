@@ -11,6 +11,8 @@
  * ../open-loop/generator.ts (fixed request lists) can send; their pool and histograms are the
  * same kind.
  */
+// First: a generator's process restarts with one collector thread before it loads anything else.
+import '../single-threaded-gc.ts';
 import { randomUUID } from 'node:crypto';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import * as hdr from 'hdr-histogram-js';

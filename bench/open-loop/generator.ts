@@ -11,6 +11,8 @@
  * loop, and wrk2 (the reference open-loop generator) is not packaged for this machine. undici's
  * Pool opens connections on demand (bounded) and hdr-histogram-js gives the percentiles.
  */
+// First: a generator's process restarts with one collector thread before it loads anything else.
+import '../single-threaded-gc.ts';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import * as hdr from 'hdr-histogram-js';
 import { Pool } from 'undici';

@@ -7,12 +7,15 @@
  *   npm run build && [NODE=<binary>] [EXTRA="--flag …"] [CONNS=64] [THRESHOLD=20] [WINDOWS=30] [DUMP=<file>] [BESIDE=<orders/s>] \
  *     tsx bench/tools/stall-trace.ts <rest|graphql|price|order|health> <rate> [seconds=10]
  * WINDOWS_OF=background: the windows of the orders beside (BESIDE) instead of the path's.
+ * SCHED=1: beside each window, what each thread of the server and of this process (the load
+ * generator) did in it: ms on a core and ms waiting for one (sched.ts), and the machine's busy share.
  */
 import { writeFileSync } from 'node:fs';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { orderRequests } from '../../harness/requests.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { requestsOf } from '../open-loop/run.ts';
+import { type SchedSample, schedBetween, startSchedSampler, threadNames } from './sched.ts';
 import { gcPauses } from './support.ts';
 
 const [which = 'rest', rateArg = '700', secondsArg = '10'] = process.argv.slice(2);
@@ -50,7 +53,29 @@ const load = (seconds: number) =>
   });
 await load(3); // warm-up
 const mark = lines.length;
+const sampler =
+  process.env.SCHED === '1' && sys.child.pid ? startSchedSampler([sys.child.pid, process.pid]) : undefined;
 const { primary: r, background: b } = await load(Number(secondsArg));
+const sched: SchedSample[] = (await sampler?.stop()) ?? [];
+const names = sys.child.pid
+  ? Object.assign(
+      {},
+      // Any other process seen is a generator (load-process.ts) this one forked.
+      ...[...new Set(Object.keys(sched.at(-1)?.threads ?? {}).map((id) => Number(id.split(':')[0])))]
+        .filter((pid) => pid !== sys.child.pid && pid !== process.pid)
+        .map((pid) => threadNames(sched, pid, 'generator')),
+      threadNames(sched, sys.child.pid, 'server'),
+      threadNames(sched, process.pid, 'bench'),
+    )
+  : {};
+const schedLine = (from: number, to: number) => {
+  const { threads, machineBusy } = schedBetween(sched, from, to, names);
+  const each = threads
+    .slice(0, 5)
+    .map((t) => `${t.name} ${t.cpuMs.toFixed(1)} on / ${t.waitMs.toFixed(1)} waiting`)
+    .join('; ');
+  return `sched over ${(to - from).toFixed(0)} ms, machine ${(machineBusy * 100).toFixed(0)} % busy: ${each}`;
+};
 console.log(
   `${which} at ${rate}/s: n=${r.completed} p50 ${r.p50.toFixed(2)} p99 ${r.p99.toFixed(2)} p99.9 ${r.p999.toFixed(2)} max ${r.max.toFixed(1)} ms`,
 );
@@ -84,11 +109,14 @@ console.log(
 );
 for (const w of windows.slice(0, Number(process.env.WINDOWS ?? 30))) {
   console.log(`- ${secs(w.from)}–${secs(w.to)} s: ${w.count} slow, worst ${w.worst.toFixed(1)} ms`);
+  if (sched.length > 0) console.log(`    ${schedLine(w.from - 20, w.to + w.worst)}`);
   for (const l of during)
     if (l.at >= w.from - 20 && l.at <= w.to + w.worst + 20)
       console.log(`    ${secs(l.at)} ${l.text.slice(0, 160)}`);
 }
 for (const line of gcPauses(during.map((l) => l.text))) console.log(line);
+const [first, last] = [sched[0], sched.at(-1)];
+if (first && last && first !== last) console.log(`whole run: ${schedLine(first.at, last.at)}`);
 if (process.env.DUMP)
   writeFileSync(process.env.DUMP, during.map((l) => `${secs(l.at)} ${l.text}`).join('\n'));
 await sys.stop();
