@@ -33,6 +33,8 @@ export interface FlowOptions {
   rate?: number;
   /** Open loop: requests beside the flows (e.g. /v2 orders), at this rate. */
   background?: { requests: HttpRequestSpec[]; rate: number };
+  /** Keep each measured request's due time (Unix ms), latency (ms) and operation (OPS index). */
+  samples?: boolean;
 }
 
 export interface OpFigures {
@@ -70,6 +72,8 @@ export interface FlowResult {
   flowsPerSecond: number;
   ops: Record<Op, OpFigures>;
   background?: OpFigures & { achieved: number };
+  /** With `samples`: triples of due time (Unix ms), latency (ms), OPS index. */
+  samples?: number[];
 }
 
 const HEADERS = (key: string) => ({
@@ -122,6 +126,7 @@ async function drive(o: FlowOptions): Promise<FlowResult> {
   const headers = HEADERS(o.key);
   let n = 0;
   let flows = 0;
+  const samples: number[] | undefined = o.samples ? [] : undefined;
   const start = performance.now() + 20;
   const measuredFrom = start + (o.warmupSeconds ?? 0) * 1000;
   const end = measuredFrom + o.seconds * 1000;
@@ -136,7 +141,9 @@ async function drive(o: FlowOptions): Promise<FlowResult> {
     const text = await res.body.text();
     const ok = res.statusCode === (op === 'create' ? 201 : 200);
     if (measured) {
-      hist[op].recordValue(Math.max(1, Math.round((performance.now() - due) * 1000)));
+      const ms = performance.now() - due;
+      hist[op].recordValue(Math.max(1, Math.round(ms * 1000)));
+      samples?.push(performance.timeOrigin + due, ms, OPS.indexOf(op));
       if (!ok) failed[op]++;
     }
     return ok ? (JSON.parse(text) as { id: string; status: string }) : undefined;
@@ -253,6 +260,7 @@ async function drive(o: FlowOptions): Promise<FlowResult> {
     ...(bg
       ? { background: { ...figures(bg.hist, bg.completed, bg.failed), achieved: bg.completed / o.seconds } }
       : {}),
+    ...(samples ? { samples } : {}),
   };
 }
 

@@ -19,10 +19,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { orderRequests } from '../../harness/requests.ts';
-import { gql, testConfig } from '../../harness/system.ts';
-import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { load } from '../loadgen.ts';
 import { type FlowResult, OPS, type Op, type OpResult, runFlows, runOp } from './flows.ts';
+import { issueBenchKey } from './key.ts';
 
 export const ACP_GOALS = { create: 15, complete: 25, throughputRatio: 0.5 } as const;
 /** Pairs of the /v2 order and completions alone, and the seconds of each half. */
@@ -43,29 +42,11 @@ export interface AcpRun {
   rate: number;
 }
 
-const ISSUE = `mutation($i: IssueCheckoutApiKeyInput!) { issueCheckoutApiKey(input: $i) { key } }`;
-
 export async function runAcp(quick: boolean, log: (s: string) => void): Promise<AcpRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ac-bench-acp-'));
   const system = await startEmbeddedSystem(process.env.BENCH_NODE, [], { DATA_DIR: dataDir });
   try {
-    const token = await mintDevToken(testConfig({ DATA_DIR: dataDir }), {
-      subject: 'bench',
-      roles: ['agents:admin'],
-    });
-    const issued = await gql(system.url, ISSUE, {
-      token,
-      variables: {
-        i: {
-          name: 'bench',
-          spiffeId: 'spiffe://example.org/ns/ai/sa/procurement-agent/bench-acp',
-          agentId: 'agent-bench-acp-01',
-          scopes: ['orders:create'],
-        },
-      },
-    });
-    const key = (issued.data?.issueCheckoutApiKey as { key?: string } | undefined)?.key;
-    if (!key) throw new Error(`no checkout API key: ${JSON.stringify(issued.errors)}`);
+    const key = await issueBenchKey(system.url, dataDir, 'bench-acp');
     const seconds = quick ? 3 : 10;
     const warmupSeconds = quick ? 1 : 3;
 

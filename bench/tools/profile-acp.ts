@@ -19,9 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { orderRequests } from '../../harness/requests.ts';
-import { gql, testConfig } from '../../harness/system.ts';
-import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { type Op, runOp } from '../acp/flows.ts';
+import { issueBenchKey } from '../acp/key.ts';
 import { load } from '../loadgen.ts';
 import { cpuSeconds, extraNodeFlags } from './support.ts';
 
@@ -47,24 +46,7 @@ const sys = await startEmbeddedSystem(
 );
 const pid = sys.child.pid as number;
 
-const ISSUE = `mutation($i: IssueCheckoutApiKeyInput!) { issueCheckoutApiKey(input: $i) { key } }`;
-const token = await mintDevToken(testConfig({ DATA_DIR: dataDir }), {
-  subject: 'bench',
-  roles: ['agents:admin'],
-});
-const issued = await gql(sys.url, ISSUE, {
-  token,
-  variables: {
-    i: {
-      name: 'profile',
-      spiffeId: 'spiffe://example.org/ns/ai/sa/procurement-agent/profile-acp',
-      agentId: 'agent-profile-acp-01',
-      scopes: ['orders:create'],
-    },
-  },
-});
-const key = (issued.data?.issueCheckoutApiKey as { key?: string } | undefined)?.key;
-if (!key) throw new Error(`no checkout API key: ${JSON.stringify(issued.errors)}`);
+const key = await issueBenchKey(sys.url, dataDir, 'profile-acp');
 
 /** CPU seconds of each thread of the process, by thread id, with its name. */
 function threads(): Map<number, { name: string; cpu: number }> {

