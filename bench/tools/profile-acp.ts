@@ -10,7 +10,7 @@
  * seconds of the same operation come first, outside the figures. Prints the server's CPU per
  * request (the whole process, and by thread: the request thread, the store's
  * thread and the rest), with COUNT_SQL=1 the statements each request sent to the store's thread
- * (bench/tools/count-statements.mjs), and the request thread's self-time summary
+ * and the time that thread took to serve them (bench/tools/count-statements.mjs), and the request thread's self-time summary
  * (cpuprofile-summary.ts) over the measured load.
  */
 import { spawnSync } from 'node:child_process';
@@ -64,11 +64,14 @@ function threads(): Map<number, { name: string; cpu: number }> {
   return out;
 }
 
-async function statementCounts(): Promise<Map<string, number>> {
+/** Each statement text's count and the store thread's ms serving it, so far (count-statements.mjs). */
+async function statementCounts(): Promise<Map<string, [number, number]>> {
   if (!countSql) return new Map();
   process.kill(pid, 'SIGUSR2');
   await new Promise((r) => setTimeout(r, 300));
-  return new Map(Object.entries(JSON.parse(readFileSync(countsFile, 'utf8')) as Record<string, number>));
+  return new Map(
+    Object.entries(JSON.parse(readFileSync(countsFile, 'utf8')) as Record<string, [number, number]>),
+  );
 }
 
 const op = (o: Op, secs: number, ids?: string[]) =>
@@ -138,12 +141,19 @@ console.log(
 );
 if (countSql) {
   const diff = [...countsAfter]
-    .map(([sql, n]) => ({ sql, n: n - (countsBefore.get(sql) ?? 0) }))
+    .map(([sql, [n, ms]]) => {
+      const [n0, ms0] = countsBefore.get(sql) ?? [0, 0];
+      return { sql, n: n - n0, ms: ms - ms0 };
+    })
     .filter((x) => x.n > 0)
-    .sort((a, b) => b.n - a.n);
+    .sort((a, b) => b.ms - a.ms);
   const total = diff.reduce((s, x) => s + x.n, 0);
-  console.log(`  statements to the store's thread: ${(total / r.requests).toFixed(2)} per request`);
-  for (const x of diff.slice(0, 20)) console.log(`    ${(x.n / r.requests).toFixed(3)}  ${x.sql}`);
+  const totalMs = diff.reduce((s, x) => s + x.ms, 0);
+  console.log(
+    `  statements to the store's thread: ${(total / r.requests).toFixed(2)} per request, served in ${(totalMs / r.requests).toFixed(3)} ms (per request: count, ms)`,
+  );
+  for (const x of diff.slice(0, 20))
+    console.log(`    ${(x.n / r.requests).toFixed(3)}  ${(x.ms / r.requests).toFixed(3)}  ${x.sql}`);
 }
 await sys.stop();
 if (!profile) process.exit(0);

@@ -9,6 +9,8 @@
  * WINDOWS_OF=background: the windows of the orders beside (BESIDE) instead of the path's.
  * `acp`: ACP checkout flows (create, update, complete; bench/acp/flows.ts) at <rate> flows/s;
  * WINDOWS_OF=create|update|complete picks the operation whose windows are shown (create).
+ * EXTRA=--import=$PWD/bench/tools/count-statements.mjs SLOW_STATEMENT_MS=5: the embedded store's
+ * statements served slower than 5 ms are among the server's lines.
  * SCHED=1: beside each window, what each thread of the server and of this process (the load
  * generator) did in it: ms on a core and ms waiting for one (sched.ts), and the machine's busy share.
  */
@@ -44,7 +46,11 @@ const dataDir = mkdtempSync(join(tmpdir(), 'ac-stall-'));
 const sys = await startEmbeddedSystem(
   process.env.NODE || undefined,
   ['--trace-gc', ...(process.env.EXTRA?.split(' ').filter(Boolean) ?? [])],
-  { DATA_DIR: dataDir },
+  {
+    DATA_DIR: dataDir,
+    // For bench/tools/count-statements.mjs in EXTRA: print the store's slow statements.
+    ...(process.env.SLOW_STATEMENT_MS ? { SLOW_STATEMENT_MS: process.env.SLOW_STATEMENT_MS } : {}),
+  },
 );
 // Each line the server prints, stamped in Unix ms on the clock the generator's due times use.
 const lines: { at: number; text: string }[] = [];
