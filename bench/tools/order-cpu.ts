@@ -6,6 +6,9 @@
  * QUOTE_RATE/s beside (BESIDE=rest|graphql), and prints CPU ms per order of each process from
  * /proc: the gateways, each subgraph process, and the Postgres backends serving this system's
  * connections (found by their client ports; the machine's other Postgres work is not counted).
+ * Beside each process's CPU, the time its threads waited for a core (ms per second of the run,
+ * from /proc schedstat: bench/tools/sched.ts), and the load generator's (this process) too: on
+ * 2 cores a process that waits long is crowded out, not slow.
  * PROF=1: gateway 1 and procurement run with --cpu-prof; their self-time summaries (the measured
  * load only) are printed after.
  *   npm run build && [RATE=100] [SECONDS=10] [BESIDE=rest QUOTE_RATE=40] [PROF=1] tsx bench/tools/order-cpu.ts
@@ -20,6 +23,7 @@ import { TEST_DATABASE_URL } from '../../harness/services.ts';
 import { startDistributedBench, untilReady } from '../open-loop/distributed.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { requestsOf } from '../open-loop/run.ts';
+import { schedByProcess, startSchedSampler } from './sched.ts';
 import { cpuSeconds } from './support.ts';
 
 const rate = Number(process.env.RATE ?? 100);
@@ -90,10 +94,15 @@ try {
   const before = cpu();
   skipMs.procurement = Math.round(performance.now() - spawned);
   skipMs.gateway = Math.round(performance.now() - gatewaysSpawned);
+  const sampler = startSchedSampler([process.pid, ...all.flatMap(([, pids]) => pids)], 20);
   const t0 = performance.now();
   const r = await run(seconds, 0);
   const wall = (performance.now() - t0) / 1000;
   const after = cpu();
+  const sched = schedByProcess(await sampler.stop());
+  /** ms waiting for a core per second of the run, summed over the processes' threads. */
+  const waiting = (pids: number[]) =>
+    (pids.reduce((a, p) => a + (sched.get(p)?.waitMs ?? 0), 0) / wall).toFixed(0);
   const orders = r.primary.completed;
   console.log(
     `${orders} orders in ${wall.toFixed(1)} s at ${rate}/s${beside ? ` with ${beside} quotes at ${quoteRate}/s beside (p99 ${r.background?.p99.toFixed(1)} ms)` : ''}: p50 ${r.primary.p50.toFixed(1)} ms, p99 ${r.primary.p99.toFixed(1)} ms, bad ${r.primary.non2xx + r.primary.errors}; load average ${loadavg()
@@ -105,9 +114,10 @@ try {
     const s = (after[i] ?? 0) - (before[i] ?? 0);
     total += s;
     console.log(
-      `  ${name.padEnd(18)} ${((s * 1000) / orders).toFixed(2)} ms CPU per order (${((s / wall) * 100).toFixed(0)} % of a core; ${pids.length} process${pids.length === 1 ? '' : 'es'})`,
+      `  ${name.padEnd(18)} ${((s * 1000) / orders).toFixed(2)} ms CPU per order (${((s / wall) * 100).toFixed(0)} % of a core; waiting for a core ${waiting(pids)} ms/s; ${pids.length} process${pids.length === 1 ? '' : 'es'})`,
     );
   }
+  console.log(`  ${'load generator'.padEnd(18)} waiting for a core ${waiting([process.pid])} ms/s`);
   console.log(
     `  ${'total'.padEnd(18)} ${((total * 1000) / orders).toFixed(2)} ms CPU per order (${((total / wall) * 100).toFixed(0)} % of a core)`,
   );

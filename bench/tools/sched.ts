@@ -122,6 +122,25 @@ export function schedBetween(
   return { threads, machineBusy };
 }
 
+/** What each process did between the first and the last sample: ms on a core and ms waiting, by pid. */
+export function schedByProcess(
+  samples: readonly SchedSample[],
+): Map<number, { cpuMs: number; waitMs: number }> {
+  const out = new Map<number, { cpuMs: number; waitMs: number }>();
+  const first = samples[0];
+  const last = samples.at(-1);
+  if (!first || !last) return out;
+  for (const [id, c] of Object.entries(last.threads)) {
+    const pid = Number(id.split(':')[0]);
+    const before = first.threads[id] ?? { cpu: 0, wait: 0 };
+    const t = out.get(pid) ?? { cpuMs: 0, waitMs: 0 };
+    t.cpuMs += (c.cpu - before.cpu) / 1e6;
+    t.waitMs += (c.wait - before.wait) / 1e6;
+    out.set(pid, t);
+  }
+  return out;
+}
+
 /**
  * Names for a server's threads: its main thread, and the one Node worker that used the most CPU
  * by the last sample (the embedded store's thread under a load that writes); the rest by tid.
