@@ -300,6 +300,12 @@ export function createCheckoutService(d: CheckoutDeps) {
    * message; a new completion may proceed), and only if that write wins (no other completion
    * took the session over) are the reservation and the redemptions given back.
    */
+  /** Gives back what a completion redeemed under `orderId`, when the session's discounts had any. */
+  async function releaseRedemptions(s: CheckoutSession, orderId: string): Promise<void> {
+    if (d.redemptions && promotionIdsOf(s).length > 0)
+      await d.redemptions.release({ orderId, customerId: s.agentId });
+  }
+
   async function abandon(s: CheckoutSession, message: string): Promise<CheckoutSession> {
     const orderId = s.orderId ?? orderIdOfSession(s.id);
     const back = withStatus(s, 'not_ready_for_payment', d.clock.now(), {
@@ -310,9 +316,7 @@ export function createCheckoutService(d: CheckoutDeps) {
     // Only what is still this completion's: another completion of the session may have started
     // since the write above and replayed the reservation under the same order id.
     await d.spend.ledger.release(orderId, d.clock.now(), s.completionHolder).catch(() => {});
-    const promotionIds = promotionIdsOf(s);
-    if (d.redemptions && promotionIds.length > 0)
-      await d.redemptions.release({ orderId, customerId: s.agentId }).catch(() => {});
+    await releaseRedemptions(s, orderId).catch(() => {});
     return back;
   }
 
@@ -702,9 +706,7 @@ export function createCheckoutService(d: CheckoutDeps) {
           if (await d.store.replace(mendedSession)) mended++;
           continue;
         }
-        const promotionIds = promotionIdsOf(s);
-        if (d.redemptions && promotionIds.length > 0)
-          await d.redemptions.release({ orderId, customerId: s.agentId });
+        await releaseRedemptions(s, orderId);
       } catch (err) {
         d.log.warn(
           { err, sessionId: s.id },
