@@ -97,6 +97,14 @@ export function startSchedSampler(pids: readonly number[], everyMs = 5): { stop(
   };
 }
 
+/** Each thread's ms on a core and ms waiting for one between two samples, by `pid:tid`. */
+function deltas(first: SchedSample, last: SchedSample): { id: string; cpuMs: number; waitMs: number }[] {
+  return Object.entries(last.threads).map(([id, c]) => {
+    const before = first.threads[id] ?? { cpu: 0, wait: 0 };
+    return { id, cpuMs: (c.cpu - before.cpu) / 1e6, waitMs: (c.wait - before.wait) / 1e6 };
+  });
+}
+
 /** What each thread did between two instants (ms on a core, ms waiting for one), busiest first. */
 export function schedBetween(
   samples: readonly SchedSample[],
@@ -107,15 +115,8 @@ export function schedBetween(
   const first = samples.findLast((s) => s.at <= from) ?? samples[0];
   const last = samples.find((s) => s.at >= to) ?? samples.at(-1);
   if (!first || !last || first === last) return { threads: [], machineBusy: Number.NaN };
-  const threads = Object.entries(last.threads)
-    .map(([id, c]) => {
-      const before = first.threads[id] ?? { cpu: 0, wait: 0 };
-      return {
-        name: names[id] ?? id,
-        cpuMs: (c.cpu - before.cpu) / 1e6,
-        waitMs: (c.wait - before.wait) / 1e6,
-      };
-    })
+  const threads = deltas(first, last)
+    .map(({ id, cpuMs, waitMs }) => ({ name: names[id] ?? id, cpuMs, waitMs }))
     .filter((t) => t.cpuMs + t.waitMs >= 0.5)
     .sort((a, b) => b.cpuMs + b.waitMs - (a.cpuMs + a.waitMs));
   const machineBusy = (last.busy - first.busy) / Math.max(1, last.total - first.total);
@@ -130,12 +131,11 @@ export function schedByProcess(
   const first = samples[0];
   const last = samples.at(-1);
   if (!first || !last) return out;
-  for (const [id, c] of Object.entries(last.threads)) {
+  for (const { id, cpuMs, waitMs } of deltas(first, last)) {
     const pid = Number(id.split(':')[0]);
-    const before = first.threads[id] ?? { cpu: 0, wait: 0 };
     const t = out.get(pid) ?? { cpuMs: 0, waitMs: 0 };
-    t.cpuMs += (c.cpu - before.cpu) / 1e6;
-    t.waitMs += (c.wait - before.wait) / 1e6;
+    t.cpuMs += cpuMs;
+    t.waitMs += waitMs;
     out.set(pid, t);
   }
   return out;
