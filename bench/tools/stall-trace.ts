@@ -11,16 +11,22 @@
  * WINDOWS_OF=create|update|complete picks the operation whose windows are shown (create).
  * EXTRA=--import=$PWD/bench/tools/count-statements.mjs SLOW_STATEMENT_MS=5: the embedded store's
  * statements served slower than 5 ms are among the server's lines.
+ * PREFILL=1 (acp): before the warm-up, the store is filled as `npm run bench -- --only acp` fills it
+ * before its open-loop steps (its closed-loop orders, creates, updates, completions and flows:
+ * ~15k sessions, their replies and orders), so the trace sees the bench's store, not an empty one.
+ * With count-statements.mjs in EXTRA it also prints the statements that took the store's thread
+ * longest over the run (count and ms per flow or request).
  * SCHED=1: beside each window, what each thread of the server and of this process (the load
  * generator) did in it: ms on a core and ms waiting for one (sched.ts), and the machine's busy share.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { orderRequests } from '../../harness/requests.ts';
-import { OPS, type Op, type OpFigures, runFlows } from '../acp/flows.ts';
+import { OPS, type Op, type OpFigures, runFlows, runOp } from '../acp/flows.ts';
 import { issueBenchKey } from '../acp/key.ts';
+import { load as closedLoad } from '../loadgen.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { requestsOf } from '../open-loop/run.ts';
 import { type SchedSample, schedBetween, startSchedSampler, threadNames } from './sched.ts';
@@ -48,6 +54,7 @@ const sys = await startEmbeddedSystem(
   ['--trace-gc', ...(process.env.EXTRA?.split(' ').filter(Boolean) ?? [])],
   {
     DATA_DIR: dataDir,
+    STATEMENT_COUNTS_FILE: join(dataDir, 'statements.json'),
     // For bench/tools/count-statements.mjs in EXTRA: print the store's slow statements.
     ...(process.env.SLOW_STATEMENT_MS ? { SLOW_STATEMENT_MS: process.env.SLOW_STATEMENT_MS } : {}),
   },
@@ -94,19 +101,40 @@ const load = async (seconds: number): Promise<{ primary: Figures; background?: F
     ...(f.background ? { background: figures(f.background) } : {}),
   };
 };
+if (acp && process.env.PREFILL === '1') {
+  // The closed-loop steps of bench/acp/run.ts, in its order and for its seconds.
+  const op = (o: Op, seconds: number, ids?: string[]) =>
+    runOp({ url: sys.url, key, op: o, seconds, concurrency: 10, ...(ids ? { ids } : {}) });
+  await closedLoad({ url: sys.url, requests: orderRequests(), connections: 10, seconds: 8 });
+  const created = (await op('create', 3)).ids.concat((await op('create', 10)).ids);
+  await op('update', 10, created.slice(0, 500));
+  await op('complete', 12, created);
+  await runFlows({ url: sys.url, key, seconds: 10, warmupSeconds: 3, concurrency: 10 });
+  console.log(`prefilled: ${created.length} sessions created closed loop, then the bench's flows`);
+}
 await load(3); // warm-up
+const counting = process.env.EXTRA?.includes('count-statements') && sys.child.pid !== undefined;
+/** Each statement's [count, store-thread ms] so far (count-statements.mjs writes them on SIGUSR2). */
+const statementCounts = async (): Promise<Record<string, [number, number]>> => {
+  if (!counting || !sys.child.pid) return {};
+  process.kill(sys.child.pid, 'SIGUSR2');
+  await new Promise((r) => setTimeout(r, 300));
+  return JSON.parse(readFileSync(join(dataDir, 'statements.json'), 'utf8'));
+};
+const countsBefore = await statementCounts();
 const mark = lines.length;
 const sampler =
   process.env.SCHED === '1' && sys.child.pid ? startSchedSampler([sys.child.pid, process.pid]) : undefined;
 const { primary: r, background: b } = await load(Number(secondsArg));
 const sched: SchedSample[] = (await sampler?.stop()) ?? [];
+const countsAfter = await statementCounts();
 const names = sys.child.pid
   ? { ...threadNames(sched, sys.child.pid, 'server'), ...threadNames(sched, process.pid, 'bench') }
   : {};
 const schedLine = (from: number, to: number) => {
   const { threads, machineBusy } = schedBetween(sched, from, to, names);
   const each = threads
-    .slice(0, 5)
+    .slice(0, Number(process.env.SCHED_TOP ?? 5))
     .map((t) => `${t.name} ${t.cpuMs.toFixed(1)} on / ${t.waitMs.toFixed(1)} waiting`)
     .join('; ');
   return `sched over ${(to - from).toFixed(0)} ms, machine ${(machineBusy * 100).toFixed(0)} % busy: ${each}`;
@@ -152,6 +180,23 @@ for (const w of windows.slice(0, Number(process.env.WINDOWS ?? 30))) {
 for (const line of gcPauses(during.map((l) => l.text))) console.log(line);
 const [first, last] = [sched[0], sched.at(-1)];
 if (first && last && first !== last) console.log(`whole run: ${schedLine(first.at, last.at)}`);
+if (counting) {
+  const n = r.completed;
+  const rows = Object.entries(countsAfter)
+    .map(([sql, [c, ms]]) => ({
+      sql,
+      c: c - (countsBefore[sql]?.[0] ?? 0),
+      ms: ms - (countsBefore[sql]?.[1] ?? 0),
+    }))
+    .filter((x) => x.c > 0)
+    .sort((a, b) => b.ms - a.ms);
+  const total = rows.reduce((s, x) => s + x.ms, 0);
+  console.log(
+    `store thread: ${(total / n).toFixed(3)} ms per ${acp ? 'flow' : 'request'} (count, ms per ${acp ? 'flow' : 'request'}):`,
+  );
+  for (const x of rows.slice(0, 15))
+    console.log(`  ${(x.c / n).toFixed(3)}  ${(x.ms / n).toFixed(3)}  ${x.sql}`);
+}
 if (process.env.DUMP)
   writeFileSync(process.env.DUMP, during.map((l) => `${secs(l.at)} ${l.text}`).join('\n'));
 await sys.stop();

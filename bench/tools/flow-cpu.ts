@@ -1,0 +1,106 @@
+/**
+ * What an ACP flow (create, update, complete) costs the server at the closed loop's maximum and
+ * at a fixed rate below it: the server's CPU per flow, by thread (user + system, and system
+ * alone), and the machine's busy share, alternated in one process's life:
+ *   npm run build && tsx bench/tools/flow-cpu.ts [flows/s=half the first closed loop] [rounds=2]
+ * Each round runs the closed loop (10 flows at a time, 10 s), then the open loop at the rate
+ * (10 s). The bench's "50 % of the maximum" is a rate of the closed loop's flows; this shows
+ * what share of the machine that rate is, and why (docs/performance.md, "ACP", ninth pass).
+ * The control, in the same run: a bare node:http route (its own process), its CPU per request
+ * at its closed-loop maximum and at the flows' request rate (three requests a flow).
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedSystem } from '../../harness/embedded.ts';
+import { type FlowResult, runFlows } from '../acp/flows.ts';
+import { issueBenchKey } from '../acp/key.ts';
+import { load } from '../loadgen.ts';
+import { openLoad } from '../open-loop/generator.ts';
+import { startBare } from '../open-loop/run.ts';
+import { cpuSeconds } from './support.ts';
+
+/** The machine's idle and total jiffies so far (/proc/stat's first line). */
+function machine(): { idle: number; total: number } {
+  const f = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').split(/\s+/).slice(1).map(Number);
+  return { idle: (f[3] ?? 0) + (f[4] ?? 0), total: f.reduce((a, b) => a + b, 0) };
+}
+
+/** Each thread's CPU ms so far, user + system and system alone (/proc/<pid>/task/<tid>/stat). */
+function threads(pid: number): Map<string, { cpu: number; sys: number }> {
+  const out = new Map<string, { cpu: number; sys: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Fields 14 and 15 (utime, stime) in clock ticks of 10 ms.
+      out.set(tid, { cpu: (Number(f[11]) + Number(f[12])) * 10, sys: Number(f[12]) * 10 });
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'ac-flow-cpu-'));
+const sys = await startEmbeddedSystem(undefined, [], { DATA_DIR: dataDir });
+const pid = sys.child.pid;
+if (!pid) throw new Error('no server process');
+const key = await issueBenchKey(sys.url, dataDir, 'flow-cpu');
+await runFlows({ url: sys.url, key, seconds: 10, warmupSeconds: 3, concurrency: 10 });
+
+let rate = Number(process.argv[2] ?? 0);
+const rounds = Number(process.argv[3] ?? 2);
+const measure = async (label: string, run: () => Promise<FlowResult>) => {
+  const [m0, t0] = [machine(), threads(pid)];
+  const r = await run();
+  const [m1, t1] = [machine(), threads(pid)];
+  const flows = r.flowsPerSecond * 10;
+  const per = (ms: number) => (ms / flows).toFixed(2);
+  const rows = [...t1]
+    .map(([tid, t]) => {
+      const before = t0.get(tid) ?? { cpu: 0, sys: 0 };
+      return { tid, cpu: t.cpu - before.cpu, sys: t.sys - before.sys };
+    })
+    .filter((t) => t.cpu > 0)
+    .sort((a, b) => b.cpu - a.cpu);
+  const total = rows.reduce((s, t) => s + t.cpu, 0);
+  const busy = 1 - (m1.idle - m0.idle) / (m1.total - m0.total);
+  console.log(
+    `${label}: ${r.flowsPerSecond.toFixed(0)} flows/s, machine ${(busy * 100).toFixed(0)} % busy, server ${per(total)} ms CPU per flow; create p99 ${r.ops.create.p99.toFixed(1)}, update ${r.ops.update.p99.toFixed(1)}, complete ${r.ops.complete.p99.toFixed(1)} ms`,
+  );
+  console.log(
+    `  by thread (ms per flow, of it in the kernel): ${rows
+      .slice(0, 4)
+      .map((t) => `${t.tid === String(pid) ? 'request thread' : `#${t.tid}`} ${per(t.cpu)} (${per(t.sys)})`)
+      .join(', ')}`,
+  );
+  return r;
+};
+for (let round = 1; round <= rounds; round++) {
+  const closed = await measure(`round ${round}, closed loop (10 at a time)`, () =>
+    runFlows({ url: sys.url, key, seconds: 10, warmupSeconds: 0, concurrency: 10 }),
+  );
+  if (!rate) rate = Math.max(1, Math.round(closed.flowsPerSecond / 2));
+  await measure(`round ${round}, open loop at ${rate} flows/s`, () =>
+    runFlows({ url: sys.url, key, seconds: 10, warmupSeconds: 0, rate }),
+  );
+}
+await sys.stop();
+
+// The control: the same question asked of a route that does nothing.
+const bare = await startBare();
+const barePid = bare.child.pid;
+if (!barePid) throw new Error('no control process');
+const requests = [{ path: '/bare' }];
+await load({ url: bare.url, requests, connections: 10, seconds: 3 });
+const c0 = cpuSeconds(barePid);
+const max = await load({ url: bare.url, requests, connections: 10, seconds: 10 });
+const c1 = cpuSeconds(barePid);
+await openLoad({ url: bare.url, primary: { requests, rate: rate * 3 }, seconds: 10 });
+const c2 = cpuSeconds(barePid);
+const us = (s: number, n: number) => ((s * 1e6) / n).toFixed(0);
+console.log(
+  `control, bare node:http route: ${us(c1 - c0, max.requests)} µs CPU per request closed loop (${Math.round(max.rps)}/s), ${us(c2 - c1, rate * 3 * 10)} µs at ${rate * 3}/s`,
+);
+await bare.stop();
