@@ -102,15 +102,24 @@ const load = async (seconds: number): Promise<{ primary: Figures; background?: F
   };
 };
 if (acp && process.env.PREFILL === '1') {
-  // The closed-loop steps of bench/acp/run.ts, in its order and for its seconds.
+  // The closed-loop steps of bench/acp/run.ts, in its order and for its seconds: the /v2 order's
+  // warm-up and maximum, creates (warm-up, then measured), updates of 500 of the measured ones,
+  // three pairs of /v2 orders and completions of those sessions, then closed-loop flows.
   const op = (o: Op, seconds: number, ids?: string[]) =>
     runOp({ url: sys.url, key, op: o, seconds, concurrency: 10, ...(ids ? { ids } : {}) });
-  await closedLoad({ url: sys.url, requests: orderRequests(), connections: 10, seconds: 8 });
-  const created = (await op('create', 3)).ids.concat((await op('create', 10)).ids);
-  await op('update', 10, created.slice(0, 500));
-  await op('complete', 12, created);
+  const orders = { url: sys.url, requests: orderRequests(), connections: 10 };
+  await closedLoad({ ...orders, seconds: 3 });
+  await closedLoad({ ...orders, seconds: 5 });
+  await op('create', 3);
+  let fresh = (await op('create', 10)).ids;
+  const created = fresh.length;
+  await op('update', 10, fresh.slice(0, 500));
+  for (let pair = 0; pair < 3; pair++) {
+    await closedLoad({ ...orders, seconds: 4 });
+    fresh = fresh.slice((await op('complete', 4, fresh)).count);
+  }
   await runFlows({ url: sys.url, key, seconds: 10, warmupSeconds: 3, concurrency: 10 });
-  console.log(`prefilled: ${created.length} sessions created closed loop, then the bench's flows`);
+  console.log(`prefilled as the bench: ${created} sessions created closed loop, then its pairs and flows`);
 }
 await load(3); // warm-up
 const counting = process.env.EXTRA?.includes('count-statements') && sys.child.pid !== undefined;
@@ -180,7 +189,9 @@ for (const w of windows.slice(0, Number(process.env.WINDOWS ?? 30))) {
 for (const line of gcPauses(during.map((l) => l.text))) console.log(line);
 const [first, last] = [sched[0], sched.at(-1)];
 if (first && last && first !== last) console.log(`whole run: ${schedLine(first.at, last.at)}`);
-if (counting) {
+if (counting && r.completed > 0) {
+  // Per request of the traced operation (acp: per flow, one of each); with BESIDE the orders'
+  // statements are in the totals too.
   const n = r.completed;
   const rows = Object.entries(countsAfter)
     .map(([sql, [c, ms]]) => ({
