@@ -14,8 +14,9 @@ export type { WarmUpReport };
  * REST and GraphQL cart quotes and the price calculation, on real catalog SKUs) through
  * Fastify's inject, without a socket, until the budget is spent, and the first real callers
  * find compiled code and filled caches. The order path is not sent (an order is a purchase,
- * and every call is audited): its store's functions are compiled at start instead
- * (`--no-wasm-lazy-compilation` in `npm start`), and its JavaScript is mostly the quotes'.
+ * and every call is audited); its JavaScript is mostly the quotes', and its store's WebAssembly
+ * is compiled on first calls (`--no-wasm-lazy-compilation` was measured and not kept: 22 MB of
+ * RSS; docs/performance.md, "Warm start").
  *
  * Side effects, on purpose the same as any caller's: quotes fill the price cache and the
  * quote cache, the first price of each SKU publishes one PriceCalculated event.

@@ -20,16 +20,7 @@ import { issueBenchKey } from '../acp/key.ts';
 import { load } from '../loadgen.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { startBare } from '../open-loop/run.ts';
-import { cpuSeconds } from './support.ts';
-
-/**
- * The machine's idle, stolen and total jiffies so far (/proc/stat's first line: user, nice,
- * system, idle, iowait, irq, softirq, steal; guest time is already inside user and nice).
- */
-function machine(): { idle: number; steal: number; total: number } {
-  const f = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').split(/\s+/).slice(1, 9).map(Number);
-  return { idle: (f[3] ?? 0) + (f[4] ?? 0), steal: f[7] ?? 0, total: f.reduce((a, b) => a + b, 0) };
-}
+import { cpuSeconds, machineJiffies, machineShare } from './support.ts';
 
 /** Each thread's CPU ms so far, user + system and system alone (/proc/<pid>/task/<tid>/stat). */
 function threads(pid: number): Map<string, { cpu: number; sys: number }> {
@@ -57,9 +48,9 @@ await runFlows({ url: sys.url, key, seconds: 10, warmupSeconds: 3, concurrency: 
 let rate = Number(process.argv[2] ?? 0);
 const rounds = Number(process.argv[3] ?? 2);
 const measure = async (label: string, run: () => Promise<FlowResult>) => {
-  const [m0, t0] = [machine(), threads(pid)];
+  const [m0, t0] = [machineJiffies(), threads(pid)];
   const r = await run();
-  const [m1, t1] = [machine(), threads(pid)];
+  const [m1, t1] = [machineJiffies(), threads(pid)];
   // Completions counted, not flowsPerSecond × 10: an open loop's rate is taken over its drain too.
   const flows = Math.max(1, r.ops.complete.count);
   const per = (ms: number) => (ms / flows).toFixed(2);
@@ -71,9 +62,7 @@ const measure = async (label: string, run: () => Promise<FlowResult>) => {
     .filter((t) => t.cpu > 0)
     .sort((a, b) => b.cpu - a.cpu);
   const total = rows.reduce((s, t) => s + t.cpu, 0);
-  const span = m1.total - m0.total;
-  const busy = 1 - (m1.idle - m0.idle) / span;
-  const steal = (m1.steal - m0.steal) / span;
+  const { busy, stolen: steal } = machineShare(m0, m1);
   console.log(
     `${label}: ${r.flowsPerSecond.toFixed(0)} flows/s, machine ${(busy * 100).toFixed(0)} % busy (${(steal * 100).toFixed(0)} % stolen), server ${per(total)} ms CPU per flow; create p99 ${r.ops.create.p99.toFixed(1)}, update ${r.ops.update.p99.toFixed(1)}, complete ${r.ops.complete.p99.toFixed(1)} ms`,
   );

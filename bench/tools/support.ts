@@ -19,6 +19,57 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * The machine's idle, stolen and total jiffies so far: /proc/stat's first line, its first eight
+ * fields (user, nice, system, idle, iowait, irq, softirq, steal; guest time is already inside
+ * user and nice).
+ */
+export function machineJiffies(): { idle: number; steal: number; total: number } {
+  const f = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').split(/\s+/).slice(1, 9).map(Number);
+  return { idle: (f[3] ?? 0) + (f[4] ?? 0), steal: f[7] ?? 0, total: f.reduce((a, b) => a + b, 0) };
+}
+
+export interface MachineShare {
+  /** Share of the machine's time its cores were busy (stolen time included), 0–1. */
+  busy: number;
+  /** Share the hypervisor gave to others (steal), 0–1. */
+  stolen: number;
+}
+
+/** Busy and stolen shares between two readings of machineJiffies. */
+export function machineShare(
+  a: ReturnType<typeof machineJiffies>,
+  b: ReturnType<typeof machineJiffies>,
+): MachineShare {
+  const span = Math.max(1, b.total - a.total);
+  return { busy: 1 - (b.idle - a.idle) / span, stolen: (b.steal - a.steal) / span };
+}
+
+/**
+ * Reads machineJiffies every `everyMs` (Unix ms stamps) until stopped, so a tool can say after a
+ * load how busy the machine was, and how much of it was taken by other guests, in any window of
+ * it: a slow window that is the machine's, not the system's, shows here.
+ */
+export function machineSampler(everyMs = 250): {
+  between(from: number, to: number): MachineShare;
+  stop(): void;
+} {
+  const samples: { at: number; j: ReturnType<typeof machineJiffies> }[] = [];
+  const take = () => samples.push({ at: Date.now(), j: machineJiffies() });
+  take();
+  const timer = setInterval(take, everyMs);
+  timer.unref();
+  const nearest = (t: number) =>
+    samples.reduce((best, s) => (Math.abs(s.at - t) < Math.abs(best.at - t) ? s : best));
+  return {
+    between(from, to) {
+      take();
+      return machineShare(nearest(from).j, nearest(to).j);
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
 /** `node` flags from PROFILE_NODE_FLAGS (space-separated), added to a tool's own. */
 export const extraNodeFlags = (): string[] =>
   process.env.PROFILE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];

@@ -12,7 +12,8 @@ import { orderRequests } from '../../harness/requests.ts';
 import { startDistributedBench } from '../open-loop/distributed.ts';
 import { openLoad, type StreamResult } from '../open-loop/generator.ts';
 import { requestsOf, startBare } from '../open-loop/run.ts';
-import { bySecond, freePort, type WarmStart } from './warm-start.ts';
+import { machineSampler } from './support.ts';
+import { freePort, perSecondOf, shareText, type WarmStart, windowOf } from './warm-start.ts';
 
 const key = process.env.PATH_KEY ?? 'rest';
 
@@ -38,22 +39,21 @@ export async function warmStartDistributed(
           ? { untilReady: { readyUrl: urls.map((u) => `${u}/readyz`), warmupUrl: bare.url } }
           : {}),
       });
+    const machine = machineSampler();
     const first = load(true);
     const started = Date.now();
     await bench.startGateways({ ports, env });
     const listeningMs = Date.now() - started;
     const cold = await first;
     const steady = await load(false);
-    const p = bySecond(cold.primary.samples, cold.measuredFrom);
-    const b = bySecond(cold.background?.samples, cold.measuredFrom);
+    machine.stop();
     return {
       listeningMs,
       readyMs: cold.measuredFrom - started,
       first: { primary: cold.primary, orders: cold.background as StreamResult },
       steady: { primary: steady.primary, orders: steady.background as StreamResult },
-      perSecond: [...p.keys()]
-        .sort((x, y) => x - y)
-        .map((s) => ({ second: s, primaryP99: p.get(s) ?? 0, ordersP99: b.get(s) ?? 0 })),
+      machine: { first: windowOf(cold, seconds, machine), steady: windowOf(steady, seconds, machine) },
+      perSecond: perSecondOf(cold, machine),
     };
   } finally {
     await bench.stop();
@@ -75,6 +75,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     `first: ${key} p99 ${f(r.first.primary.p99)} (max ${f(r.first.primary.max)}), orders p99 ${f(r.first.orders.p99)} (max ${f(r.first.orders.max)}); bad ${r.first.primary.non2xx + r.first.primary.errors} / ${r.first.orders.non2xx + r.first.orders.errors}`,
   );
   console.log(`steady: ${key} p99 ${f(r.steady.primary.p99)}, orders p99 ${f(r.steady.orders.p99)}`);
+  console.log(`machine: first ${shareText(r.machine.first)}, steady ${shareText(r.machine.steady)}`);
   for (const s of r.perSecond)
-    console.log(`  second ${s.second}: ${key} p99 ${f(s.primaryP99)} ms, orders p99 ${f(s.ordersP99)} ms`);
+    console.log(
+      `  second ${s.second}: ${key} p99 ${f(s.primaryP99)} ms, orders p99 ${f(s.ordersP99)} ms, machine ${shareText(s.machine)}`,
+    );
 }

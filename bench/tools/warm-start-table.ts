@@ -17,8 +17,8 @@ export async function warmStartTable(
   topologies: ('embedded' | 'distributed')[] = ['embedded'],
 ): Promise<string> {
   const lines = [
-    `| topology | round | WARM_UP_MS | quote req/s | start → ready (s) | REST quote p99, first ${o.seconds} s (max) | orders p99, first ${o.seconds} s (max) | REST quote p99, steady | orders p99, steady | load average |`,
-    '|---|---|---|---|---|---|---|---|---|---|',
+    `| topology | round | WARM_UP_MS | quote req/s | start → ready (s) | REST quote p99, first ${o.seconds} s (max) | orders p99, first ${o.seconds} s (max) | REST quote p99, steady | orders p99, steady | machine busy (stolen), first / steady | load average |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const f = (n: number) => n.toFixed(1);
   for (let i = 1; i <= rounds; i++) {
@@ -30,11 +30,13 @@ export async function warmStartTable(
             ? await warmStartDistributed({ WARM_UP_MS: w }, { rate, seconds: o.seconds })
             : await warmStart({ WARM_UP_MS: w }, { rate, seconds: o.seconds });
         const la = loadavg()[0]?.toFixed(1);
+        const pct = (n: number) => (n * 100).toFixed(0);
+        const machine = `${pct(x.machine.first.busy)} % (${pct(x.machine.first.stolen)}) / ${pct(x.machine.steady.busy)} % (${pct(x.machine.steady.stolen)})`;
         log(
-          `warm-start / ${topology} round ${i}, WARM_UP_MS=${w}: ready ${(x.readyMs / 1000).toFixed(1)} s, first p99 ${f(x.first.primary.p99)} / ${f(x.first.orders.p99)} ms, steady ${f(x.steady.primary.p99)} / ${f(x.steady.orders.p99)} ms, load ${la}\n`,
+          `warm-start / ${topology} round ${i}, WARM_UP_MS=${w}: ready ${(x.readyMs / 1000).toFixed(1)} s, first p99 ${f(x.first.primary.p99)} / ${f(x.first.orders.p99)} ms, steady ${f(x.steady.primary.p99)} / ${f(x.steady.orders.p99)} ms, machine ${machine}, load ${la}\n`,
         );
         lines.push(
-          `| ${topology} | ${i} | ${w} | ${rate} | ${(x.readyMs / 1000).toFixed(1)} | ${f(x.first.primary.p99)} (${f(x.first.primary.max)}) | ${f(x.first.orders.p99)} (${f(x.first.orders.max)}) | ${f(x.steady.primary.p99)} | ${f(x.steady.orders.p99)} | ${la} |`,
+          `| ${topology} | ${i} | ${w} | ${rate} | ${(x.readyMs / 1000).toFixed(1)} | ${f(x.first.primary.p99)} (${f(x.first.primary.max)}) | ${f(x.first.orders.p99)} (${f(x.first.orders.max)}) | ${f(x.steady.primary.p99)} | ${f(x.steady.orders.p99)} | ${machine} | ${la} |`,
         );
       }
     }

@@ -4,7 +4,11 @@
  * from the moment it answers ready sends the REST quote at RATE/s with 100 agent orders/s beside
  * it, open loop, every request counted (no warm-up). Then the same load again as the steady
  * reference. Prints the start's timings (process start → listening → ready) and, per second
- * after ready, the p99 of each stream, beside the steady p99.
+ * after ready, the p99 of each stream, beside the steady p99, and how busy the machine was in
+ * each window and each second (and how much of it another guest took: steal), so a slow second
+ * that was the machine's is told from one that was the system's. SCHED=1: per second, what the
+ * server's threads did (ms on a core, ms waiting for one; sched.ts), its main thread, its store's
+ * and the rest together (V8's compiler and collector threads, libuv's), and the generator's.
  *   npm run build && [EXTRA="--node-flag …"] [RATE=2700] [SECONDS=10] [PATH_KEY=rest] tsx bench/tools/warm-start.ts [ENV=value ...]
  */
 import { mkdtempSync } from 'node:fs';
@@ -15,8 +19,10 @@ import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
 import { startProcess } from '../../harness/processes.ts';
 import { orderRequests, QUOTE_CATALOG_SIZE } from '../../harness/requests.ts';
-import { openLoad, type StreamResult } from '../open-loop/generator.ts';
+import { type OpenLoadResult, openLoad, type StreamResult } from '../open-loop/generator.ts';
 import { requestsOf, startBare } from '../open-loop/run.ts';
+import { type SchedSample, schedBetween, startSchedSampler, threadNames } from './sched.ts';
+import { type MachineShare, machineSampler } from './support.ts';
 
 const rate = Number(process.env.RATE ?? 2700);
 const seconds = Number(process.env.SECONDS ?? 10);
@@ -33,8 +39,61 @@ export interface WarmStart {
   readyMs: number;
   first: { primary: StreamResult; orders: StreamResult };
   steady: { primary: StreamResult; orders: StreamResult };
-  perSecond: { second: number; primaryP99: number; ordersP99: number }[];
+  /** With SCHED=1: per second after ready, what the server's and the generator's threads did. */
+  sched?: string[];
+  /** How busy the machine was (and how much the hypervisor took) in each measured window. */
+  machine: { first: MachineShare; steady: MachineShare };
+  perSecond: { second: number; primaryP99: number; ordersP99: number; machine: MachineShare }[];
 }
+
+/** The per-second p99s of a start's first window, with the machine's share in each second. */
+export function perSecondOf(
+  cold: OpenLoadResult,
+  machine: ReturnType<typeof machineSampler>,
+): WarmStart['perSecond'] {
+  const p = bySecond(cold.primary.samples, cold.measuredFrom);
+  const o = bySecond(cold.background?.samples, cold.measuredFrom);
+  return [...p.keys()]
+    .sort((x, y) => x - y)
+    .map((s) => ({
+      second: s,
+      primaryP99: p.get(s) ?? 0,
+      ordersP99: o.get(s) ?? 0,
+      machine: machine.between(cold.measuredFrom + s * 1000, cold.measuredFrom + (s + 1) * 1000),
+    }));
+}
+
+/** The machine's shares over a load's measured seconds. */
+export const windowOf = (
+  r: OpenLoadResult,
+  seconds: number,
+  machine: ReturnType<typeof machineSampler>,
+): MachineShare => machine.between(r.measuredFrom, r.measuredFrom + seconds * 1000);
+
+/**
+ * Per second after ready, and over the steady window: the server's main thread, its busiest
+ * other (the store's) and the rest of its threads together, then the generator's process.
+ */
+function schedBySecond(samples: SchedSample[], pid: number, cold: OpenLoadResult, secs: number): string[] {
+  const names = { ...threadNames(samples, pid, 'server'), [`${process.pid}:${process.pid}`]: 'generator' };
+  const line = (from: number, to: number) => {
+    const { threads } = schedBetween(samples, from, to, names);
+    const sum = (pick: (t: (typeof threads)[number]) => boolean) => {
+      const xs = threads.filter(pick);
+      return `${xs.reduce((a, t) => a + t.cpuMs, 0).toFixed(0)} on / ${xs.reduce((a, t) => a + t.waitMs, 0).toFixed(0)} waiting`;
+    };
+    const named = (n: string) => sum((t) => t.name === n);
+    return `server main ${named('server main')}, store ${named('server busiest other thread')}, other server threads ${sum((t) => t.name.startsWith(`${pid}:`))}, generator process ${sum((t) => !t.name.startsWith('server') && !t.name.startsWith(`${pid}:`))} (ms)`;
+  };
+  const out: string[] = [];
+  for (let s = 0; s < secs; s++)
+    out.push(`second ${s}: ${line(cold.measuredFrom + s * 1000, cold.measuredFrom + (s + 1) * 1000)}`);
+  return out;
+}
+
+/** "87 % busy (3 % stolen)". */
+export const shareText = (m: MachineShare): string =>
+  `${(m.busy * 100).toFixed(0)} % busy (${(m.stolen * 100).toFixed(0)} % stolen)`;
 
 /** p99 per whole second after `t0` (Unix ms) from the generator's (due time, latency) pairs. */
 export function bySecond(samples: number[] | undefined, t0: number): Map<number, number> {
@@ -77,6 +136,7 @@ export async function warmStart(
       samples: true,
       ...(untilReady ? { untilReady: { readyUrl: `${url}/readyz`, warmupUrl: bare.url } } : {}),
     });
+  const machine = machineSampler();
   const started = Date.now();
   // The load starts first, against the bare route, and moves to the system at its first ready.
   const first = load(true);
@@ -94,6 +154,10 @@ export async function warmStart(
     { compiled: true, nodeArgs: process.env.EXTRA?.split(' ').filter(Boolean) ?? [] },
   );
   const listeningMs = Date.now() - started;
+  const sampler =
+    process.env.SCHED === '1' && sys.child.pid
+      ? startSchedSampler([sys.child.pid, process.pid], 20)
+      : undefined;
   const lines: { at: number; text: string }[] = [];
   sys.child.stdout?.on('data', (chunk: Buffer) => {
     for (const text of chunk.toString('utf8').split('\n').filter(Boolean))
@@ -105,19 +169,18 @@ export async function warmStart(
       for (const l of lines.filter((x) => x.at < cold.measuredFrom + 3000))
         console.log(`  ${((l.at - cold.measuredFrom) / 1000).toFixed(3)} s ${l.text.slice(0, 160)}`);
     const steady = await load(false);
-    const p = bySecond(cold.primary.samples, cold.measuredFrom);
-    const o = bySecond(cold.background?.samples, cold.measuredFrom);
-    const perSecond = [...p.keys()]
-      .sort((x, y) => x - y)
-      .map((s) => ({ second: s, primaryP99: p.get(s) ?? 0, ordersP99: o.get(s) ?? 0 }));
+    const samples = (await sampler?.stop()) ?? [];
     return {
+      ...(sampler && sys.child.pid ? { sched: schedBySecond(samples, sys.child.pid, cold, secs) } : {}),
       listeningMs,
       readyMs: cold.measuredFrom - started,
       first: { primary: cold.primary, orders: cold.background as StreamResult },
       steady: { primary: steady.primary, orders: steady.background as StreamResult },
-      perSecond,
+      machine: { first: windowOf(cold, secs, machine), steady: windowOf(steady, secs, machine) },
+      perSecond: perSecondOf(cold, machine),
     };
   } finally {
+    machine.stop();
     await sys.stop();
     await bare.stop();
   }
@@ -135,6 +198,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(
     `steady ${seconds} s:           ${key} p99 ${f(r.steady.primary.p99)} ms, orders p99 ${f(r.steady.orders.p99)} ms`,
   );
+  console.log(`machine: first ${shareText(r.machine.first)}, steady ${shareText(r.machine.steady)}`);
+  for (const line of r.sched ?? []) console.log(`  sched ${line}`);
   for (const s of r.perSecond)
-    console.log(`  second ${s.second}: ${key} p99 ${f(s.primaryP99)} ms, orders p99 ${f(s.ordersP99)} ms`);
+    console.log(
+      `  second ${s.second}: ${key} p99 ${f(s.primaryP99)} ms, orders p99 ${f(s.ordersP99)} ms, machine ${shareText(s.machine)}`,
+    );
 }
