@@ -11,8 +11,9 @@ export type { WarmUpReport };
  * its baseline compiler, one function at a time as each is first called, and its caches are
  * empty: measured, the first second of traffic after ready waited up to seconds at half the
  * steady load. So before /readyz says ready, the process sends itself the hot read paths (the
- * REST and GraphQL cart quotes and the price calculation, on real catalog SKUs) through
- * Fastify's inject, without a socket, until the budget is spent, and the first real callers
+ * REST and GraphQL cart quotes and the price calculation, on real catalog SKUs) over its own
+ * loopback socket (Fastify's inject where it does not listen; lib/http/warm-up.ts), until the
+ * budget is spent, and the first real callers
  * find compiled code and filled caches. The order path is not sent (an order is a purchase,
  * and every call is audited); its JavaScript is mostly the quotes', and its store's WebAssembly
  * is compiled on first calls (`--no-wasm-lazy-compilation` was measured and not kept: 22 MB of

@@ -41,16 +41,19 @@ export function machineShare(
   a: ReturnType<typeof machineJiffies>,
   b: ReturnType<typeof machineJiffies>,
 ): MachineShare {
-  const span = Math.max(1, b.total - a.total);
+  const span = b.total - a.total;
+  // One reading at both ends (a window shorter than the sampling): no share to tell.
+  if (span <= 0) return { busy: Number.NaN, stolen: Number.NaN };
   return { busy: 1 - (b.idle - a.idle) / span, stolen: (b.steal - a.steal) / span };
 }
 
 /**
- * Reads machineJiffies every `everyMs` (Unix ms stamps) until stopped, so a tool can say after a
+ * Reads machineJiffies every `everyMs` (Unix ms stamps; a window's ends are off by at most half
+ * of it) until stopped, so a tool can say after a
  * load how busy the machine was, and how much of it was taken by other guests, in any window of
  * it: a slow window that is the machine's, not the system's, shows here.
  */
-export function machineSampler(everyMs = 250): {
+export function machineSampler(everyMs = 50): {
   between(from: number, to: number): MachineShare;
   stop(): void;
 } {

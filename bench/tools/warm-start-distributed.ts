@@ -25,6 +25,7 @@ export async function warmStartDistributed(
   const seconds = o.seconds ?? Number(process.env.SECONDS ?? 10);
   const bare = await startBare();
   const bench = await startDistributedBench({ env });
+  const machine = machineSampler();
   try {
     const ports = [await freePort(), await freePort()];
     const urls = ports.map((p) => `http://127.0.0.1:${p}`);
@@ -39,14 +40,12 @@ export async function warmStartDistributed(
           ? { untilReady: { readyUrl: urls.map((u) => `${u}/readyz`), warmupUrl: bare.url } }
           : {}),
       });
-    const machine = machineSampler();
     const first = load(true);
     const started = Date.now();
     await bench.startGateways({ ports, env });
     const listeningMs = Date.now() - started;
     const cold = await first;
     const steady = await load(false);
-    machine.stop();
     return {
       listeningMs,
       readyMs: cold.measuredFrom - started,
@@ -56,6 +55,7 @@ export async function warmStartDistributed(
       perSecond: perSecondOf(cold, machine),
     };
   } finally {
+    machine.stop();
     await bench.stop();
     await bare.stop();
   }

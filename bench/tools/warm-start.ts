@@ -17,7 +17,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
-import { startProcess } from '../../harness/processes.ts';
+import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
 import { orderRequests, QUOTE_CATALOG_SIZE } from '../../harness/requests.ts';
 import { type OpenLoadResult, openLoad, type StreamResult } from '../open-loop/generator.ts';
 import { requestsOf, startBare } from '../open-loop/run.ts';
@@ -71,8 +71,8 @@ export const windowOf = (
 ): MachineShare => machine.between(r.measuredFrom, r.measuredFrom + seconds * 1000);
 
 /**
- * Per second after ready, and over the steady window: the server's main thread, its busiest
- * other (the store's) and the rest of its threads together, then the generator's process.
+ * Per second after ready: the server's main thread, its busiest other (the store's, under
+ * orders), the rest of its threads together, then the generator's process (and its children).
  */
 function schedBySecond(samples: SchedSample[], pid: number, cold: OpenLoadResult, secs: number): string[] {
   const names = { ...threadNames(samples, pid, 'server'), [`${process.pid}:${process.pid}`]: 'generator' };
@@ -137,41 +137,42 @@ export async function warmStart(
       ...(untilReady ? { untilReady: { readyUrl: `${url}/readyz`, warmupUrl: bare.url } } : {}),
     });
   const machine = machineSampler();
-  const started = Date.now();
-  // The load starts first, against the bare route, and moves to the system at its first ready.
-  const first = load(true);
-  const sys = await startProcess(
-    'embedded',
-    {
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-warm-')),
-      CATALOG_SIZE: String(QUOTE_CATALOG_SIZE),
-      RATE_LIMIT_CAPACITY: '1000000000',
-      RATE_LIMIT_REFILL_PER_SECOND: '1000000',
-      PORT: String(port),
-      ...env,
-    },
-    120_000,
-    { compiled: true, nodeArgs: process.env.EXTRA?.split(' ').filter(Boolean) ?? [] },
-  );
-  const listeningMs = Date.now() - started;
-  const sampler =
-    process.env.SCHED === '1' && sys.child.pid
-      ? startSchedSampler([sys.child.pid, process.pid], 20)
-      : undefined;
-  const lines: { at: number; text: string }[] = [];
-  sys.child.stdout?.on('data', (chunk: Buffer) => {
-    for (const text of chunk.toString('utf8').split('\n').filter(Boolean))
-      lines.push({ at: Date.now(), text });
-  });
+  let sys: ServiceProcess | undefined;
+  let sampler: ReturnType<typeof startSchedSampler> | undefined;
   try {
+    const started = Date.now();
+    // The load starts first, against the bare route, and moves to the system at its first ready.
+    const first = load(true);
+    sys = await startProcess(
+      'embedded',
+      {
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-warm-')),
+        CATALOG_SIZE: String(QUOTE_CATALOG_SIZE),
+        RATE_LIMIT_CAPACITY: '1000000000',
+        RATE_LIMIT_REFILL_PER_SECOND: '1000000',
+        PORT: String(port),
+        ...env,
+      },
+      120_000,
+      { compiled: true, nodeArgs: process.env.EXTRA?.split(' ').filter(Boolean) ?? [] },
+    );
+    const pid = sys.child.pid;
+    const listeningMs = Date.now() - started;
+    if (process.env.SCHED === '1' && pid) sampler = startSchedSampler([pid, process.pid], 20);
+    const lines: { at: number; text: string }[] = [];
+    sys.child.stdout?.on('data', (chunk: Buffer) => {
+      for (const text of chunk.toString('utf8').split('\n').filter(Boolean))
+        lines.push({ at: Date.now(), text });
+    });
     const cold = await first;
     if (process.env.TRACE)
       for (const l of lines.filter((x) => x.at < cold.measuredFrom + 3000))
         console.log(`  ${((l.at - cold.measuredFrom) / 1000).toFixed(3)} s ${l.text.slice(0, 160)}`);
     const steady = await load(false);
-    const samples = (await sampler?.stop()) ?? [];
+    const samples = sampler ? await sampler.stop() : [];
+    sampler = undefined;
     return {
-      ...(sampler && sys.child.pid ? { sched: schedBySecond(samples, sys.child.pid, cold, secs) } : {}),
+      ...(samples.length > 0 && pid ? { sched: schedBySecond(samples, pid, cold, secs) } : {}),
       listeningMs,
       readyMs: cold.measuredFrom - started,
       first: { primary: cold.primary, orders: cold.background as StreamResult },
@@ -181,7 +182,8 @@ export async function warmStart(
     };
   } finally {
     machine.stop();
-    await sys.stop();
+    await sampler?.stop();
+    await sys?.stop();
     await bare.stop();
   }
 }
