@@ -6,12 +6,12 @@
  * Each round runs the closed loop (10 flows at a time, 10 s), then the open loop at the rate
  * (10 s, every flow counted: the p99s include the generator's own first second; the CPU per flow
  * is the figure this tool is for). The busiest thread after the request thread is the embedded
- * store's (lib/db/pglite-worker.ts); the rest are V8's and libuv's. The bench's "50 % of the maximum" is a rate of the closed loop's flows; this shows
- * what share of the machine that rate is, and why (docs/performance.md, "ACP", ninth pass).
+ * store's (lib/db/pglite-worker.ts); the rest are V8's and libuv's. The bench's "50 % of the
+ * maximum" is a rate of the closed loop's flows; this shows what share of the machine that rate is, and why (docs/performance.md, "ACP", ninth pass).
  * The control, in the same run: a bare node:http route (its own process), its CPU per request
  * at its closed-loop maximum and at the flows' request rate (three requests a flow).
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
@@ -20,23 +20,8 @@ import { issueBenchKey } from '../acp/key.ts';
 import { load } from '../loadgen.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { startBare } from '../open-loop/run.ts';
-import { cpuSeconds, machineJiffies, machineShare } from './support.ts';
-
-/** Each thread's CPU ms so far, user + system and system alone (/proc/<pid>/task/<tid>/stat). */
-function threads(pid: number): Map<string, { cpu: number; sys: number }> {
-  const out = new Map<string, { cpu: number; sys: number }>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // Fields 14 and 15 (utime, stime) in clock ticks of 10 ms.
-      out.set(tid, { cpu: (Number(f[11]) + Number(f[12])) * 10, sys: Number(f[12]) * 10 });
-    } catch {
-      // the thread ended
-    }
-  }
-  return out;
-}
+import { machineJiffies, threadTimes } from './proc.ts';
+import { cpuSeconds, machineShare } from './support.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ac-flow-cpu-'));
 const sys = await startEmbeddedSystem(undefined, [], { DATA_DIR: dataDir });
@@ -48,16 +33,16 @@ await runFlows({ url: sys.url, key, seconds: 10, warmupSeconds: 3, concurrency: 
 let rate = Number(process.argv[2] ?? 0);
 const rounds = Number(process.argv[3] ?? 2);
 const measure = async (label: string, run: () => Promise<FlowResult>) => {
-  const [m0, t0] = [machineJiffies(), threads(pid)];
+  const [m0, t0] = [machineJiffies(), threadTimes(pid)];
   const r = await run();
-  const [m1, t1] = [machineJiffies(), threads(pid)];
+  const [m1, t1] = [machineJiffies(), threadTimes(pid)];
   // Completions counted, not flowsPerSecond × 10: an open loop's rate is taken over its drain too.
   const flows = Math.max(1, r.ops.complete.count);
   const per = (ms: number) => (ms / flows).toFixed(2);
   const rows = [...t1]
     .map(([tid, t]) => {
-      const before = t0.get(tid) ?? { cpu: 0, sys: 0 };
-      return { tid, cpu: t.cpu - before.cpu, sys: t.sys - before.sys };
+      const before = t0.get(tid) ?? { cpuMs: 0, sysMs: 0 };
+      return { tid, cpu: t.cpuMs - before.cpuMs, sys: t.sysMs - before.sysMs };
     })
     .filter((t) => t.cpu > 0)
     .sort((a, b) => b.cpu - a.cpu);
@@ -70,8 +55,7 @@ const measure = async (label: string, run: () => Promise<FlowResult>) => {
     `  by thread (ms per flow, of it in the kernel): ${rows
       .slice(0, 4)
       .map((t, i) => {
-        const name =
-          t.tid === String(pid) ? 'request thread' : i <= 1 ? `store thread #${t.tid}` : `#${t.tid}`;
+        const name = t.tid === pid ? 'request thread' : i <= 1 ? `store thread #${t.tid}` : `#${t.tid}`;
         return `${name} ${per(t.cpu)} (${per(t.sys)})`;
       })
       .join(', ')}`,

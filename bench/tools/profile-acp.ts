@@ -14,7 +14,7 @@
  * (cpuprofile-summary.ts) over the measured load.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
@@ -22,6 +22,8 @@ import { orderRequests } from '../../harness/requests.ts';
 import { type Op, runOp } from '../acp/flows.ts';
 import { issueBenchKey } from '../acp/key.ts';
 import { load } from '../loadgen.ts';
+import { threadTimes } from './proc.ts';
+import { readStatementCounts, type StatementCounts, statementsBetween } from './statement-counts.ts';
 import { cpuSeconds, extraNodeFlags } from './support.ts';
 
 const [which = 'complete', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -49,30 +51,12 @@ const pid = sys.child.pid as number;
 const key = await issueBenchKey(sys.url, dataDir, 'profile-acp');
 
 /** CPU seconds of each thread of the process, by thread id, with its name. */
-function threads(): Map<number, { name: string; cpu: number }> {
-  const out = new Map<number, { name: string; cpu: number }>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-      out.set(Number(tid), { name, cpu: (Number(f[11]) + Number(f[12])) / 100 });
-    } catch {
-      // the thread ended
-    }
-  }
-  return out;
-}
+const threads = () =>
+  new Map([...threadTimes(pid)].map(([tid, t]) => [tid, { name: t.name, cpu: t.cpuMs / 1000 }]));
 
 /** Each statement text's count and the store thread's ms serving it, so far (count-statements.mjs). */
-async function statementCounts(): Promise<Map<string, [number, number]>> {
-  if (!countSql) return new Map();
-  process.kill(pid, 'SIGUSR2');
-  await new Promise((r) => setTimeout(r, 300));
-  return new Map(
-    Object.entries(JSON.parse(readFileSync(countsFile, 'utf8')) as Record<string, [number, number]>),
-  );
-}
+const statementCounts = async (): Promise<StatementCounts> =>
+  countSql ? readStatementCounts(pid, countsFile) : new Map();
 
 const op = (o: Op, secs: number, ids?: string[]) =>
   runOp({ url: sys.url, key, op: o, seconds: secs, concurrency: 10, ...(ids ? { ids } : {}) });
@@ -140,13 +124,7 @@ console.log(
     .join(', ')}`,
 );
 if (countSql) {
-  const diff = [...countsAfter]
-    .map(([sql, [n, ms]]) => {
-      const [n0, ms0] = countsBefore.get(sql) ?? [0, 0];
-      return { sql, n: n - n0, ms: ms - ms0 };
-    })
-    .filter((x) => x.n > 0)
-    .sort((a, b) => b.ms - a.ms);
+  const diff = statementsBetween(countsBefore, countsAfter);
   const total = diff.reduce((s, x) => s + x.n, 0);
   const totalMs = diff.reduce((s, x) => s + x.ms, 0);
   console.log(

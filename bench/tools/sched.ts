@@ -11,6 +11,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { machineJiffies } from './proc.ts';
 
 /** One thread at one instant: ns on a core and ns waiting for one, since it started. */
 interface ThreadCounters {
@@ -72,10 +73,7 @@ function readSample(pids: readonly number[]): SchedSample {
       }
     }
   }
-  const cpuLine = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/) ?? [];
-  const jiffies = cpuLine.slice(1).map(Number);
-  const idle = (jiffies[3] ?? 0) + (jiffies[4] ?? 0);
-  const total = jiffies.reduce((s, x) => s + x, 0);
+  const { idle, total } = machineJiffies();
   return { at: performance.timeOrigin + performance.now(), threads, busy: total - idle, total };
 }
 

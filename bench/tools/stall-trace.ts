@@ -19,7 +19,7 @@
  * SCHED=1: beside each window, what each thread of the server and of this process (the load
  * generator) did in it: ms on a core and ms waiting for one (sched.ts), and the machine's busy share.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
@@ -30,6 +30,7 @@ import { load as closedLoad } from '../loadgen.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { requestsOf } from '../open-loop/run.ts';
 import { type SchedSample, schedBetween, startSchedSampler, threadNames } from './sched.ts';
+import { readStatementCounts, type StatementCounts, statementsBetween } from './statement-counts.ts';
 import { gcPauses } from './support.ts';
 
 const [which = 'rest', rateArg = '700', secondsArg = '10'] = process.argv.slice(2);
@@ -123,13 +124,11 @@ if (acp && process.env.PREFILL === '1') {
 }
 await load(3); // warm-up
 const counting = process.env.EXTRA?.includes('count-statements') && sys.child.pid !== undefined;
-/** Each statement's [count, store-thread ms] so far (count-statements.mjs writes them on SIGUSR2). */
-const statementCounts = async (): Promise<Record<string, [number, number]>> => {
-  if (!counting || !sys.child.pid) return {};
-  process.kill(sys.child.pid, 'SIGUSR2');
-  await new Promise((r) => setTimeout(r, 300));
-  return JSON.parse(readFileSync(join(dataDir, 'statements.json'), 'utf8'));
-};
+/** Each statement's count and store-thread ms so far (count-statements.mjs). */
+const statementCounts = async (): Promise<StatementCounts> =>
+  counting && sys.child.pid
+    ? readStatementCounts(sys.child.pid, join(dataDir, 'statements.json'))
+    : new Map();
 const countsBefore = await statementCounts();
 const mark = lines.length;
 const sampler =
@@ -193,20 +192,13 @@ if (counting && r.completed > 0) {
   // Per request of the traced operation (acp: per flow, one of each); with BESIDE the orders'
   // statements are in the totals too.
   const n = r.completed;
-  const rows = Object.entries(countsAfter)
-    .map(([sql, [c, ms]]) => ({
-      sql,
-      c: c - (countsBefore[sql]?.[0] ?? 0),
-      ms: ms - (countsBefore[sql]?.[1] ?? 0),
-    }))
-    .filter((x) => x.c > 0)
-    .sort((a, b) => b.ms - a.ms);
+  const rows = statementsBetween(countsBefore, countsAfter);
   const total = rows.reduce((s, x) => s + x.ms, 0);
   console.log(
     `store thread: ${(total / n).toFixed(3)} ms per ${acp ? 'flow' : 'request'} (count, ms per ${acp ? 'flow' : 'request'}):`,
   );
   for (const x of rows.slice(0, 15))
-    console.log(`  ${(x.c / n).toFixed(3)}  ${(x.ms / n).toFixed(3)}  ${x.sql}`);
+    console.log(`  ${(x.n / n).toFixed(3)}  ${(x.ms / n).toFixed(3)}  ${x.sql}`);
 }
 if (process.env.DUMP)
   writeFileSync(process.env.DUMP, during.map((l) => `${secs(l.at)} ${l.text}`).join('\n'));

@@ -12,21 +12,12 @@ import { testConfig } from '../../harness/system.ts';
 import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import type { HttpRequestSpec } from '../harness.ts';
+import { machineJiffies } from './proc.ts';
 
 /** CPU seconds (user + system) a process has used: /proc/<pid>/stat fields 14 and 15. */
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/**
- * The machine's idle, stolen and total jiffies so far: /proc/stat's first line, its first eight
- * fields (user, nice, system, idle, iowait, irq, softirq, steal; guest time is already inside
- * user and nice).
- */
-export function machineJiffies(): { idle: number; steal: number; total: number } {
-  const f = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').split(/\s+/).slice(1, 9).map(Number);
-  return { idle: (f[3] ?? 0) + (f[4] ?? 0), steal: f[7] ?? 0, total: f.reduce((a, b) => a + b, 0) };
 }
 
 export interface MachineShare {
