@@ -19,19 +19,14 @@ import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { byPlace, mainIsolateLog, mapLogFlags, readMapEvents } from '../../harness/v8-map-log.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { requestsOf } from '../open-loop/run.ts';
+import { serverEnv } from './support.ts';
 
 const [which = 'rest', rateArg = '300', secondsArg = '4'] = process.argv.slice(2);
 const requests = requestsOf(which);
 // V8 writes the logs into the server's working directory.
 const logDir = mkdtempSync(join(tmpdir(), 'ac-maps-'));
-// SERVER_ENV="NAME=value,…": the server's environment besides the bench's (e.g. ORDER_STORE=memory).
-const serverEnv = Object.fromEntries(
-  (process.env.SERVER_ENV ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((item) => item.split(/=(.*)/s).slice(0, 2) as [string, string]),
-);
-const sys = await startEmbeddedSystem(process.env.NODE || undefined, mapLogFlags(), serverEnv, logDir);
+// SERVER_ENV="NAME=value,…" (support.ts): the server's environment besides the bench's (e.g. ORDER_STORE=memory).
+const sys = await startEmbeddedSystem(process.env.NODE || undefined, mapLogFlags(), serverEnv(), logDir);
 const rate = Number(rateArg);
 const seconds = Number(secondsArg);
 // A warm-up first: the maps a path builds once (its first requests, the optimiser) are not its cost.

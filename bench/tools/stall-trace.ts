@@ -31,7 +31,7 @@ import { openLoad } from '../open-loop/generator.ts';
 import { requestsOf } from '../open-loop/run.ts';
 import { type SchedSample, schedBetween, startSchedSampler, threadNames } from './sched.ts';
 import { readStatementCounts, type StatementCounts, statementsBetween } from './statement-counts.ts';
-import { gcPauses } from './support.ts';
+import { gcPauses, serverEnv } from './support.ts';
 
 const [which = 'rest', rateArg = '700', secondsArg = '10'] = process.argv.slice(2);
 const acp = which === 'acp';
@@ -54,6 +54,7 @@ const sys = await startEmbeddedSystem(
   process.env.NODE || undefined,
   ['--trace-gc', ...(process.env.EXTRA?.split(' ').filter(Boolean) ?? [])],
   {
+    ...serverEnv(),
     DATA_DIR: dataDir,
     STATEMENT_COUNTS_FILE: join(dataDir, 'statements.json'),
     // For bench/tools/count-statements.mjs in EXTRA: print the store's slow statements.

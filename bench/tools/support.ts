@@ -65,6 +65,15 @@ export function machineSampler(everyMs = 50): {
 }
 
 /** `node` flags from PROFILE_NODE_FLAGS (space-separated), added to a tool's own. */
+/** SERVER_ENV="NAME=value,…": the server's environment besides the tool's (e.g. EMBEDDED_DB_THREAD=main). */
+export const serverEnv = (): Record<string, string> =>
+  Object.fromEntries(
+    (process.env.SERVER_ENV ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((item) => item.split(/=(.*)/s).slice(0, 2) as [string, string]),
+  );
+
 export const extraNodeFlags = (): string[] =>
   process.env.PROFILE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 
