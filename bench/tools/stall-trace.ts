@@ -16,6 +16,8 @@
  * ~15k sessions, their replies and orders), so the trace sees the bench's store, not an empty one.
  * With count-statements.mjs in EXTRA it also prints the statements that took the store's thread
  * longest over the run (count and ms per flow or request).
+ * SERVER_ENV="NAME=value,…" (support.ts): the server's environment besides the tool's (e.g.
+ * EMBEDDED_DB_THREAD=main).
  * SCHED=1: beside each window, what each thread of the server and of this process (the load
  * generator) did in it: ms on a core and ms waiting for one (sched.ts), and the machine's busy share.
  */

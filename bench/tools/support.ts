@@ -64,16 +64,24 @@ export function machineSampler(everyMs = 50): {
   };
 }
 
-/** `node` flags from PROFILE_NODE_FLAGS (space-separated), added to a tool's own. */
-/** SERVER_ENV="NAME=value,…": the server's environment besides the tool's (e.g. EMBEDDED_DB_THREAD=main). */
-export const serverEnv = (): Record<string, string> =>
-  Object.fromEntries(
-    (process.env.SERVER_ENV ?? '')
-      .split(',')
-      .filter(Boolean)
-      .map((item) => item.split(/=(.*)/s).slice(0, 2) as [string, string]),
+/**
+ * SERVER_ENV="NAME=value,…": the server's environment besides the tool's (e.g.
+ * EMBEDDED_DB_THREAD=main). The tool's own settings win where it sets the same name (stall-trace's
+ * DATA_DIR and STATEMENT_COUNTS_FILE, the harness's CATALOG_SIZE and rate limits), since the tool
+ * reads them back. An item without `=` is an error, not an unset name.
+ */
+export function serverEnv(): Record<string, string> {
+  const items = (process.env.SERVER_ENV ?? '').split(',').filter((item) => item.trim() !== '');
+  return Object.fromEntries(
+    items.map((item) => {
+      const at = item.indexOf('=');
+      if (at <= 0) throw new Error(`SERVER_ENV: "${item}" is not NAME=value`);
+      return [item.slice(0, at).trim(), item.slice(at + 1)];
+    }),
   );
+}
 
+/** `node` flags from PROFILE_NODE_FLAGS (space-separated), added to a tool's own. */
 export const extraNodeFlags = (): string[] =>
   process.env.PROFILE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 
