@@ -20,8 +20,8 @@ import { issueBenchKey } from '../acp/key.ts';
 import { load } from '../loadgen.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { startBare } from '../open-loop/run.ts';
-import { machineJiffies, threadTimes } from './proc.ts';
-import { cpuSeconds, machineShare } from './support.ts';
+import { cpuSeconds, machineJiffies, threadTimes, threadTimesBetween } from './proc.ts';
+import { machineShare } from './support.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ac-flow-cpu-'));
 const sys = await startEmbeddedSystem(undefined, [], { DATA_DIR: dataDir });
@@ -39,14 +39,8 @@ const measure = async (label: string, run: () => Promise<FlowResult>) => {
   // Completions counted, not flowsPerSecond × 10: an open loop's rate is taken over its drain too.
   const flows = Math.max(1, r.ops.complete.count);
   const per = (ms: number) => (ms / flows).toFixed(2);
-  const rows = [...t1]
-    .map(([tid, t]) => {
-      const before = t0.get(tid) ?? { cpuMs: 0, sysMs: 0 };
-      return { tid, cpu: t.cpuMs - before.cpuMs, sys: t.sysMs - before.sysMs };
-    })
-    .filter((t) => t.cpu > 0)
-    .sort((a, b) => b.cpu - a.cpu);
-  const total = rows.reduce((s, t) => s + t.cpu, 0);
+  const rows = threadTimesBetween(t0, t1);
+  const total = rows.reduce((s, t) => s + t.cpuMs, 0);
   const { busy, stolen: steal } = machineShare(m0, m1);
   console.log(
     `${label}: ${r.flowsPerSecond.toFixed(0)} flows/s, machine ${(busy * 100).toFixed(0)} % busy (${(steal * 100).toFixed(0)} % stolen), server ${per(total)} ms CPU per flow; create p99 ${r.ops.create.p99.toFixed(1)}, update ${r.ops.update.p99.toFixed(1)}, complete ${r.ops.complete.p99.toFixed(1)} ms`,
@@ -56,7 +50,7 @@ const measure = async (label: string, run: () => Promise<FlowResult>) => {
       .slice(0, 4)
       .map((t, i) => {
         const name = t.tid === pid ? 'request thread' : i <= 1 ? `store thread #${t.tid}` : `#${t.tid}`;
-        return `${name} ${per(t.cpu)} (${per(t.sys)})`;
+        return `${name} ${per(t.cpuMs)} (${per(t.sysMs)})`;
       })
       .join(', ')}`,
   );

@@ -19,7 +19,7 @@ import { load } from '../loadgen.ts';
 import { startHiveGateway } from '../peers/hive-gateway.ts';
 import { type SubgraphProcesses, startSubgraphProcesses } from '../peers/subgraph-processes.ts';
 import { addRuleDirect } from '../scenarios/quote.ts';
-import { cpuSeconds } from './support.ts';
+import { cpuSeconds } from './proc.ts';
 
 type Peer = 'ours' | 'ours, merging off' | 'hive' | 'hive, dedupe off' | 'naive';
 const PEERS: Peer[] = ['ours', 'hive', 'ours, merging off', 'hive, dedupe off', 'naive'];

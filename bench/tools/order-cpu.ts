@@ -23,8 +23,8 @@ import { TEST_DATABASE_URL } from '../../harness/services.ts';
 import { startDistributedBench, untilReady } from '../open-loop/distributed.ts';
 import { openLoad } from '../open-loop/generator.ts';
 import { requestsOf } from '../open-loop/run.ts';
+import { cpuSeconds } from './proc.ts';
 import { schedByProcess, startSchedSampler } from './sched.ts';
-import { cpuSeconds } from './support.ts';
 
 const rate = Number(process.env.RATE ?? 100);
 const seconds = Number(process.env.SECONDS ?? 10);

@@ -15,12 +15,25 @@ export function machineJiffies(): { idle: number; steal: number; total: number }
   return { idle: (f[3] ?? 0) + (f[4] ?? 0), steal: f[7] ?? 0, total: f.reduce((a, b) => a + b, 0) };
 }
 
+/** CPU seconds (user + system) a process has used: /proc/<pid>/stat fields 14 and 15. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** One thread's name and CPU ms, user + system and system alone. */
+export interface ThreadTime {
+  name: string;
+  cpuMs: number;
+  sysMs: number;
+}
+
 /**
  * Each thread of a process, by thread id: its name, and its CPU ms so far, user + system and
  * system alone (/proc/<pid>/task/<tid>/stat fields 14 and 15, in clock ticks of 10 ms).
  */
-export function threadTimes(pid: number): Map<number, { name: string; cpuMs: number; sysMs: number }> {
-  const out = new Map<number, { name: string; cpuMs: number; sysMs: number }>();
+export function threadTimes(pid: number): Map<number, ThreadTime> {
+  const out = new Map<number, ThreadTime>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
@@ -32,4 +45,18 @@ export function threadTimes(pid: number): Map<number, { name: string; cpuMs: num
     }
   }
   return out;
+}
+
+/** What each thread ran between two readings of threadTimes, the busiest first; idle ones left out. */
+export function threadTimesBetween(
+  before: Map<number, ThreadTime>,
+  after: Map<number, ThreadTime>,
+): ({ tid: number } & ThreadTime)[] {
+  return [...after]
+    .map(([tid, t]) => {
+      const b = before.get(tid);
+      return { tid, name: t.name, cpuMs: t.cpuMs - (b?.cpuMs ?? 0), sysMs: t.sysMs - (b?.sysMs ?? 0) };
+    })
+    .filter((t) => t.cpuMs > 0)
+    .sort((a, b) => b.cpuMs - a.cpuMs);
 }

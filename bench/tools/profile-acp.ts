@@ -22,9 +22,9 @@ import { orderRequests } from '../../harness/requests.ts';
 import { type Op, runOp } from '../acp/flows.ts';
 import { issueBenchKey } from '../acp/key.ts';
 import { load } from '../loadgen.ts';
-import { threadTimes } from './proc.ts';
+import { cpuSeconds, threadTimes, threadTimesBetween } from './proc.ts';
 import { readStatementCounts, type StatementCounts, statementsBetween } from './statement-counts.ts';
-import { cpuSeconds, extraNodeFlags } from './support.ts';
+import { extraNodeFlags } from './support.ts';
 
 const [which = 'complete', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const seconds = Number(secondsArg);
@@ -49,10 +49,6 @@ const sys = await startEmbeddedSystem(
 const pid = sys.child.pid as number;
 
 const key = await issueBenchKey(sys.url, dataDir, 'profile-acp');
-
-/** CPU seconds of each thread of the process, by thread id, with its name. */
-const threads = () =>
-  new Map([...threadTimes(pid)].map(([tid, t]) => [tid, { name: t.name, cpu: t.cpuMs / 1000 }]));
 
 /** Each statement text's count and the store thread's ms serving it, so far (count-statements.mjs). */
 const statementCounts = async (): Promise<StatementCounts> =>
@@ -102,25 +98,20 @@ if (which === 'order' || which === 'order-key') {
 const skipMs = Math.round(performance.now() - spawnedAt);
 const countsBefore = await statementCounts();
 const cpuBefore = cpuSeconds(pid);
-const threadsBefore = threads();
+const threadsBefore = threadTimes(pid);
 const r = await measured();
 const cpuAfter = cpuSeconds(pid);
-const threadsAfter = threads();
+const threadsAfter = threadTimes(pid);
 const countsAfter = await statementCounts();
 const perRequest = (s: number) => ((s * 1000) / r.requests).toFixed(3);
 console.log(`${which}: ${perRequest(cpuAfter - cpuBefore)} ms of server CPU per request; ${r.line}`);
-const deltas = [...threadsAfter].map(([tid, t]) => ({
-  tid,
-  name: t.name,
-  cpu: t.cpu - (threadsBefore.get(tid)?.cpu ?? 0),
-}));
-deltas.sort((a, b) => b.cpu - a.cpu);
+const deltas = threadTimesBetween(threadsBefore, threadsAfter);
 const main = deltas.find((t) => t.tid === pid);
 console.log(
-  `  by thread (ms per request): request thread ${perRequest(main?.cpu ?? 0)}; ${deltas
-    .filter((t) => t.tid !== pid && t.cpu > 0)
+  `  by thread (ms per request): request thread ${perRequest((main?.cpuMs ?? 0) / 1000)}; ${deltas
+    .filter((t) => t.tid !== pid)
     .slice(0, 4)
-    .map((t) => `${t.name}#${t.tid} ${perRequest(t.cpu)}`)
+    .map((t) => `${t.name}#${t.tid} ${perRequest(t.cpuMs / 1000)}`)
     .join(', ')}`,
 );
 if (countSql) {

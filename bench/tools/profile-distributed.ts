@@ -17,7 +17,7 @@ import { QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { load } from '../loadgen.ts';
 import { startSubgraphProcesses } from '../peers/subgraph-processes.ts';
 import { addRuleDirect } from '../scenarios/quote.ts';
-import { cpuSeconds } from './support.ts';
+import { cpuSeconds } from './proc.ts';
 
 const args = process.argv.slice(2);
 const seconds = Number(args.find((a) => !a.startsWith('--')) ?? 10);

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { load } from '../loadgen.ts';
 import { PATHS } from '../open-loop/run.ts';
-import { cpuSeconds, extraNodeFlags, quoteRequest } from './support.ts';
+import { cpuSeconds } from './proc.ts';
+import { extraNodeFlags, quoteRequest } from './support.ts';
 
 const [which = 'graphql', secondsArg = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const profDir = mkdtempSync(join(tmpdir(), 'ac-prof-cpu-'));

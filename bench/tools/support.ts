@@ -3,7 +3,7 @@
  * quote loads, a process's CPU time from /proc, and GC pauses from --trace-gc lines. The tools that
  * start the system as its own process use harness/embedded.ts (startEmbeddedSystem).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningSystem } from '../../gateway/topology.ts';
@@ -13,12 +13,6 @@ import { TOOLS_RULE, UPSERT_PROMOTION } from '../../harness/tools-promotion.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import type { HttpRequestSpec } from '../harness.ts';
 import { machineJiffies } from './proc.ts';
-
-/** CPU seconds (user + system) a process has used: /proc/<pid>/stat fields 14 and 15. */
-export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 export interface MachineShare {
   /** Share of the machine's time its cores were busy (stolen time included), 0–1. */
