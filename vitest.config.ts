@@ -28,6 +28,8 @@ export default defineConfig({
     env: { APOLLO_TELEMETRY_DISABLED: '1', LOG_LEVEL: 'silent' },
     // Names the embedded store's template, so tests load new stores instead of running initdb.
     globalSetup: ['test/support/global-setup.ts'],
+    // `npx tsx bench/tools/suite-cpu.ts`: each file's CPU, with its child processes.
+    setupFiles: process.env.SUITE_CPU_LOG ? ['bench/tools/suite-cpu-setup.ts'] : [],
     projects: [
       {
         // One module registry per worker, not one per file (isolate: false): every file here

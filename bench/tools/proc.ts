@@ -21,6 +21,17 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * CPU seconds (user + system) of a process and, apart, of the children it has waited for:
+ * /proc/<pid>/stat fields 14–15 and 16–17. A child's time reaches the second figure when its
+ * parent reaps it, grandchildren's when their parent was reaped in turn.
+ */
+export function cpuSecondsWithChildren(pid: number): { self: number; children: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const ticks = (i: number) => Number(fields[i]) / 100;
+  return { self: ticks(11) + ticks(12), children: ticks(13) + ticks(14) };
+}
+
 /** One thread's name and CPU ms, user + system and system alone. */
 export interface ThreadTime {
   name: string;
