@@ -4,11 +4,11 @@
  * (the settings, an empty database), each store its own copy, and a data directory made from it
  * a normal one that opens later without the template.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openPglite } from '../../lib/db/pglite.ts';
+import { openPglite, templateTarball } from '../../lib/db/pglite.ts';
 import { openPgliteWorker } from '../../lib/db/pglite-worker.ts';
 import { workerFromSource } from './support/pglite-worker-source.ts';
 
@@ -49,6 +49,24 @@ describe('the embedded store from a template tarball', () => {
     } finally {
       await again.close();
     }
+  }, 120_000);
+
+  it('hands PGlite the tarball bytes as a Blob that reads like an ordinary one', async () => {
+    await openPglite(undefined, { template }).then((db) => db.close());
+    const bytes = readFileSync(template);
+    const blob = templateTarball(template);
+    const plain = new Blob([bytes]);
+    expect(blob).toBeInstanceOf(Blob);
+    expect(blob.size).toBe(bytes.byteLength);
+    expect(Buffer.from(await blob.arrayBuffer()).equals(bytes)).toBe(true);
+    // Each call reads its own copy: a store that changed its bytes would not change the next one's.
+    expect((await templateTarball(template).arrayBuffer()) === (await blob.arrayBuffer())).toBe(false);
+    const part = blob.slice(100, 612);
+    expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(100, 612))).toBe(true);
+    expect((await blob.slice(0, 512).text()) === (await plain.slice(0, 512).text())).toBe(true);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of blob.stream()) chunks.push(chunk);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
   }, 120_000);
 
   it('loads the store of the worker thread from it too', async () => {
