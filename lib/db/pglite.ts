@@ -91,7 +91,23 @@ export function templateTarball(file: string): Blob {
       renameSync(${JSON.stringify(partial)}, ${JSON.stringify(file)});
       await pg.close();`);
   }
-  return new TarballBlob(readFileSync(file));
+  return new TarballBlob(templateBytes(file));
+}
+
+/**
+ * The tarball's bytes, shared by the stores opened from it while any of them still holds them
+ * (a WeakRef: a process that opened one store keeps no 40 MB for it). The tests open hundreds of
+ * stores from one template, one after another in each worker, and reading the 40 MB again cost
+ * each open ~0.13 s here (the copy out of the page cache) and more young collections. PGlite only
+ * reads them: its untar copies each file out of the tarball.
+ */
+let shared: { file: string; bytes: WeakRef<Uint8Array> } | undefined;
+function templateBytes(file: string): Uint8Array {
+  const kept = shared?.file === file ? shared.bytes.deref() : undefined;
+  if (kept) return kept;
+  const bytes = readFileSync(file);
+  shared = { file, bytes: new WeakRef(bytes) };
+  return bytes;
 }
 
 /**
