@@ -1,0 +1,20 @@
+/**
+ * Procurement on the distributed topology (pricing, promotions and procurement in their own
+ * processes, two gateway replicas, Redis and PostgreSQL): audit proofs across the replicas, then
+ * the pendingApprovals page with pricing unreachable.
+ *
+ * One topology for both suites, one after another: each started its own before, and a topology's
+ * start is most of what they cost (5 processes, ~16 s of CPU; README "How long it takes"). The
+ * page suite runs last: it stops the pricing process.
+ */
+import { afterAll } from 'vitest';
+import { type DistributedSystem, startDistributed } from '../../harness/distributed.ts';
+import { auditProofSuite } from './audit-proof.distributed.suite.ts';
+import { pendingPageSuite } from './pending-page.distributed.suite.ts';
+
+let started: Promise<DistributedSystem> | undefined;
+const topology = () => (started ??= startDistributed({ gateways: 2, label: 'procreplicas' }));
+afterAll(async () => (await started)?.close(), 60_000);
+
+auditProofSuite(topology);
+pendingPageSuite(topology);
