@@ -214,15 +214,27 @@ describe('distributed quote when Redis is cut', () => {
       run('redis-cli', ['-p', String(port), 'shutdown', 'nosave']).catch(() => undefined),
     ]);
     expect(during.status).toBe(200);
+    // The prices each line was given live (or from the near cache) so far, by line.
+    const priced = lines.map(() => new Set<number>());
+    const seen = (answer: typeof before) => {
+      for (const [i, l] of answer.body.lines.entries())
+        if (l.source === 'live' || l.source === 'cache') priced[i]?.add(l.unitPrice);
+    };
+    seen(before);
+    seen(during);
     for (let i = 0; i < 8; i++) {
       const after = await getQuote(sys.gateway.url, cartOf(lines));
       expect(after.status).toBe(200);
       // Nothing can come from Redis now: pricing computes live, the catalog gives its static
-      // price, or the near cache serves a copy that is still within its 60 s (priced `before`).
+      // price, or the near cache serves a copy that is still within its 60 s: a price an earlier
+      // answer gave. Unless every earlier answer for that line was static (on a loaded machine
+      // pricing can miss the 500 ms): then the copy is the one its late reply left, seen by no one.
       for (const [i, l] of after.body.lines.entries()) {
         expect(['live', 'static', 'cache']).toContain(l.source);
-        if (l.source === 'cache') expect(l.unitPrice).toBe(before.body.lines[i]?.unitPrice);
+        const earlier = priced[i] ?? new Set<number>();
+        if (l.source === 'cache' && earlier.size > 0) expect([...earlier]).toContain(l.unitPrice);
       }
+      seen(after);
       expect(after.body.quoteToken.split('.')).toHaveLength(3);
     }
     const viaGraphql = await graphqlQuote(sys.gateway.url, cartOf(lines));
