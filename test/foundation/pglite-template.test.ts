@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPglite, templateTarball } from '../../lib/db/pglite.ts';
 import { openPgliteWorker } from '../../lib/db/pglite-worker.ts';
-import { workerFromSource } from './support/pglite-worker-source.ts';
+import { testStoreWorker } from './support/pglite-worker-source.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ac-template-'));
 const template = join(dir, 'cache', 'pglite.tar');
@@ -72,7 +72,7 @@ describe('the embedded store from a template tarball', () => {
   }, 120_000);
 
   it('loads the store of the worker thread from it too', async () => {
-    const db = await openPgliteWorker(undefined, { template, spawn: workerFromSource });
+    const db = await openPgliteWorker(undefined, { template, spawn: testStoreWorker });
     try {
       expect(await db.query('SELECT 1 + 1 AS two')).toEqual([{ two: 2 }]);
       expect(await db.query('SHOW work_mem')).toEqual([{ work_mem: '2MB' }]);

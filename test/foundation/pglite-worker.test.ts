@@ -13,12 +13,13 @@ import {
   openPgliteWorker as openCompiledOrLoaded,
   type SpawnStoreThread,
 } from '../../lib/db/pglite-worker.ts';
-import { workerFromSource as fromSource } from './support/pglite-worker-source.ts';
+import { testStoreWorker } from './support/pglite-worker-source.ts';
 
-// Memory stores from the template (test/support/global-setup.ts); a new data directory by
-// initdb, as a first start makes it.
+// Every store from the template (test/support/global-setup.ts), a new data directory too: a
+// first start's initdb is the image test's (test/deploy/image.test.ts starts the embedded role
+// on a new DATA_DIR without a template), and here it cost ~5 s of CPU for what it showed again.
 const openPgliteWorker = (dataDir: string | undefined, nice = 0) =>
-  openCompiledOrLoaded(dataDir, { spawn: fromSource, nice, ...(dataDir ? {} : TEST_PGLITE) });
+  openCompiledOrLoaded(dataDir, { spawn: testStoreWorker, nice, ...TEST_PGLITE });
 
 /** The niceness of each of this process's threads (Linux: field 19 of /proc/self/task/<tid>/stat). */
 function threadNiceness(): Map<number, number> {
@@ -124,7 +125,7 @@ describe('the embedded store on a worker thread', () => {
     let inFlight = 1;
     let most = 0;
     const counting: SpawnStoreThread = (module, data) => {
-      const w = fromSource(module, data);
+      const w = testStoreWorker(module, data);
       const post = w.postMessage.bind(w);
       w.postMessage = (m: unknown) => {
         most = Math.max(most, ++inFlight);
