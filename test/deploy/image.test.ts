@@ -18,6 +18,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -112,9 +113,19 @@ function productionInstall(deps: ReturnType<typeof stages>[number]): string {
       }
   const cache = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'agent-commerce', 'image-deps');
   const kept = join(cache, key.digest('hex').slice(0, 24));
-  if (existsSync(join(kept, 'node_modules'))) return kept;
+  if (existsSync(join(kept, 'node_modules'))) {
+    const now = new Date();
+    utimesSync(kept, now, now);
+    return kept;
+  }
 
   mkdirSync(cache, { recursive: true });
+  // Each kept install is ~330 MB: one that no run has used for a week (its lockfile is gone) goes.
+  for (const entry of readdirSync(cache)) {
+    const old = join(cache, entry);
+    if (Date.now() - statSync(old).mtimeMs > 7 * 24 * 3600 * 1000)
+      rmSync(old, { recursive: true, force: true });
+  }
   const dir = mkdtempSync(join(cache, 'partial-'));
   for (const { dest, sources } of copies)
     for (const source of sources) {
@@ -316,7 +327,13 @@ describe('the image start command against the compiled output', () => {
     'runs the %s role as an unprivileged user writing only DATA_DIR: /healthz, /readyz, SIGTERM exits 0',
     async (role, env, service) => {
       const data = dataDir();
-      const proc = await startImage([role], { ...env(), DATA_DIR: data });
+      // The embedded role's first start runs initdb (no template, as in production): beside the
+      // whole suite on two cores it once took over 60 s.
+      const proc = await startImage(
+        [role],
+        { ...env(), DATA_DIR: data },
+        role === 'embedded' ? 150_000 : 60_000,
+      );
       try {
         expect((await fetch(`${proc.url}/healthz`)).status).toBe(200);
         const ready = await fetch(`${proc.url}/readyz`);
@@ -330,7 +347,7 @@ describe('the image start command against the compiled output', () => {
       }
       expect(proc.output()).toContain('shutting down');
     },
-    90_000,
+    180_000,
   );
 
   it('takes the role from ROLE when no argument is given, and the argument over ROLE', async () => {
