@@ -17,8 +17,7 @@ export function machineJiffies(): { idle: number; steal: number; total: number }
 
 /** CPU seconds (user + system) a process has used: /proc/<pid>/stat fields 14 and 15. */
 export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return cpuSecondsWithChildren(pid).self;
 }
 
 /**

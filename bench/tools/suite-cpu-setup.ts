@@ -11,8 +11,8 @@ import { cpuSecondsWithChildren } from './proc.ts';
 
 const out = process.env.SUITE_CPU_LOG;
 if (out) {
-  let start = cpuSecondsWithChildren(process.pid);
-  let startedAt = performance.now();
+  let start: ReturnType<typeof cpuSecondsWithChildren>;
+  let startedAt: number;
   beforeAll(() => {
     start = cpuSecondsWithChildren(process.pid);
     startedAt = performance.now();
