@@ -77,3 +77,18 @@ export async function startDistributed(
     throw err;
   }
 }
+
+/**
+ * One topology for the suites of one test file, started when the first of them asks for it:
+ * `get` starts it once, `close` stops it if it was started (the file's afterAll).
+ */
+export function sharedDistributed(o: Parameters<typeof startDistributed>[0] = {}): {
+  get(): Promise<DistributedSystem>;
+  close(): Promise<void>;
+} {
+  let started: Promise<DistributedSystem> | undefined;
+  return {
+    get: () => (started ??= startDistributed(o)),
+    close: async () => (await started)?.close(),
+  };
+}

@@ -9,13 +9,13 @@
  */
 import pg from 'pg';
 import { afterAll } from 'vitest';
-import { type DistributedSystem, startDistributed } from '../../harness/distributed.ts';
+import { sharedDistributed } from '../../harness/distributed.ts';
 import { acpCheckoutSuite } from './checkout.suite.ts';
 import { acpMcpSuite } from './mcp.distributed.suite.ts';
 
-let started: Promise<DistributedSystem> | undefined;
-const topology = () => (started ??= startDistributed({ label: 'acp' }));
-afterAll(async () => (await started)?.close(), 60_000);
+const distributed = sharedDistributed({ label: 'acp' });
+const topology = distributed.get;
+afterAll(distributed.close, 60_000);
 
 acpCheckoutSuite('distributed', async () => {
   const sys = await topology();

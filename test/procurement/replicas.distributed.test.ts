@@ -8,13 +8,13 @@
  * page suite runs last: it stops the pricing process.
  */
 import { afterAll } from 'vitest';
-import { type DistributedSystem, startDistributed } from '../../harness/distributed.ts';
+import { sharedDistributed } from '../../harness/distributed.ts';
 import { auditProofSuite } from './audit-proof.distributed.suite.ts';
 import { pendingPageSuite } from './pending-page.distributed.suite.ts';
 
-let started: Promise<DistributedSystem> | undefined;
-const topology = () => (started ??= startDistributed({ gateways: 2, label: 'procreplicas' }));
-afterAll(async () => (await started)?.close(), 60_000);
+const distributed = sharedDistributed({ gateways: 2, label: 'procreplicas' });
+const topology = distributed.get;
+afterAll(distributed.close, 60_000);
 
 auditProofSuite(topology);
 pendingPageSuite(topology);

@@ -9,25 +9,24 @@
  * the events suite runs last, so no earlier suite's orders reach its receivers.
  */
 import { afterAll } from 'vitest';
-import { type DistributedSystem, startDistributed } from '../../harness/distributed.ts';
+import { sharedDistributed } from '../../harness/distributed.ts';
 import { ucpCheckoutSuite } from './checkout.suite.ts';
 import { ucpWebhookSuite } from './events/webhooks.suite.ts';
 import { ucpMcpSuite } from './mcp/mcp.distributed.suite.ts';
 import { ucpSignatureSuite } from './signature.distributed.suite.ts';
 
-let started: Promise<DistributedSystem> | undefined;
-const topology = () =>
-  (started ??= startDistributed({
-    label: 'ucp',
-    env: {
-      UCP_PROFILE_ALLOW_INSECURE: 'true',
-      // The events suite's receivers are on loopback, and it waits for retries.
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_RETRY_BASE_MS: '50',
-      WEBHOOK_POLL_INTERVAL_MS: '100',
-    },
-  }));
-afterAll(async () => (await started)?.close(), 60_000);
+const distributed = sharedDistributed({
+  label: 'ucp',
+  env: {
+    UCP_PROFILE_ALLOW_INSECURE: 'true',
+    // The events suite's receivers are on loopback, and it waits for retries.
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_RETRY_BASE_MS: '50',
+    WEBHOOK_POLL_INTERVAL_MS: '100',
+  },
+});
+const topology = distributed.get;
+afterAll(distributed.close, 60_000);
 
 /** The shared topology as a suite's system; the suite's close leaves it running. */
 const shared = async () => {
