@@ -2,23 +2,35 @@
  * The distributed topology as an operator runs it: two gateway processes (TOPOLOGY=distributed)
  * sharing one Redis (or Redis Cluster) and Postgres, and the procurement process holding the
  * order domain. Token buckets, blocks and idempotency records hold exactly across both gateways.
- * Run on the machine's Redis (distributed.test.ts) and on a Redis Cluster (test/cluster/).
+ * Run on the machine's Redis (distributed.test.ts, on a layout it shares with other suites) and
+ * on a Redis Cluster (test/cluster/, on its own).
  */
 
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
-import { freshPostgres, uniquePrefix } from '../../harness/services.ts';
+import {
+  type DistributedOptions,
+  type DistributedSystem,
+  startDistributed,
+} from '../../harness/distributed.ts';
 import { gql } from '../../harness/system.ts';
-import { mintDevToken } from '../../lib/auth/jwt.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { type CloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
 import { createRedis } from '../../lib/redis.ts';
 import { textOfCents } from '../../subgraphs/procurement/spend/policy.ts';
 import { freshAgent, ORDERS, post, validOrder } from './support/agent.ts';
+
+/**
+ * The layout the suite needs: one procurement process (the last test kills the one the gateways
+ * call) and two gateways with six tokens and (practically) no refill: the test counts them
+ * across both gateways, so a layout shared with other suites takes these gateways' settings.
+ */
+export const TWO_GATEWAY_LAYOUT = {
+  label: 'dist',
+  procurementOnly: 1,
+  gateways: 2,
+  gatewayEnv: { RATE_LIMIT_CAPACITY: '6', RATE_LIMIT_REFILL_PER_SECOND: '0.0001' },
+} satisfies DistributedOptions;
 
 /**
  * Posts an order as an agent would: with an Idempotency-Key, and again with the same key after
@@ -35,38 +47,32 @@ async function placeUntilDecided(url: string, spiffe: string, body: string, key:
   }
 }
 
-export function twoGatewaySuite(label: string, redisEnv: () => Record<string, string>): void {
+/**
+ * `on`: the Redis settings of a layout the suite starts and stops itself, or a shared layout
+ * (started with at least TWO_GATEWAY_LAYOUT's processes and settings) whose procurement process
+ * the suite kills in its last test: it runs last on it.
+ */
+export function twoGatewaySuite(
+  label: string,
+  on: (() => Record<string, string>) | { topology: () => Promise<DistributedSystem> },
+): void {
   describe(`two gateway processes sharing ${label}`, () => {
-    let store: Awaited<ReturnType<typeof freshPostgres>>;
-    let procurement: ServiceProcess;
-    let g1: ServiceProcess;
-    let g2: ServiceProcess;
-    const dataDir = mkdtempSync(join(tmpdir(), 'ac-dist-'));
-    let env: Record<string, string>;
+    let sys: DistributedSystem;
+    let g1: { url: string };
+    let g2: { url: string };
+    let env: Readonly<Record<string, string>>;
 
     beforeAll(async () => {
-      store = await freshPostgres('dist');
-      env = {
-        DATABASE_URL: store.url,
-        ...redisEnv(),
-        REDIS_KEY_PREFIX: uniquePrefix('dist'),
-        DATA_DIR: dataDir,
-        GATEWAY_SHARED_SECRET: 'distributed-test-secret-0123456789',
-        // Six tokens and (practically) no refill: the test counts them across both gateways.
-        RATE_LIMIT_CAPACITY: '6',
-        RATE_LIMIT_REFILL_PER_SECOND: '0.0001',
-      };
-      procurement = await startProcess('procurement', env, 90_000);
-      const gw = { ...env, TOPOLOGY: 'distributed', PROCUREMENT_URL: procurement.url };
-      [g1, g2] = await Promise.all([
-        startProcess('gateway', gw, 90_000),
-        startProcess('gateway', gw, 90_000),
-      ]);
+      sys =
+        typeof on === 'function'
+          ? await startDistributed({ ...TWO_GATEWAY_LAYOUT, env: on() })
+          : await on.topology();
+      [g1, g2] = sys.gateways.map((url) => ({ url })) as [{ url: string }, { url: string }];
+      env = sys.env;
     }, 180_000);
 
     afterAll(async () => {
-      await Promise.all([g1?.stop(), g2?.stop(), procurement?.stop()]);
-      await store?.drop();
+      if (typeof on === 'function') await sys?.close();
     });
 
     const both = () => [g1.url, g2.url];
@@ -90,7 +96,7 @@ export function twoGatewaySuite(label: string, redisEnv: () => Record<string, st
       expect(r.text).toContain('"allocated_budget":4999.99,');
       const read = await fetch(`${g2.url}${r.headers.location}`, { headers: { 'x-spiffe-id': id } });
       expect(await read.text()).toContain('"allocated_budget":4999.99,');
-      const c = new pg.Client({ connectionString: store.url });
+      const c = new pg.Client({ connectionString: env.DATABASE_URL });
       await c.connect();
       try {
         const rows = await c.query(
@@ -139,10 +145,7 @@ export function twoGatewaySuite(label: string, redisEnv: () => Record<string, st
 
     it('never spends a shared budget past a cent while both gateways take orders at once (spend policy)', async () => {
       const team = freshAgent('dist-spend');
-      const admin = await mintDevToken(loadConfig({ DATA_DIR: dataDir }), {
-        subject: 'ops',
-        roles: ['spend:admin'],
-      });
+      const admin = await sys.token(['spend:admin'], 'ops');
       const set = await gql(
         g1.url,
         'mutation($i: SpendPolicyInput!) { setSpendPolicy(input: $i) { budget } }',
@@ -193,7 +196,7 @@ export function twoGatewaySuite(label: string, redisEnv: () => Record<string, st
         spent: textOfCents(accepted),
         remaining: textOfCents(1000_00 - accepted),
       });
-      const c = new pg.Client({ connectionString: store.url });
+      const c = new pg.Client({ connectionString: env.DATABASE_URL });
       await c.connect();
       try {
         const rows = await c.query(
@@ -255,12 +258,12 @@ export function twoGatewaySuite(label: string, redisEnv: () => Record<string, st
     });
 
     it('answers 503 with Retry-After and creates nothing when the order domain is down', async () => {
-      await procurement.kill();
+      await sys.procurement.kill();
       const id = freshAgent('dist-down');
       const r = await post(g1.url, { spiffe: id });
       expect(r.status).toBe(503);
       expect(r.headers['retry-after']).toBe('1');
-      const c = new pg.Client({ connectionString: store.url });
+      const c = new pg.Client({ connectionString: env.DATABASE_URL });
       await c.connect();
       try {
         const rows = await c.query('SELECT count(*)::int AS n FROM purchase_orders WHERE spiffe_id = $1', [
