@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -32,6 +33,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // `npx tsx bench/tools/suite-cpu.ts`: each file's CPU, with its child processes.
     setupFiles: process.env.SUITE_CPU_LOG ? ['bench/tools/suite-cpu-setup.ts'] : [],
+    // The longest files first, also in a fresh clone, which has no durations cached.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         // One module registry per worker, not one per file (isolate: false): every file here

@@ -4,10 +4,13 @@
  * child processes'), and the suite's total against the machine's cores × wall time. Issue 29's
  * suite goal is a wall-time goal on a 2-core machine, so the CPU sum is the budget it spends.
  *
- *   npx tsx bench/tools/suite-cpu.ts [vitest args…]      TOP=25 for more rows
+ *   npx tsx bench/tools/suite-cpu.ts [--walls] [vitest args…]      TOP=25 for more rows
+ *
+ * --walls writes each file's wall time to test/support/file-walls.json, the order in which a
+ * fresh clone starts the files (test/support/sequencer.ts): run it on the whole suite.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -19,8 +22,9 @@ interface FileCpu {
 }
 
 const log = join(mkdtempSync(join(tmpdir(), 'ac-suite-cpu-')), 'files.jsonl');
+const writeWalls = process.argv.includes('--walls');
 const started = performance.now();
-const run = spawnSync('npx', ['vitest', 'run', ...process.argv.slice(2)], {
+const run = spawnSync('npx', ['vitest', 'run', ...process.argv.slice(2).filter((a) => a !== '--walls')], {
   stdio: 'inherit',
   env: { ...process.env, SUITE_CPU_LOG: log },
 });
@@ -42,4 +46,13 @@ console.log(
     `(${availableParallelism()} cores × wall = ${(availableParallelism() * wall).toFixed(0)} CPU s). ` +
     `Imports and vitest's own work are outside the per-file figures. vitest exit ${run.status}.`,
 );
+if (writeWalls) {
+  const walls = Object.fromEntries(
+    files
+      .map((f) => [relative(process.cwd(), f.file), Math.round(f.wallS * 10) / 10] as const)
+      .sort((a, b) => b[1] - a[1]),
+  );
+  writeFileSync('test/support/file-walls.json', `${JSON.stringify(walls, null, 2)}\n`);
+  console.log(`wrote test/support/file-walls.json (${files.length} files)`);
+}
 process.exit(run.status ?? 1);
