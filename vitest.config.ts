@@ -27,8 +27,13 @@ export default defineConfig({
     // against 487 s with three, in one quiet sitting, all passing (README, "How long it takes").
     maxWorkers: 4,
     // TEST_PROCESS_NODE_FLAGS: the processes the tests start skip V8's optimising compiler
-    // (harness/processes.ts, testJitFlags: ~1 s of CPU per start for code that never runs hot).
-    env: { APOLLO_TELEMETRY_DISABLED: '1', LOG_LEVEL: 'silent', TEST_PROCESS_NODE_FLAGS: '--no-opt' },
+    // (harness/processes.ts, testJitFlags: ~1 s of CPU per start for code that never runs hot);
+    // `TEST_PROCESS_NODE_FLAGS= npx vitest run …` starts them as production does.
+    env: {
+      APOLLO_TELEMETRY_DISABLED: '1',
+      LOG_LEVEL: 'silent',
+      TEST_PROCESS_NODE_FLAGS: process.env.TEST_PROCESS_NODE_FLAGS ?? '--no-opt',
+    },
     // Names the embedded store's template, so tests load new stores instead of running initdb.
     globalSetup: ['test/support/global-setup.ts'],
     // `npx tsx bench/tools/suite-cpu.ts`: each file's CPU, with its child processes.

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,15 @@ describe('distributed topology: one process per subgraph, gateway over HTTP', ()
       const res = await fetch(`${p?.url}/readyz`);
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ checks: { db: 'ok', redis: 'ok' } });
+    }
+  });
+
+  it("starts each process with the suite's node flags (vitest.config.ts: --no-opt unless set otherwise)", () => {
+    expect(process.env.TEST_PROCESS_NODE_FLAGS, 'vitest.config.ts sets it').toBeDefined();
+    const flags = process.env.TEST_PROCESS_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+    for (const p of Object.values(procs)) {
+      const argv = readFileSync(`/proc/${p?.child.pid}/cmdline`, 'utf8').split('\0');
+      for (const flag of flags) expect(argv).toContain(flag);
     }
   });
 });

@@ -11,7 +11,7 @@
  * second Node binary too when NODE_NEXT_BINARY names one (CI: the image's Node 24).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,10 +81,12 @@ describe.each(binaries)('hidden classes on the hot paths, %s', (_label, node) =>
   const logDir = mkdtempSync(join(tmpdir(), 'ac-maps-'));
   const windows = new Map<string, { from: number; to: number }>();
   let events: MapEvent[] = [];
+  let argv: string[] = [];
 
   beforeAll(async () => {
     const spawnedAt = performance.now();
     const sys: ServiceProcess = await startEmbeddedSystem(node, mapLogFlags(), {}, logDir);
+    argv = readFileSync(`/proc/${sys.child.pid}/cmdline`, 'utf8').split('\0');
     try {
       // The log's clock starts a little after the spawn, so an event at log time t happened at
       // t or later here: a window taken on this clock holds only its own path's events, given
@@ -117,6 +119,12 @@ describe.each(binaries)('hidden classes on the hot paths, %s', (_label, node) =>
     expect(busiest / MEASURED, `map events in ${MEASURED} requests, by place:\n${listing}`).toBeLessThan(
       MOST_PER_REQUEST_AT_ONE_PLACE,
     );
+  });
+
+  it("runs the system with V8 as production does (not the suite's --no-opt for other processes)", () => {
+    expect(argv).toContain('--log-maps');
+    expect(argv).toContain('--liftoff-only');
+    expect(argv).not.toContain('--no-opt');
   });
 
   it('sees map events where there are some (the log and its windows are read right)', () => {
