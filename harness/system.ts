@@ -9,6 +9,7 @@ import { buildEmbedded, type RunningSystem, type StartOptions } from '../gateway
 import { mintDevToken } from '../lib/auth/jwt.ts';
 import { type Config, loadConfig } from '../lib/config.ts';
 import { TEST_STORE_ENV } from './services.ts';
+import { leaseStore } from './store-pool.ts';
 
 process.env.APOLLO_TELEMETRY_DISABLED = '1';
 
@@ -44,7 +45,24 @@ export async function startEmbedded(
   opts: StartOptions = {},
 ): Promise<TestSystem> {
   const config = testConfig(env);
-  const sys = await buildEmbedded(config, opts);
+  // An in-memory store the test did not pass in is a reused one, emptied (harness/store-pool.ts).
+  const lease =
+    !opts.db && !config.DATABASE_URL && config.EMBEDDED_DB === 'memory'
+      ? await leaseStore(config.EMBEDDED_DB_TEMPLATE)
+      : undefined;
+  const sys = await buildEmbedded(config, lease ? { ...opts, db: lease.db } : opts).catch(
+    async (e: unknown) => {
+      await lease?.release();
+      throw e;
+    },
+  );
+  if (lease) {
+    const close = sys.close.bind(sys);
+    sys.close = async () => {
+      await close();
+      await lease.release();
+    };
+  }
   await sys.listen(0);
   return Object.assign(sys, {
     config,
