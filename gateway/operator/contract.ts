@@ -3,6 +3,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { distinctViolations, type Violation } from '../../lib/json/ajv-violation.ts';
+import { CHECKED_SCHEMAS } from '../../lib/json/checked-schemas.ts';
 
 /**
  * schemas/openapi/operator.yaml is the one source of the operator API's request shapes: the
@@ -47,12 +48,12 @@ export function operatorContract(): OperatorContract {
     paths: Record<string, { get?: Operation; post?: Operation }>;
     components: { parameters: Record<string, Parameter> };
   };
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  const ajv = new Ajv2020({ ...CHECKED_SCHEMAS, allErrors: true, strict: false });
   addFormats.default(ajv);
   ajv.addSchema(doc, DOC_ID);
   // Query values arrive as strings: a second instance coerces them (limit=20 → 20); a repeated
   // parameter arrives as an array and is refused, never coerced to one of its values.
-  const queryAjv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: true });
+  const queryAjv = new Ajv2020({ ...CHECKED_SCHEMAS, allErrors: true, strict: false, coerceTypes: true });
   addFormats.default(queryAjv);
   queryAjv.addSchema(doc, DOC_ID);
   const ref = (name: string) => ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` });

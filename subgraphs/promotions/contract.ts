@@ -3,6 +3,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { distinctViolations, violationOf } from '../../lib/json/ajv-violation.ts';
+import { CHECKED_SCHEMAS } from '../../lib/json/checked-schemas.ts';
 import type { Violation } from './domain/errors.ts';
 
 /**
@@ -29,7 +30,7 @@ export function promotionsContract(): PromotionsContract {
   if (compiled) return compiled;
   const doc = parse(readFileSync(PROMOTIONS_OPENAPI_URL, 'utf8')) as Record<string, unknown>;
   // OpenAPI 3.1 schemas are JSON Schema 2020-12; `examples` and `description` are annotations.
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  const ajv = new Ajv2020({ ...CHECKED_SCHEMAS, allErrors: true, strict: false });
   // int32 and friends are real formats here, not annotations Ajv warns about.
   addFormats.default(ajv);
   ajv.addSchema(doc, DOC_ID);

@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CHECKED_SCHEMAS } from '../../../lib/json/checked-schemas.ts';
 import { sendProblem } from '../../../lib/problem.ts';
 import { OPENAPI_FILE } from '../../../subgraphs/procurement/contract/openapi.ts';
 import { violations } from '../../edge/quote/contract.ts';
@@ -30,7 +31,12 @@ function quoteQuery(): ValidateFunction {
   if (compiled) return compiled;
   const op = toolOperation(OPENAPI_FILE, AGENT_QUOTE_PATH, 'GET');
   if (!op) throw new Error(`procurement.yaml has no GET ${AGENT_QUOTE_PATH}`);
-  compiled = new Ajv2020({ allErrors: true, strict: false, coerceTypes: 'array' }).compile(op.inputSchema);
+  compiled = new Ajv2020({
+    ...CHECKED_SCHEMAS,
+    allErrors: true,
+    strict: false,
+    coerceTypes: 'array',
+  }).compile(op.inputSchema);
   return compiled;
 }
 

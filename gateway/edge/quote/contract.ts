@@ -3,6 +3,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { type Violation, violationOf } from '../../../lib/json/ajv-violation.ts';
+import { CHECKED_SCHEMAS } from '../../../lib/json/checked-schemas.ts';
 
 /**
  * The edge's contract, schemas/openapi/edge.yaml, is the one source of the shapes it accepts:
@@ -69,7 +70,7 @@ let compiled: EdgeContract | undefined;
 
 function ajvFor(doc: Json, opts: { coerceTypes?: 'array' }): Ajv2020 {
   // OpenAPI 3.1 schemas are JSON Schema 2020-12; `example(s)` and `description` are annotations.
-  const ajv = new Ajv2020({ allErrors: true, strict: false, ...opts });
+  const ajv = new Ajv2020({ ...CHECKED_SCHEMAS, allErrors: true, strict: false, ...opts });
   addFormats.default(ajv);
   ajv.addSchema(doc, DOC_ID);
   return ajv;

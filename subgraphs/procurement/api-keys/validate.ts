@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { DEFAULT_AGENT_SCOPES } from '../../../lib/auth/agent-scopes.ts';
 import { isProcurementAgent, parseSpiffeId } from '../../../lib/auth/spiffe.ts';
+import { CHECKED_SCHEMAS } from '../../../lib/json/checked-schemas.ts';
 import { componentSchema } from '../contract/openapi.ts';
 import { ApiKeyInputInvalid } from './errors.ts';
 import { parseProfileBinding } from './profile-binding.ts';
@@ -14,7 +15,7 @@ export const MAX_NAME = 100;
 // contract's own schema (schemas/openapi/procurement.yaml), not a copy of its limits.
 const agentIdSchema = (componentSchema('PurchaseOrderRequest') as { properties: Record<string, object> })
   .properties.agent_id;
-const isContractAgentId = new Ajv2020({ strict: true }).compile(agentIdSchema as object);
+const isContractAgentId = new Ajv2020({ ...CHECKED_SCHEMAS, strict: true }).compile(agentIdSchema as object);
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 const CONTROL = /[\u0000-\u001f\u007f]/;

@@ -1,4 +1,5 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { CHECKED_SCHEMAS } from '../../../lib/json/checked-schemas.ts';
 import { exactNumber, plainText, useExactNumberKeywords } from '../../../lib/json/exact-number.ts';
 import type { OrderLine } from '../domain/purchase-order.ts';
 import { checkoutFieldsSchema, checkoutRequestSchema } from './checkout.ts';
@@ -19,7 +20,13 @@ export type ContractResult =
 // a typo in the OpenAPI document fails at start-up instead of silently allowing a field.
 // Limits are compared exactly on the number as written (lib/json/exact-number.ts): a budget of
 // 5000.00000000000000001 is over 5000 even though its nearest double is 5000.
-const ajv = new Ajv2020({ allErrors: true, coerceTypes: false, useDefaults: false, strict: true });
+const ajv = new Ajv2020({
+  ...CHECKED_SCHEMAS,
+  allErrors: true,
+  coerceTypes: false,
+  useDefaults: false,
+  strict: true,
+});
 useExactNumberKeywords(ajv);
 // OpenAPI's integer formats (declared for linters and generators): only the range, so a
 // non-integer reports one violation (its type), not two.

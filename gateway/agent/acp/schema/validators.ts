@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { CHECKED_SCHEMAS } from '../../../../lib/json/checked-schemas.ts';
 import { type AcpDocuments, readAcpDocuments } from './files.ts';
 import { type AcpSide, bundleAliases, loadedCopy } from './quirks.ts';
 import { type AcpViolation, acpViolations } from './violations.ts';
@@ -45,6 +46,7 @@ function instance(side: AcpSide): { ajv: Ajv2020; bundleId: string } {
   // Strict: a keyword Ajv does not know fails compilation, except `example`, which the bundle
   // uses everywhere as an annotation. Every violation is reported, never coerced.
   const ajv = new Ajv2020({
+    ...CHECKED_SCHEMAS,
     allErrors: true,
     strict: true,
     strictRequired: false,

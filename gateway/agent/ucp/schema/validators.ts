@@ -1,5 +1,6 @@
 import { Ajv2020, type AnySchema, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { CHECKED_SCHEMAS } from '../../../../lib/json/checked-schemas.ts';
 import { type AcpViolation, acpViolations } from '../../acp/schema/violations.ts';
 import { readUcpDocuments, type UcpDocument } from './files.ts';
 import { UCP_KEYWORDS, type UcpOperation } from './keywords.ts';
@@ -86,6 +87,7 @@ export function ucpAjv(view: UcpView): Ajv2020 {
   // branches with `properties`/`required` and no `type` (strictTypes), `anyOf` of `required`
   // lists (strictRequired). Every violation is reported, never coerced.
   const ajv = new Ajv2020({
+    ...CHECKED_SCHEMAS,
     allErrors: true,
     strict: true,
     strictTypes: false,
