@@ -44,8 +44,9 @@ export default defineConfig({
       {
         // One module registry per worker, not one per file (isolate: false): every file here
         // imported the whole system again (~2.7 s of a worker per file, 507 s of 864 in all),
-        // and nothing in these files leaves module state another one reads (each system, store
-        // and metrics registry is made per test). Measured: README, "How long it takes".
+        // and nothing in these files leaves module state another one reads (each system and
+        // metrics registry is made per test), but for one emptied embedded store a closed system
+        // leaves for the next (harness/store-pool.ts). Measured: README, "How long it takes".
         extends: true,
         test: {
           name: 'main',

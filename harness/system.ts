@@ -50,20 +50,23 @@ export async function startEmbedded(
     !opts.db && !config.DATABASE_URL && config.EMBEDDED_DB === 'memory'
       ? await leaseStore(config.EMBEDDED_DB_TEMPLATE)
       : undefined;
-  const sys = await buildEmbedded(config, lease ? { ...opts, db: lease.db } : opts).catch(
-    async (e: unknown) => {
-      await lease?.release();
-      throw e;
-    },
-  );
+  // A failed start gives its store back (its error, not the release's, is the one thrown).
+  const giveBack = async (e: unknown): Promise<never> => {
+    await lease?.release().catch(() => {});
+    throw e;
+  };
+  const sys = await buildEmbedded(config, lease ? { ...opts, db: lease.db } : opts).catch(giveBack);
   if (lease) {
     const close = sys.close.bind(sys);
     sys.close = async () => {
-      await close();
-      await lease.release();
+      try {
+        await close();
+      } finally {
+        await lease.release();
+      }
     };
   }
-  await sys.listen(0);
+  await sys.listen(0).catch(giveBack);
   return Object.assign(sys, {
     config,
     token: (roles: string[], subject = 'test-user') => mintDevToken(config, { subject, roles }),
