@@ -37,13 +37,14 @@ RESET ALL;
 SELECT pg_advisory_unlock_all();
 DISCARD TEMP;`;
 
+async function openStore(template: string | undefined): Promise<Db> {
+  const store = await openPglite(undefined, { template });
+  opened += 1;
+  return store;
+}
+
 export async function leaseStore(template: string | undefined): Promise<StoreLease> {
-  let store = idle.pop();
-  if (!store) {
-    store = await openPglite(undefined, { template });
-    opened += 1;
-  }
-  const kept = store;
+  const kept = idle.pop() ?? (await openStore(template));
   let open = true;
   const closed = () => Promise.reject(new Error('the embedded store was released: its system closed'));
   const db: Db = {
