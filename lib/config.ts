@@ -33,6 +33,14 @@ const fields = z.object({
   /** `disk` keeps the embedded SQL store under DATA_DIR; `memory` forgets it on exit (tests). */
   EMBEDDED_DB: z.enum(['disk', 'memory']).default('disk'),
   /**
+   * `on` (the default): the embedded store on disk syncs its WAL before a commit returns, so
+   * every acknowledged write survives a power loss. `off` is PostgreSQL's `fsync = off`: faster,
+   * and after a power loss or an operating-system crash the last writes may be gone and the data
+   * directory may be corrupt (restore the backup). Logged at start when off (lib/db/pglite-sync.ts,
+   * docs/deployment.md "What survives what").
+   */
+  EMBEDDED_DB_FSYNC: z.enum(['on', 'off']).default('on'),
+  /**
    * `worker` (the default) runs the embedded SQL store on its own thread, so its statements and
    * the garbage PGlite makes (its own heap) do not stall the requests (lib/db/pglite-worker.ts);
    * `main` runs it on the request thread, where orders alone are a little faster and quotes

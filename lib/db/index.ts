@@ -15,6 +15,7 @@ export async function openDb(
     | 'DATABASE_URL'
     | 'DATA_DIR'
     | 'EMBEDDED_DB'
+    | 'EMBEDDED_DB_FSYNC'
     | 'EMBEDDED_DB_THREAD'
     | 'EMBEDDED_DB_NICE'
     | 'EMBEDDED_DB_TEMPLATE'
@@ -26,9 +27,13 @@ export async function openDb(
   // TypeScript module (Node 20's workers do not take tsx's loader), so it runs on this thread.
   const fromSource = import.meta.url.endsWith('.ts');
   if (config.EMBEDDED_DB_THREAD === 'main' || fromSource)
-    return (await import('./pglite.ts')).openPglite(dataDir, { template: config.EMBEDDED_DB_TEMPLATE });
+    return (await import('./pglite.ts')).openPglite(dataDir, {
+      template: config.EMBEDDED_DB_TEMPLATE,
+      sync: config.EMBEDDED_DB_FSYNC,
+    });
   return (await import('./pglite-worker.ts')).openPgliteWorker(dataDir, {
     nice: config.EMBEDDED_DB_NICE,
     template: config.EMBEDDED_DB_TEMPLATE,
+    sync: config.EMBEDDED_DB_FSYNC,
   });
 }

@@ -3,6 +3,7 @@ import { setPriority } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { Db, Queryable } from './db.ts';
 import { openPglite } from './pglite.ts';
+import type { EmbeddedSync } from './pglite-sync.ts';
 
 /**
  * The embedded store on its own thread. PGlite is Postgres compiled to WebAssembly and runs
@@ -52,13 +53,13 @@ function lowerThisThreadsPriority(nice: number): void {
 }
 
 /** The worker's side: opens the store, then answers each message. */
-async function serve(dataDir: string | undefined, nice: number, template: string | undefined): Promise<void> {
+async function serve({ dataDir, nice, template, sync }: StoreThreadData): Promise<void> {
   const port = parentPort;
   if (!port) return;
   if (nice) lowerThisThreadsPriority(nice);
   let db: Db;
   try {
-    db = await openPglite(dataDir, { template });
+    db = await openPglite(dataDir, { template, sync });
   } catch (err) {
     port.postMessage(errorReply(0, err));
     return;
@@ -92,10 +93,10 @@ type StoreThreadData = {
   dataDir: string | undefined;
   nice: number;
   template: string | undefined;
+  sync: EmbeddedSync;
 };
 if (!isMainThread && (workerData as StoreThreadData | null)?.pgliteWorker) {
-  const data = workerData as StoreThreadData;
-  void serve(data.dataDir, data.nice, data.template);
+  void serve(workerData as StoreThreadData);
 }
 
 /**
@@ -116,13 +117,15 @@ export async function openPgliteWorker(
     nice = 0,
     spawn = spawnModule,
     template,
-  }: { nice?: number; spawn?: SpawnStoreThread; template?: string | undefined } = {},
+    sync = 'on',
+  }: { nice?: number; spawn?: SpawnStoreThread; template?: string | undefined; sync?: EmbeddedSync } = {},
 ): Promise<Db> {
   const worker = spawn(new URL(import.meta.url), {
     pgliteWorker: true,
     dataDir,
     nice,
     template,
+    sync,
   } satisfies StoreThreadData);
   const pending = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
   let nextId = 0;

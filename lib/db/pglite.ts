@@ -6,6 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import type { Db } from './db.ts';
 import { preparedStatements } from './pglite-prepared.ts';
+import { type EmbeddedSync, SyncingNodeFS, startParams, syncTree } from './pglite-sync.ts';
 
 /**
  * Postgres settings of the embedded store. PGlite starts Postgres with its server defaults
@@ -149,7 +150,7 @@ class TarballBlob extends Blob {
  */
 export async function openPglite(
   dataDir: string | undefined,
-  { template }: { template?: string | undefined } = {},
+  { template, sync = 'on' }: { template?: string | undefined; sync?: EmbeddedSync } = {},
 ): Promise<Db> {
   baselineWasmOnly();
   let dir: string | undefined;
@@ -161,8 +162,17 @@ export async function openPglite(
     if (fresh && !template) initialiseDataDir(dir);
   }
   const opened = fresh && template ? { ...options, loadDataDir: templateTarball(template) } : options;
-  const pg = dir ? new PGlite(dir, opened) : new PGlite(opened);
+  // On disk, Postgres syncs its writes before a commit returns (pglite-sync.ts); in memory there
+  // is nothing to sync, and PGlite's own start (fsync off) is kept.
+  const pg = dir
+    ? new PGlite({
+        ...opened,
+        fs: new SyncingNodeFS(dir),
+        startParams: startParams(sync, PGlite.defaultStartParams),
+      })
+    : new PGlite(opened);
   await pg.waitReady;
+  if (dir && fresh && sync === 'on') syncTree(dir);
   // One statement per call, parsed once (pglite-prepared.ts); exec() handles several. PGlite's
   // own locks are taken as its query() takes them: a statement waits for a transaction to end,
   // and a transaction's statements hold the connection one at a time.
