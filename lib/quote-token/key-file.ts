@@ -1,5 +1,5 @@
-import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { writeFileDurably } from '../durable-file.ts';
 
 /**
  * Key rings as JSON files readable by their owner only (a secret volume in production): the
@@ -8,18 +8,11 @@ import { dirname } from 'node:path';
  */
 export const readKeyFile = <T>(file: string): T => JSON.parse(readFileSync(file, 'utf8')) as T;
 
+/**
+ * First creation must not overwrite a ring another process just created (`exclusive`: EEXIST);
+ * a rotation replaces the file atomically. Durable when it returns: a key lost to a power loss
+ * would leave the audit chain or issued tokens unverifiable.
+ */
 export function writeKeyFile(file: string, content: unknown, exclusive: boolean): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(tmp, JSON.stringify(content, null, 2), { mode: 0o600 });
-  try {
-    // First creation must not overwrite a ring another process just created (link fails on EEXIST);
-    // a rotation replaces the file atomically.
-    if (exclusive) linkSync(tmp, file);
-    else renameSync(tmp, file);
-  } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {}
-  }
+  writeFileDurably(file, JSON.stringify(content, null, 2), { mode: 0o600, exclusive });
 }

@@ -1,7 +1,8 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { migrate } from '../../../lib/db/index.ts';
+import { removeFileDurably, writeFileDurably } from '../../../lib/durable-file.ts';
 import type { Platform } from '../../../lib/platform.ts';
 import { acpApiBaseUrl, checkoutPermalink } from '../../../lib/public-origin.ts';
 import { checkoutSessionStoreFor } from '../../../subgraphs/procurement/checkout/cached.ts';
@@ -77,7 +78,8 @@ export async function mountAcp(
   const cleanStop =
     store.hold && config.EMBEDDED_DB === 'disk' ? join(config.DATA_DIR, CLEAN_STOP_FILE) : undefined;
   if (cleanStop) {
-    if (existsSync(cleanStop)) rmSync(cleanStop);
+    // Removed durably: a mark that came back after a power loss would skip the recovery.
+    if (existsSync(cleanStop)) removeFileDurably(cleanStop);
     else await checkout.recoverCompletions();
   }
   // Writes that answers did not wait for (a completed session, a stored reply) land before the
@@ -85,7 +87,7 @@ export async function mountAcp(
   app.addHook('onClose', async () => {
     const written = await store.settled?.();
     await idempotency.settled?.();
-    if (cleanStop && written) writeFileSync(cleanStop, `${new Date(clock.now()).toISOString()}\n`);
+    if (cleanStop && written) writeFileDurably(cleanStop, `${new Date(clock.now()).toISOString()}\n`);
   });
   registerDiscovery(app, discoveryDocument(apiBase, config.ACP_CURRENCIES));
   const keys = apiKeyVerifier(await checkoutApiKeysFor(platform), {

@@ -1,9 +1,9 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactVerify } from 'jose';
 import type { Clock } from '../../../lib/clock.ts';
 import type { Config } from '../../../lib/config.ts';
+import { mkdirDurably, replaceFileDurably, writeFileDurably } from '../../../lib/durable-file.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { FileQuoteKeyStore, type QuoteKeys, signJws } from '../../../lib/quote-token/index.ts';
 
@@ -63,17 +63,14 @@ export const HEAD_FILE = 'head.jws';
 const fileName = (kind: 'checkpoint' | 'legacy', seq: number) =>
   `${kind}-${String(seq).padStart(20, '0')}.jws`;
 
-/** Writes one checkpoint atomically (temporary file, then rename). Returns its path. */
+/** Writes one checkpoint atomically and durably (temporary file, then rename). Returns its path. */
 export function writeCheckpoint(
   dir: string,
   keys: Pick<QuoteKeys, 'signingKey'>,
   claims: CheckpointClaims,
 ): string {
-  mkdirSync(dir, { recursive: true });
   const file = join(dir, fileName(claims.legacyUntil === undefined ? 'checkpoint' : 'legacy', claims.seq));
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${signJws(keys, CHECKPOINT_TYP, claims)}\n`, { mode: 0o644 });
-  renameSync(tmp, file);
+  writeFileDurably(file, `${signJws(keys, CHECKPOINT_TYP, claims)}\n`, { mode: 0o644 });
   return file;
 }
 
@@ -143,8 +140,8 @@ export async function readCheckpoints(
 }
 
 /**
- * Writes the latest signed head atomically (temporary file, then rename), without blocking the
- * loop. `made`: the directory was made by an earlier write, so no mkdir (a removed directory
+ * Writes the latest signed head atomically and durably (temporary file, then rename), without
+ * blocking the loop. `made`: the directory was made by an earlier write, so no mkdir (a removed directory
  * fails the write, which is tried again with `made` false).
  */
 async function writeHead(
@@ -153,11 +150,8 @@ async function writeHead(
   claims: CheckpointClaims,
   made: boolean,
 ) {
-  if (!made) await mkdir(dir, { recursive: true });
-  const file = join(dir, HEAD_FILE);
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, `${signJws(keys, CHECKPOINT_TYP, claims)}\n`, { mode: 0o644 });
-  await rename(tmp, file);
+  if (!made) mkdirDurably(dir);
+  await replaceFileDurably(join(dir, HEAD_FILE), `${signJws(keys, CHECKPOINT_TYP, claims)}\n`, 0o644);
 }
 
 export interface Checkpointer {
