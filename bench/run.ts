@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { type AcpRun, acpTable, runAcp } from './acp/run.ts';
+import { type DurabilityRun, durabilityTable, runDurability } from './durability.ts';
 import { type Row, runFn, runHttp, type Scenario } from './harness.ts';
 import { type MemoryRow, measureMemory, memoryTable } from './memory.ts';
 import { type MixedRun, mixedTable, runMixed } from './open-loop/mixed.ts';
@@ -70,6 +71,8 @@ if (only && runs('warm-start')) {
     topologies,
   );
 }
+let durability: DurabilityRun | undefined;
+if (runs('durability')) durability = await runDurability(quick, log);
 let hive: string | undefined;
 if (only && runs('hive')) hive = (await hiveComparison(quick ? 1 : 3, quick ? 5 : 10, log)).table;
 let runtimes: RuntimeComparison | undefined;
@@ -156,6 +159,22 @@ if (mixed) {
       ),
     );
     console.error('updated docs/benchmarks.md (mixed)');
+  }
+}
+
+if (durability) {
+  const text = durabilityTable(durability);
+  console.log(`\n${text}`);
+  if (!quick) {
+    const file = new URL('../docs/benchmarks.md', import.meta.url);
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        /<!-- durability:start -->[\s\S]*<!-- durability:end -->/,
+        `<!-- durability:start -->\nMeasured ${stamp} on Node ${process.version}, compiled, two embedded systems (store on disk, ext4 on the VM's virtio disk) loaded in alternated rounds (bench/durability.ts): EMBEDDED_DB_FSYNC=off is the store as it was before it synced. Closed loop 10 at a time; the p99 open loop from each request's due time.\n\n${text}\n<!-- durability:end -->`,
+      ),
+    );
+    console.error('updated docs/benchmarks.md (durability)');
   }
 }
 
