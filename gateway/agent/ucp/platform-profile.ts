@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Agent } from 'undici';
 import type { Clock } from '../../../lib/clock.ts';
+import { guardedLookup } from '../../../lib/net/guarded-lookup.ts';
 import { checkEndpointUrl } from '../../../subgraphs/procurement/webhooks/endpoint-url.ts';
-import { guardedLookup } from '../../../subgraphs/procurement/webhooks/sender.ts';
 import { ucpValidator } from './schema/index.ts';
 
 /**
