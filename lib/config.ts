@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -5,7 +6,8 @@ import { z } from 'zod';
  * process with a message naming the variable (see loadConfig). Add new settings here, with a
  * default that works on a fresh machine, and document them in the README's table.
  */
-const DEV_GATEWAY_SECRET_DEFAULT = 'dev-only-gateway-secret-change-me';
+/** The development default of earlier releases: public, so refused wherever it is set. */
+const FORMER_DEV_GATEWAY_SECRET = 'dev-only-gateway-secret-change-me';
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
@@ -88,8 +90,20 @@ const fields = z.object({
   AUTH_AUDIENCE: z.string().min(1).default('agent-commerce'),
   /** Remote JWKS of the identity provider; unset means the development key under DATA_DIR. */
   AUTH_JWKS_URL: url.optional(),
-  /** Distributed topology: subgraphs accept only calls that carry this gateway secret. */
-  GATEWAY_SHARED_SECRET: z.string().min(16).default(DEV_GATEWAY_SECRET_DEFAULT),
+  /**
+   * Subgraphs and the internal order endpoint accept only calls that carry this gateway secret.
+   * Unset: a random one is made at each start (the embedded process shares it in memory), so no
+   * constant secret opens anything; every process of the distributed topology must be given the
+   * same one (they refuse to start without it: requireSharedSecret).
+   */
+  GATEWAY_SHARED_SECRET: z
+    .string()
+    .min(16)
+    .refine((v) => v !== FORMER_DEV_GATEWAY_SECRET, {
+      message:
+        'this is the former published development default: unset it (a random one is made) or set your own',
+    })
+    .optional(),
   PRICING_URL: url.default('http://127.0.0.1:4001'),
   PROMOTIONS_URL: url.default('http://127.0.0.1:4002'),
   PROCUREMENT_URL: url.default('http://127.0.0.1:4003'),
@@ -287,17 +301,17 @@ const fields = z.object({
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(fields.shape);
 
 /**
- * Development conveniences that must not reach production: the public default gateway secret
- * (anyone could call a subgraph or the internal order endpoint as the gateway) and the
- * development caller key under DATA_DIR (tokens would be minted locally, not by an IdP).
+ * Development conveniences that must not reach production: a gateway secret nobody chose (each
+ * replica would make its own) and the development caller key under DATA_DIR (tokens would be
+ * minted locally, not by an IdP).
  */
 const schema = fields.superRefine((c, ctx) => {
   if (c.NODE_ENV !== 'production') return;
-  if (c.GATEWAY_SHARED_SECRET === DEV_GATEWAY_SECRET_DEFAULT || c.GATEWAY_SHARED_SECRET.length < 32) {
+  if (c.GATEWAY_SHARED_SECRET === undefined || c.GATEWAY_SHARED_SECRET.length < 32) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
       path: ['GATEWAY_SHARED_SECRET'],
-      message: 'in production set a secret of at least 32 characters (not the development default)',
+      message: 'in production set a secret of at least 32 characters',
     });
   }
   if (!c.AUTH_JWKS_URL) {
@@ -318,7 +332,16 @@ const resolved = schema.transform((c) => {
   const url = c.REDIS_URL ?? (first ? `redis+cluster://${first}` : undefined);
   const cluster =
     c.REDIS_CLUSTER || c.REDIS_CLUSTER_NODES !== undefined || /^rediss?\+cluster:/.test(url ?? '');
-  return { ...c, REDIS_URL: url, REDIS_CLUSTER: cluster };
+  // No secret configured: one nobody knows, made now, for this process alone (derived, not a
+  // variable: `gatewaySecretGenerated` tells the distributed entry points to refuse it).
+  const secret = c.GATEWAY_SHARED_SECRET ?? randomBytes(32).toString('base64url');
+  return {
+    ...c,
+    REDIS_URL: url,
+    REDIS_CLUSTER: cluster,
+    GATEWAY_SHARED_SECRET: secret,
+    gatewaySecretGenerated: c.GATEWAY_SHARED_SECRET === undefined,
+  };
 });
 
 export type Config = z.infer<typeof resolved>;
@@ -333,6 +356,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
   throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+}
+
+/**
+ * A process of the distributed topology (a subgraph, a gateway-only process) talks to the others
+ * with the gateway secret, so they must all be given the same one: a secret made at start would
+ * be this process's alone, and every call between them would be refused. Stops such a process
+ * with a message naming the variable instead.
+ */
+export function requireSharedSecret(config: Config, role: string): void {
+  if (config.gatewaySecretGenerated)
+    throw new ConfigError(
+      `Invalid configuration:\n  GATEWAY_SHARED_SECRET: the distributed topology's processes must share one secret; set the same value on every process (${role} included), e.g. $(openssl rand -hex 24)`,
+    );
 }
 
 /** Which state adapters a process uses: in memory (embedded) or shared (Redis/Postgres). */
