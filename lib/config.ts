@@ -270,8 +270,23 @@ const fields = z.object({
   UCP_PROFILE_CACHE_ENTRIES: positiveInt.default(1000),
   /** Connect and response timeout of a platform profile fetch. */
   UCP_PROFILE_TIMEOUT_MS: positiveInt.default(5000),
-  /** Development and tests only: platform profiles over http and on loopback or private addresses. */
+  /** Development and tests only: platform profiles over http, on any port, and on loopback or private addresses. */
   UCP_PROFILE_ALLOW_INSECURE: bool.default('false'),
+  /** Ports a platform profile URL may name (https; none named is 443). */
+  UCP_PROFILE_PORTS: list
+    .pipe(z.array(z.coerce.number().int().min(1).max(65535)).min(1, 'at least one port'))
+    .default('443'),
+  /** How long a failed profile fetch is remembered: that URL is not fetched again meanwhile (0: not kept). */
+  UCP_PROFILE_FAILURE_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  /**
+   * Profile fetches a minute per source (client IPv4 address, IPv6 /64) for requests not yet
+   * authenticated (signed calls, whose key is in the profile); beyond it 429 (docs/ucp.md).
+   */
+  UCP_PROFILE_FETCH_BUDGET_PER_SOURCE: positiveInt.default(10),
+  /** The same budget for the whole process, every source together. */
+  UCP_PROFILE_FETCH_BUDGET_GLOBAL: positiveInt.default(60),
+  /** Such fetches in flight at once in the process (each may hold a socket for UCP_PROFILE_TIMEOUT_MS). */
+  UCP_PROFILE_FETCH_CONCURRENCY: positiveInt.default(4),
 
   // Promotions.
   /** Where redemption limits are consumed: the SQL store (durable, default) or Redis (needs REDIS_URL). */
