@@ -134,6 +134,24 @@ const fields = z.object({
   SPIFFE_TRUST_DOMAINS: list.default('example.org'),
   /** Peers whose X-Spiffe-Id header is trusted when TLS is off (the mTLS sidecar). */
   TRUSTED_PROXIES: list.default('127.0.0.1,::1,::ffff:127.0.0.1'),
+  /**
+   * Host names this system answers to besides loopback names, IP literals and the hosts of
+   * PUBLIC_BASE_URL, ACP_API_BASE_URL and UCP_API_BASE_URL (lib/http/served-hosts.ts): the
+   * peer-trusted X-Spiffe-Id and the console's development token refuse any other Host, and
+   * state-changing console calls any other Origin (DNS rebinding, docs/console.md "Hardening").
+   */
+  SERVED_HOSTS: list
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i,
+            'host names, comma-separated (no scheme or port)',
+          ),
+      ),
+    )
+    .default(''),
   TLS_CERT_FILE: z.string().optional(),
   TLS_KEY_FILE: z.string().optional(),
   TLS_CA_FILE: z.string().optional(),
