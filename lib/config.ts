@@ -20,6 +20,12 @@ const list = z.string().transform((v) =>
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const url = z.string().url();
+const hostName = z
+  .string()
+  .regex(
+    /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i,
+    'a host name (no scheme or port)',
+  );
 
 const fields = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -140,18 +146,7 @@ const fields = z.object({
    * peer-trusted X-Spiffe-Id and the console's development token refuse any other Host, and
    * state-changing console calls any other Origin (DNS rebinding, docs/console.md "Hardening").
    */
-  SERVED_HOSTS: list
-    .pipe(
-      z.array(
-        z
-          .string()
-          .regex(
-            /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i,
-            'host names, comma-separated (no scheme or port)',
-          ),
-      ),
-    )
-    .default(''),
+  SERVED_HOSTS: list.pipe(z.array(hostName)).default(''),
   TLS_CERT_FILE: z.string().optional(),
   TLS_KEY_FILE: z.string().optional(),
   TLS_CA_FILE: z.string().optional(),

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
 import type { Config } from '../../lib/config.ts';
 import { foreignOrigin, hostNotServed, type ServedHosts } from '../../lib/http/served-hosts.ts';
+import { isLoopbackAddress } from '../../lib/net/address.ts';
 import { Problem, sendProblem } from '../../lib/problem.ts';
 
 /** Every operator role the console's pages use (docs/console.md lists where each is needed). */
@@ -32,7 +33,6 @@ export const DEV_OPERATOR_ROLES = [
 
 export const DEV_TOKEN_SUBJECT = 'console-developer';
 const TTL_SECONDS = 3600;
-const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
 export async function registerDevToken(
   scope: FastifyInstance,
@@ -40,7 +40,7 @@ export async function registerDevToken(
   served: ServedHosts,
 ): Promise<void> {
   scope.post('/console/dev-token', async (req, reply) => {
-    if (!LOOPBACK.test(req.socket.remoteAddress ?? ''))
+    if (!isLoopbackAddress(req.socket.remoteAddress ?? ''))
       return sendProblem(
         reply,
         new Problem(

@@ -112,6 +112,31 @@ describe('the development token', () => {
     expect(typeof r.body.token).toBe('string');
   });
 
+  it('answers loopback peers only, whatever their Host (a gateway on 0.0.0.0 and its network)', async () => {
+    for (const remoteAddress of ['192.0.2.7', '10.0.0.8', '::ffff:192.168.1.9', 'fe80::1']) {
+      const r = await sys.app.inject({
+        method: 'POST',
+        url: '/console/dev-token',
+        remoteAddress,
+        headers: { host: `127.0.0.1:${port}` },
+      });
+      expect([remoteAddress, r.statusCode, r.json().type]).toEqual([
+        remoteAddress,
+        403,
+        expect.stringMatching(/dev-token-loopback-only$/),
+      ]);
+    }
+    for (const remoteAddress of ['127.0.0.1', '127.0.0.9', '::1', '::ffff:127.0.0.1']) {
+      const r = await sys.app.inject({
+        method: 'POST',
+        url: '/console/dev-token',
+        remoteAddress,
+        headers: { host: `localhost:${port}` },
+      });
+      expect([remoteAddress, r.statusCode]).toEqual([remoteAddress, 200]);
+    }
+  });
+
   it('refuses any Host that names another site (fuzz)', async () => {
     await fc.assert(
       fc.asyncProperty(
