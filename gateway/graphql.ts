@@ -11,7 +11,9 @@ import { roleRequirements } from '../lib/auth/permissions.ts';
 import type { Config } from '../lib/config.ts';
 import { gatewayContext } from '../lib/graphql/caller-context.ts';
 import type { SubgraphName } from '../lib/graphql/subgraph.ts';
+import { servedHosts } from '../lib/http/served-hosts.ts';
 import { demandControl } from './graphql/demand-control.ts';
+import { foreignOriginPlugin } from './graphql/foreign-origin.ts';
 import { knownOperationTypes } from './graphql/known-operation-types.ts';
 import { permissionsPlugin } from './permissions-plugin.ts';
 
@@ -59,7 +61,11 @@ export async function mountGateway(
     gateway,
     ...demand.server,
     validationRules: [...(demand.server.validationRules ?? []), knownOperationTypes],
-    plugins: [permissionsPlugin(roleRequirements(sdl)), ...demand.plugins],
+    plugins: [
+      foreignOriginPlugin(servedHosts(opts.config)),
+      permissionsPlugin(roleRequirements(sdl)),
+      ...demand.plugins,
+    ],
     includeStacktraceInErrorResponses: false,
     // One shutdown owner: closeOnSignals → app.close() (Fastify drains in-flight requests)
     // → onClose → apollo.stop(). Apollo's own signal handler re-raises the signal (exit 143),

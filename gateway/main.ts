@@ -6,7 +6,7 @@
 import '../lib/source-maps.ts';
 import '../lib/telemetry/preload.ts';
 import './defer-apollo-telemetry.ts';
-import { ConfigError, loadConfig } from '../lib/config.ts';
+import { ConfigError, loadConfig, requireSharedSecret } from '../lib/config.ts';
 import { closeOnSignals } from '../lib/http/app.ts';
 import { buildDistributedGateway, buildEmbedded } from './topology.ts';
 
@@ -15,6 +15,7 @@ process.env.APOLLO_TELEMETRY_DISABLED ??= '1';
 try {
   const config = loadConfig();
   const distributed = process.env.TOPOLOGY === 'distributed';
+  if (distributed) requireSharedSecret(config, 'the gateway');
   const system = distributed ? await buildDistributedGateway(config) : await buildEmbedded(config);
   closeOnSignals(system.app, system.platform);
   const url = await system.listen();

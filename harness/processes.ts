@@ -22,6 +22,9 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
+/** The gateway secret of the distributed processes the harness starts, when a test names none. */
+export const HARNESS_GATEWAY_SECRET = 'harness-distributed-secret-0123456789abcdef';
+
 export const ENTRY = {
   gateway: 'gateway/main.ts',
   embedded: 'gateway/main.ts',
@@ -113,9 +116,14 @@ export async function startProcess(
   const script = compiled
     ? [...startFlags(entry), join(opts.tree ?? root, `dist/${ENTRY[entry].replace(/\.ts$/, '.js')}`)]
     : ['--import', 'tsx', ENTRY[entry]];
+  // The distributed topology's processes refuse to start without a shared gateway secret
+  // (lib/config.ts, requireSharedSecret): the harness gives them one unless the caller names its
+  // own. The embedded process makes its own at each start, as `npm start` does.
+  const shared: Record<string, string> =
+    entry === 'embedded' ? {} : { GATEWAY_SHARED_SECRET: HARNESS_GATEWAY_SECRET };
   const withStartEnv = compiled
-    ? { ...startEnv(entry), ...TEST_STORE_ENV, ...env }
-    : { ...TEST_STORE_ENV, ...env };
+    ? { ...startEnv(entry), ...TEST_STORE_ENV, ...shared, ...env }
+    : { ...TEST_STORE_ENV, ...shared, ...env };
   return startCommand(
     entry,
     opts.node ?? process.execPath,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -5,7 +6,8 @@ import { z } from 'zod';
  * process with a message naming the variable (see loadConfig). Add new settings here, with a
  * default that works on a fresh machine, and document them in the README's table.
  */
-const DEV_GATEWAY_SECRET_DEFAULT = 'dev-only-gateway-secret-change-me';
+/** The development default of earlier releases: public, so refused wherever it is set. */
+const FORMER_DEV_GATEWAY_SECRET = 'dev-only-gateway-secret-change-me';
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
@@ -18,6 +20,12 @@ const list = z.string().transform((v) =>
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const url = z.string().url();
+const hostName = z
+  .string()
+  .regex(
+    /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i,
+    'a host name (no scheme or port)',
+  );
 
 const fields = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -96,8 +104,20 @@ const fields = z.object({
   AUTH_AUDIENCE: z.string().min(1).default('agent-commerce'),
   /** Remote JWKS of the identity provider; unset means the development key under DATA_DIR. */
   AUTH_JWKS_URL: url.optional(),
-  /** Distributed topology: subgraphs accept only calls that carry this gateway secret. */
-  GATEWAY_SHARED_SECRET: z.string().min(16).default(DEV_GATEWAY_SECRET_DEFAULT),
+  /**
+   * Subgraphs and the internal order endpoint accept only calls that carry this gateway secret.
+   * Unset: a random one is made at each start (the embedded process shares it in memory), so no
+   * constant secret opens anything; every process of the distributed topology must be given the
+   * same one (they refuse to start without it: requireSharedSecret).
+   */
+  GATEWAY_SHARED_SECRET: z
+    .string()
+    .min(16)
+    .refine((v) => v !== FORMER_DEV_GATEWAY_SECRET, {
+      message:
+        'this is the former published development default: unset it (a random one is made) or set your own',
+    })
+    .optional(),
   PRICING_URL: url.default('http://127.0.0.1:4001'),
   PROMOTIONS_URL: url.default('http://127.0.0.1:4002'),
   PROCUREMENT_URL: url.default('http://127.0.0.1:4003'),
@@ -128,6 +148,13 @@ const fields = z.object({
   SPIFFE_TRUST_DOMAINS: list.default('example.org'),
   /** Peers whose X-Spiffe-Id header is trusted when TLS is off (the mTLS sidecar). */
   TRUSTED_PROXIES: list.default('127.0.0.1,::1,::ffff:127.0.0.1'),
+  /**
+   * Host names this system answers to besides loopback names, IP literals and the hosts of
+   * PUBLIC_BASE_URL, ACP_API_BASE_URL and UCP_API_BASE_URL (lib/http/served-hosts.ts): the
+   * peer-trusted X-Spiffe-Id and the console's development token refuse any other Host, and
+   * state-changing console calls any other Origin (DNS rebinding, docs/console.md "Hardening").
+   */
+  SERVED_HOSTS: list.pipe(z.array(hostName)).default(''),
   TLS_CERT_FILE: z.string().optional(),
   TLS_KEY_FILE: z.string().optional(),
   TLS_CA_FILE: z.string().optional(),
@@ -264,8 +291,23 @@ const fields = z.object({
   UCP_PROFILE_CACHE_ENTRIES: positiveInt.default(1000),
   /** Connect and response timeout of a platform profile fetch. */
   UCP_PROFILE_TIMEOUT_MS: positiveInt.default(5000),
-  /** Development and tests only: platform profiles over http and on loopback or private addresses. */
+  /** Development and tests only: platform profiles over http, on any port, and on loopback or private addresses. */
   UCP_PROFILE_ALLOW_INSECURE: bool.default('false'),
+  /** Ports a platform profile URL may name (https; none named is 443). */
+  UCP_PROFILE_PORTS: list
+    .pipe(z.array(z.coerce.number().int().min(1).max(65535)).min(1, 'at least one port'))
+    .default('443'),
+  /** How long a failed profile fetch is remembered: that URL is not fetched again meanwhile (0: not kept). */
+  UCP_PROFILE_FAILURE_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  /**
+   * Profile fetches a minute per source (client IPv4 address, IPv6 /64) for requests not yet
+   * authenticated (signed calls, whose key is in the profile); beyond it 429 (docs/ucp.md).
+   */
+  UCP_PROFILE_FETCH_BUDGET_PER_SOURCE: positiveInt.default(10),
+  /** The same budget for the whole process, every source together. */
+  UCP_PROFILE_FETCH_BUDGET_GLOBAL: positiveInt.default(60),
+  /** Such fetches in flight at once in the process (each may hold a socket for UCP_PROFILE_TIMEOUT_MS). */
+  UCP_PROFILE_FETCH_CONCURRENCY: positiveInt.default(4),
 
   // Promotions.
   /** Where redemption limits are consumed: the SQL store (durable, default) or Redis (needs REDIS_URL). */
@@ -295,17 +337,17 @@ const fields = z.object({
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(fields.shape);
 
 /**
- * Development conveniences that must not reach production: the public default gateway secret
- * (anyone could call a subgraph or the internal order endpoint as the gateway) and the
- * development caller key under DATA_DIR (tokens would be minted locally, not by an IdP).
+ * Development conveniences that must not reach production: a gateway secret nobody chose (each
+ * replica would make its own) and the development caller key under DATA_DIR (tokens would be
+ * minted locally, not by an IdP).
  */
 const schema = fields.superRefine((c, ctx) => {
   if (c.NODE_ENV !== 'production') return;
-  if (c.GATEWAY_SHARED_SECRET === DEV_GATEWAY_SECRET_DEFAULT || c.GATEWAY_SHARED_SECRET.length < 32) {
+  if (c.GATEWAY_SHARED_SECRET === undefined || c.GATEWAY_SHARED_SECRET.length < 32) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
       path: ['GATEWAY_SHARED_SECRET'],
-      message: 'in production set a secret of at least 32 characters (not the development default)',
+      message: 'in production set a secret of at least 32 characters',
     });
   }
   if (!c.AUTH_JWKS_URL) {
@@ -326,7 +368,16 @@ const resolved = schema.transform((c) => {
   const url = c.REDIS_URL ?? (first ? `redis+cluster://${first}` : undefined);
   const cluster =
     c.REDIS_CLUSTER || c.REDIS_CLUSTER_NODES !== undefined || /^rediss?\+cluster:/.test(url ?? '');
-  return { ...c, REDIS_URL: url, REDIS_CLUSTER: cluster };
+  // No secret configured: one nobody knows, made now, for this process alone (derived, not a
+  // variable: `gatewaySecretGenerated` tells the distributed entry points to refuse it).
+  const secret = c.GATEWAY_SHARED_SECRET ?? randomBytes(32).toString('base64url');
+  return {
+    ...c,
+    REDIS_URL: url,
+    REDIS_CLUSTER: cluster,
+    GATEWAY_SHARED_SECRET: secret,
+    gatewaySecretGenerated: c.GATEWAY_SHARED_SECRET === undefined,
+  };
 });
 
 export type Config = z.infer<typeof resolved>;
@@ -341,6 +392,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
   throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+}
+
+/**
+ * A process of the distributed topology (a subgraph, a gateway-only process) talks to the others
+ * with the gateway secret, so they must all be given the same one: a secret made at start would
+ * be this process's alone, and every call between them would be refused. Stops such a process
+ * with a message naming the variable instead.
+ */
+export function requireSharedSecret(config: Config, role: string): void {
+  if (config.gatewaySecretGenerated)
+    throw new ConfigError(
+      `Invalid configuration:\n  GATEWAY_SHARED_SECRET: the distributed topology's processes must share one secret; set the same value on every process (${role} included), e.g. $(openssl rand -hex 24)`,
+    );
 }
 
 /** Which state adapters a process uses: in memory (embedded) or shared (Redis/Postgres). */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../../lib/config.ts';
 import { migrate } from '../../lib/db/index.ts';
 import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
+import { servedHosts } from '../../lib/http/served-hosts.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { orderDomainOf, spendLedgerOf } from '../../subgraphs/procurement/index.ts';
 import { spendLedgerFor } from '../../subgraphs/procurement/spend/index.ts';
@@ -231,6 +232,7 @@ export async function mountAgentGateway(
     identity: {
       trustDomains: config.SPIFFE_TRUST_DOMAINS,
       trustedProxies: config.TRUSTED_PROXIES,
+      servedHosts: servedHosts(config),
       tls: Boolean(config.TLS_CERT_FILE && config.TLS_KEY_FILE),
       signatures,
     },

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../lib/config.ts';
+import { servedHosts } from '../../lib/http/served-hosts.ts';
 import { Problem, sendProblem } from '../../lib/problem.ts';
 import { registerDevToken } from './dev-token.ts';
 
@@ -72,7 +73,7 @@ export async function registerConsole(app: FastifyInstance, opts: ConsoleOptions
       reply.header('cache-control', 'no-store');
       return { devToken, explorer };
     });
-    if (devToken) await registerDevToken(scope, config);
+    if (devToken) await registerDevToken(scope, config, servedHosts(config));
     if (built) await serveFiles(scope, dir);
   });
 }

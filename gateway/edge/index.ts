@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { callerVerifierFor } from '../../lib/auth/jwt.ts';
 import type { SubgraphModule, SubgraphName } from '../../lib/graphql/subgraph.ts';
+import { servedHosts } from '../../lib/http/served-hosts.ts';
 import type { Platform } from '../../lib/platform.ts';
 import type { PromotionEngine } from '../../subgraphs/promotions/api.ts';
 import { mountAcp } from '../agent/acp/index.ts';
@@ -34,6 +35,7 @@ export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): 
   await registerOperatorRoutes(app, {
     verifier: await callerVerifierFor(deps.platform.config),
     trustDomains: deps.platform.config.SPIFFE_TRUST_DOMAINS,
+    servedHosts: servedHosts(deps.platform.config),
     state: agentState,
     clock: deps.platform.clock,
     log: deps.platform.log,

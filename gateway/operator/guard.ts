@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Caller, hasAnyRole } from '../../lib/auth/caller.ts';
 import type { CallerVerifier } from '../../lib/auth/jwt.ts';
+import { foreignOrigin, type ServedHosts } from '../../lib/http/served-hosts.ts';
 import { sendProblem } from '../../lib/problem.ts';
 import { contractAudience } from '../contracts/agent-identity.ts';
 import { agentRefused, insufficientRole, tokenRequired } from './problems.ts';
@@ -56,5 +57,24 @@ export function operatorGuard(o: GuardOptions, role: string) {
       return sendProblem(reply, insufficientRole(role), instance);
     }
     req.operator = caller;
+  };
+}
+
+/**
+ * onRequest of the operator API's state-changing routes, before the token is looked at: a call
+ * from a page of another origin is refused 403 `foreign-origin` (lib/http/served-hosts.ts). The
+ * console's own pages send an Origin this system serves; servers and scripts send none. As for
+ * GraphQL mutations (gateway/graphql/foreign-origin.ts), this is a second wall: the bearer token
+ * is no ambient credential a foreign page could borrow (docs/console.md, "Hardening").
+ */
+export function originGuard(served: Pick<ServedHosts, 'origin'>) {
+  return async function sameOrigin(req: FastifyRequest, reply: FastifyReply) {
+    const origin = req.headers.origin;
+    if (origin === undefined || served.origin(origin, req.headers.host)) return;
+    req.log.warn(
+      { traceId: req.traceId, origin: origin.slice(0, 200) },
+      'operator call from a foreign origin',
+    );
+    return sendProblem(reply, foreignOrigin(), req.url.split('?')[0]);
   };
 }

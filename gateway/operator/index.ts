@@ -8,13 +8,15 @@
  *   GET  /api/v2/operator/audit/verify     audit:read    the chain's verification
  *   GET  /api/v2/operator/audit/consistency audit:read   a consistency proof between tree heads
  *
- * Each route: the guard (agent refused 403, no token 401, role missing 403) in onRequest, then
+ * Each route: the guard (agent refused 403, no token 401, role missing 403; for the POST, first
+ * a page of another origin refused 403, guard.ts originGuard) in onRequest, then
  * the query or body checked against the document (400 / 415 / 413 / 422), then the handler.
  * Promotions preview is GraphQL (previewPromotions, promotions subgraph).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CallerVerifier } from '../../lib/auth/jwt.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { ServedHosts } from '../../lib/http/served-hosts.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { Problem, sendProblem } from '../../lib/problem.ts';
 import type { AgentGatewayState } from '../agent/index.ts';
@@ -27,7 +29,7 @@ import {
   VERIFY_PATH,
   verifyAuditHandler,
 } from './audit.ts';
-import { operatorGuard } from './guard.ts';
+import { operatorGuard, originGuard } from './guard.ts';
 import { stateUnavailable } from './problems.ts';
 
 export const ROLES = {
@@ -41,6 +43,8 @@ const UNBLOCK_BODY_LIMIT = 4096;
 export interface OperatorDeps {
   readonly verifier: CallerVerifier;
   readonly trustDomains: readonly string[];
+  /** Origins the state-changing routes accept (a page of this system, or no browser at all). */
+  readonly servedHosts: Pick<ServedHosts, 'origin'>;
   readonly state: AgentGatewayState;
   readonly clock: Clock;
   readonly log: Logger;
@@ -53,7 +57,7 @@ export async function registerOperatorRoutes(app: FastifyInstance, d: OperatorDe
     scope.get(AGENTS_PATH, { onRequest: guard(ROLES.agentsRead) }, listAgentsHandler(d));
     scope.post(
       UNBLOCK_PATH,
-      { onRequest: guard(ROLES.agentsAdmin), bodyLimit: UNBLOCK_BODY_LIMIT },
+      { onRequest: [originGuard(d.servedHosts), guard(ROLES.agentsAdmin)], bodyLimit: UNBLOCK_BODY_LIMIT },
       unblockHandler(d),
     );
     scope.get(AUDIT_PATH, { onRequest: guard(ROLES.auditRead) }, searchAuditHandler(d));

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig, requireSharedSecret } from '../config.ts';
 import { closeOnSignals } from '../http/app.ts';
 import { buildSubgraphServer } from './serve-subgraph.ts';
 import type { SubgraphFactory, SubgraphName } from './subgraph.ts';
@@ -12,6 +12,7 @@ export async function runSubgraph(
   process.env.APOLLO_TELEMETRY_DISABLED ??= '1';
   try {
     const config = loadConfig({ PORT: String(defaultPort), ...process.env });
+    requireSharedSecret(config, `the ${name} subgraph`);
     const server = await buildSubgraphServer(name, factory, config);
     closeOnSignals(server.app, server.platform);
     const url = await server.app.listen({ port: config.PORT, host: config.HOST });

@@ -45,6 +45,13 @@ describe('configuration', () => {
     ['REDIS_CLUSTER_NODES', 'redis://redis-0:6379'],
     ['REDIS_KEY_PREFIX', 'ac{x}:'],
     ['REDIS_COMMAND_TIMEOUT_MS', '0'],
+    ['GATEWAY_SHARED_SECRET', 'too-short'],
+    ['SERVED_HOSTS', 'https://ops.example.com'],
+    ['SERVED_HOSTS', 'ops.example.com:8443'],
+    ['UCP_PROFILE_PORTS', '443,ssh'],
+    ['UCP_PROFILE_PORTS', '70000'],
+    ['UCP_PROFILE_FETCH_BUDGET_PER_SOURCE', '0'],
+    ['UCP_PROFILE_FETCH_CONCURRENCY', '-1'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(

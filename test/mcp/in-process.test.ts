@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityStep } from '../../gateway/agent/identity/identity.ts';
 import { injectAgentCall } from '../../gateway/agent/identity/in-process.ts';
+import { servedHosts } from '../../lib/http/served-hosts.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { AGENT } from '../procurement/support/agent.ts';
 
@@ -21,6 +22,7 @@ beforeAll(async () => {
   const identity = identityStep({
     trustDomains: ['example.org'],
     trustedProxies: [],
+    servedHosts: servedHosts({ SERVED_HOSTS: [], HOST: '127.0.0.1', PORT: 8080 }),
     tls: false,
     log: createLogger({ LOG_LEVEL: 'silent' }),
   });

@@ -8,12 +8,13 @@ import { loadConfig } from '../../lib/config.ts';
 import { ucpApiBaseUrl } from '../../lib/public-origin.ts';
 
 describe('defaultNamespaceInPublic', () => {
-  it.each(['https://shop.acme-industrial.com/ucp', 'https://api.acme.io:8443/ucp', 'http://203.0.113.7/ucp'])(
-    'warns for the default namespace on %s',
-    (endpoint) => {
-      expect(defaultNamespaceInPublic('com.example', endpoint)).toBe(true);
-    },
-  );
+  it.each([
+    'https://shop.acme-industrial.com/ucp',
+    'https://api.acme.io:8443/ucp',
+    'http://93.184.215.14/ucp',
+  ])('warns for the default namespace on %s', (endpoint) => {
+    expect(defaultNamespaceInPublic('com.example', endpoint)).toBe(true);
+  });
 
   it.each([
     'http://127.0.0.1:8080/ucp',
@@ -26,6 +27,8 @@ describe('defaultNamespaceInPublic', () => {
     'https://shop.example/ucp',
     'https://shop.test/ucp',
     'http://printer.local/ucp',
+    // A documentation address (RFC 5737, TEST-NET-3) is an example host as example.org is.
+    'http://203.0.113.7/ucp',
   ])('stays quiet on a local or example host: %s', (endpoint) => {
     expect(defaultNamespaceInPublic('com.example', endpoint)).toBe(false);
   });

@@ -12,8 +12,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { profileFetcher } from '../../gateway/agent/ucp/platform-profile.ts';
 import { systemClock } from '../../lib/clock.ts';
 
-const fetcher = (allowInsecure: boolean) =>
-  profileFetcher({ clock: systemClock, ttlMs: 60_000, maxEntries: 10, timeoutMs: 2000, allowInsecure });
+const fetcher = (allowInsecure: boolean, ports?: number[]) =>
+  profileFetcher({
+    clock: systemClock,
+    ttlMs: 60_000,
+    maxEntries: 10,
+    timeoutMs: 2000,
+    allowInsecure,
+    ...(ports ? { ports } : {}),
+  });
 
 // The machine's own name, when it resolves to loopback only (/etc/hosts): a name the URL check
 // cannot judge, so only the lookup guard stands between it and the merchant's neighbours. The
@@ -72,7 +79,8 @@ describe('the platform profile fetcher with UCP_PROFILE_ALLOW_INSECURE off', () 
       const l = await listener();
       closers.push(l.close);
       const url = `https://${own}:${l.port}/profile.json`;
-      const guarded = fetcher(false);
+      // The listener's port is allowed (UCP_PROFILE_PORTS), so the lookup guard alone decides.
+      const guarded = fetcher(false, [l.port]);
       closers.push(() => guarded.close());
       // The name is not a literal: the URL check lets it through, the lookup guard must not.
       expect(guarded.check(url)).toBeUndefined();

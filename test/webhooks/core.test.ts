@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { checkEndpointUrl, isPrivateAddress } from '../../subgraphs/procurement/webhooks/endpoint-url.ts';
+import { isPrivateAddress } from '../../lib/net/address.ts';
+import { checkEndpointUrl } from '../../subgraphs/procurement/webhooks/endpoint-url.ts';
 import { backoffCeilingMs, nextRetryDelayMs } from '../../subgraphs/procurement/webhooks/retry-schedule.ts';
 import { newSigningSecret } from '../../subgraphs/procurement/webhooks/secret.ts';
 import { signatureHeaders } from '../../subgraphs/procurement/webhooks/sender.ts';

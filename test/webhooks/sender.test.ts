@@ -2,9 +2,10 @@ import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isPrivateAddress } from '../../subgraphs/procurement/webhooks/endpoint-url.ts';
+import { isPrivateAddress } from '../../lib/net/address.ts';
+import { guardedLookup } from '../../lib/net/guarded-lookup.ts';
 import { newSigningSecret } from '../../subgraphs/procurement/webhooks/secret.ts';
-import { guardedLookup, httpSender } from '../../subgraphs/procurement/webhooks/sender.ts';
+import { httpSender } from '../../subgraphs/procurement/webhooks/sender.ts';
 import type { ClaimedDelivery } from '../../subgraphs/procurement/webhooks/types.ts';
 import { type Receiver, startReceiver } from './support.ts';
 

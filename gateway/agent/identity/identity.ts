@@ -1,6 +1,7 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isProcurementAgent, parseSpiffeId, type SpiffeId } from '../../../lib/auth/spiffe.ts';
+import type { ServedHosts } from '../../../lib/http/served-hosts.ts';
 import type { ExpectedDigest } from '../../../lib/http-signature/digest.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
@@ -20,6 +21,12 @@ export interface IdentityOptions {
   readonly trustDomains: readonly string[];
   /** Peers whose X-Spiffe-Id is believed when TLS is off (the mTLS-terminating sidecar). */
   readonly trustedProxies: readonly string[];
+  /**
+   * The Host names a peer-trusted X-Spiffe-Id is believed for (lib/http/served-hosts.ts): a web
+   * page that re-points its name to loopback (DNS rebinding) reaches the server from a trusted
+   * peer, but with its own name in Host.
+   */
+  readonly servedHosts: Pick<ServedHosts, 'host'>;
   /** The server terminates mutual TLS itself: the identity is the client certificate's. */
   readonly tls: boolean;
   /**
@@ -86,6 +93,10 @@ export function verifyIdentity(req: FastifyRequest, o: IdentityOptions): Verdict
   if (header === undefined || header === '') return fail('X-Spiffe-Id is missing');
   if (!o.trustedProxies.includes(req.raw.socket.remoteAddress ?? ''))
     return fail('X-Spiffe-Id came from a peer that is not a trusted proxy');
+  if (!o.servedHosts.host(req.headers.host))
+    return fail(
+      'X-Spiffe-Id is believed from a trusted proxy only for a Host this system serves (a loopback name or address, PUBLIC_BASE_URL, SERVED_HOSTS)',
+    );
   let headerVerdicts = verdictCaches.get(o.trustDomains);
   if (!headerVerdicts) {
     headerVerdicts = new Map();

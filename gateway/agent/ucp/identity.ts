@@ -97,7 +97,8 @@ export function ucpIdentityStep(keys: ApiKeyVerifier, signatures: UcpSignatureVe
         return;
       }
       req.agent.reason = `identity: ${v.code}: ${v.content}`;
-      return sendUcpError(reply, ucpError(v.status, v.code, v.content));
+      const headers = v.retryAfterS !== undefined ? { 'retry-after': String(v.retryAfterS) } : undefined;
+      return sendUcpError(reply, ucpError(v.status, v.code, v.content, headers ? { headers } : {}));
     }
     req.agent.reason = 'identity: no credential';
     return sendUcpError(

@@ -8,6 +8,7 @@ import { serveUcpToolsOnMcp } from '../mcp/ucp/binding.ts';
 import { DEFAULT_MERCHANT_NAMESPACE, defaultNamespaceInPublic, paymentHandlers } from './payment.ts';
 import { profileFetcher } from './platform-profile.ts';
 import { businessProfile, registerBusinessProfile } from './profile.ts';
+import { fetchBudget } from './profile-budget.ts';
 import { registerUcpRoutes } from './routes.ts';
 import { ucpSignatureVerifier } from './signature.ts';
 
@@ -56,6 +57,15 @@ export async function mountUcp(
     maxEntries: config.UCP_PROFILE_CACHE_ENTRIES,
     timeoutMs: config.UCP_PROFILE_TIMEOUT_MS,
     allowInsecure: config.UCP_PROFILE_ALLOW_INSECURE,
+    ports: config.UCP_PROFILE_PORTS,
+    failureTtlMs: config.UCP_PROFILE_FAILURE_CACHE_SECONDS * 1000,
+    budget: fetchBudget({
+      clock,
+      perSourcePerMinute: config.UCP_PROFILE_FETCH_BUDGET_PER_SOURCE,
+      globalPerMinute: config.UCP_PROFILE_FETCH_BUDGET_GLOBAL,
+      concurrency: config.UCP_PROFILE_FETCH_CONCURRENCY,
+    }),
+    log,
   });
   platform.onClose(() => profiles.close());
   const continueUrl = `${origin}/`;

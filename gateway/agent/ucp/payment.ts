@@ -1,4 +1,4 @@
-import { isLocalName, isPrivateAddress } from '../../../subgraphs/procurement/webhooks/endpoint-url.ts';
+import { isLocalName, isPrivateAddress } from '../../../lib/net/address.ts';
 import { UCP_VERSION } from './schema/index.ts';
 
 /**

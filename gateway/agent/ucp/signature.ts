@@ -5,13 +5,16 @@ import { isInnerList, parseDictionary, serializeItem, serializeList } from 'stru
 import { PROCUREMENT_AGENT_PATH, parseSpiffeId, type SpiffeId } from '../../../lib/auth/spiffe.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { type ExpectedDigest, parseContentDigest } from '../../../lib/http-signature/digest.ts';
+import { sourceOf } from '../../../lib/net/address.ts';
 import type { PlatformProfile, ProfileFetcher } from './platform-profile.ts';
 
 /**
  * RFC 9421 request signatures from a UCP platform (signatures.md, "REST Request Verification"):
  * the key is the one of the platform profile's `signing_keys` whose `kid` the signature's
  * `keyid` names; the profile is the one `UCP-Agent` names (fetched through the SSRF guard,
- * cached). Covered: `@method`, `@authority`, `@path`, `@query` when there is a query, `ucp-agent`,
+ * cached; that fetch comes before the signature is checked, so it is held to the budget of
+ * fetches for callers not yet authenticated and fails with one generic answer). Covered:
+ * `@method`, `@authority`, `@path`, `@query` when there is a query, `ucp-agent`,
  * `idempotency-key` when sent, and `content-digest` + `content-type` when the request has a body.
  * A POST without a body (UCP's cancel) has no Content-Digest and verifies without one. The body's
  * digest is checked by the strict JSON parser against the raw bytes (req.agent.signedDigest; a
@@ -28,7 +31,7 @@ import type { PlatformProfile, ProfileFetcher } from './platform-profile.ts';
 
 export type UcpSignatureVerdict =
   | { ok: true; id: SpiffeId; agentId: string; profile: PlatformProfile; digest: ExpectedDigest | undefined }
-  | { ok: false; status: 400 | 401 | 422 | 424; code: string; content: string };
+  | { ok: false; status: 400 | 401 | 422 | 424 | 429; code: string; content: string; retryAfterS?: number };
 
 export interface UcpSignatureVerifier {
   verify(req: FastifyRequest, profileUrl: string): Promise<UcpSignatureVerdict>;
@@ -38,6 +41,7 @@ const CURVES: Record<string, { hash: string; bytes: number }> = {
   'P-256': { hash: 'sha256', bytes: 64 },
   'P-384': { hash: 'sha384', bytes: 96 },
 };
+const SIGNATURE_BYTES = new Set(Object.values(CURVES).map((c) => c.bytes));
 
 /** How old a signature's `created` may be, and how far ahead of our clock (docs/ucp.md, "Identity"). */
 export const CREATED_MAX_AGE_S = 300;
@@ -134,8 +138,15 @@ export function ucpSignatureVerifier(o: {
       const missing = required.filter((c) => !covered.includes(c));
       if (missing.length > 0)
         return refuse(401, 'signature_invalid', `The signature does not cover ${missing.join(', ')}.`);
+      // No key of an accepted curve verifies a signature of another length: refused before the
+      // profile is fetched, so a dummy signature does not even spend the fetch budget.
+      if (!SIGNATURE_BYTES.has(bytes.byteLength))
+        return refuse(401, 'signature_invalid', 'The signature is not an ES256 or ES384 signature (r||s).');
 
-      const resolved = await o.profiles.resolve(profileUrl);
+      // The profile is fetched to find the key before anything is proven: a fetch for a caller
+      // not yet authenticated, held to its budget and answered generically when it fails.
+      const source = sourceOf(req.raw.socket.remoteAddress);
+      const resolved = await o.profiles.resolve(profileUrl, { authenticated: false, source });
       if (!resolved.ok) return resolved;
       const jwk = resolved.profile.signingKeys.find((k) => k.kid === keyid);
       if (!jwk)

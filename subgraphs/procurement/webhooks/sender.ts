@@ -1,7 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import type { Agent } from 'undici';
+import { guardedLookup } from '../../../lib/net/guarded-lookup.ts';
 import { acpHeaders } from './acp-signature.ts';
-import { checkEndpointUrl, isPrivateAddress } from './endpoint-url.ts';
+import { checkEndpointUrl } from './endpoint-url.ts';
 import type { ClaimedDelivery } from './types.ts';
 import { type UcpSigner, ucpHeaders } from './ucp-signature.ts';
 
@@ -51,34 +51,6 @@ async function headersOf(d: ClaimedDelivery, now: Date, ucp?: UcpSigner): Promis
     'content-type': 'application/cloudevents+json; charset=utf-8',
     ...(await signatureHeaders(d, now)),
   };
-}
-
-type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-/**
- * A DNS lookup that refuses private addresses: the check happens on the address the socket
- * will connect to, so a name re-pointed after registration (DNS rebinding) cannot reach the
- * server's neighbours either.
- */
-export function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const refused = addresses.find((a) => isPrivateAddress(a.address));
-    if (refused) {
-      const e: NodeJS.ErrnoException = new Error(
-        `${hostname} resolves to a private address (${refused.address})`,
-      );
-      e.code = 'EWEBHOOKPRIVATE';
-      return callback(e, []);
-    }
-    if (options.all) return callback(null, addresses);
-    const first = addresses[0] as LookupAddress;
-    callback(null, first.address, first.family);
-  });
 }
 
 /** POSTs deliveries with undici (one connection pool for all endpoints, bounded per origin). */

@@ -11,6 +11,7 @@ import { memoryIdempotencyStore } from '../../../gateway/agent/idempotency/memor
 import { memoryBucketStore } from '../../../gateway/agent/rate-limit/memory.ts';
 import { scopePolicy } from '../../../gateway/agent/scope/policy.ts';
 import { ManualClock } from '../../../lib/clock.ts';
+import { servedHosts } from '../../../lib/http/served-hosts.ts';
 import { createLogger } from '../../../lib/logger.ts';
 import { memorySpendLedger } from '../../../subgraphs/procurement/spend/memory.ts';
 
@@ -30,7 +31,12 @@ export async function agentChain(
   await registerAgentRoutes(a, {
     clock: new ManualClock(),
     log: createLogger({ LOG_LEVEL: 'silent' }),
-    identity: { trustDomains: ['example.org'], trustedProxies: ['127.0.0.1'], tls: false },
+    identity: {
+      trustDomains: ['example.org'],
+      trustedProxies: ['127.0.0.1'],
+      servedHosts: servedHosts({ SERVED_HOSTS: [], HOST: '127.0.0.1', PORT: 8080 }),
+      tls: false,
+    },
     policy: scopePolicy(undefined, ['example.org']),
     tokens: { verify: async () => ({ ok: false, reason: 'unused' }) },
     blocks: memoryBlockStore(SPEC_BLOCK_POLICY),
