@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db } from './db.ts';
 import { preparedStatements } from './pglite-prepared.ts';
 import { type EmbeddedSync, SyncingNodeFS, startParams, syncTree } from './pglite-sync.ts';
@@ -23,7 +24,11 @@ export const PGLITE_CONF = [
   'maintenance_work_mem = 8MB',
 ].join('\n');
 
-const options: PGliteOptions = { postgresqlconf: PGLITE_CONF };
+/**
+ * pg_trgm (the catalog's search corrects misspelt words by trigram similarity) is an extension
+ * PGlite ships as a bundle loaded at open; PostgreSQL servers have it in their contrib package.
+ */
+const options: PGliteOptions = { postgresqlconf: PGLITE_CONF, extensions: { pg_trgm } };
 
 /**
  * PGlite is Postgres compiled to one 9 MB WebAssembly module. V8 compiles it with its baseline

@@ -6,6 +6,8 @@ import { buildShieldedSubgraphSchema } from '../../lib/graphql/subgraph.ts';
 import { amountOf, centsOf, type Money, toNumber2 } from '../../lib/money.ts';
 import { cartHash, cartViolations } from '../../lib/quote-token/canonical-cart.ts';
 import type { CatalogPrice, Product } from './catalog/catalog.ts';
+import type { CatalogProducts } from './catalog/products.ts';
+import { catalogResolvers } from './catalog-graphql.ts';
 import { InvalidBasePrice, NoBasePrice, UnknownSku } from './domain/errors.ts';
 import type { PriceContext, PriceResponse } from './domain/types.ts';
 import type { PriceResult, PricingService } from './service.ts';
@@ -138,9 +140,17 @@ async function cartQuote(loaders: Loaders, input: CartQuoteInput) {
   };
 }
 
-export function pricingSchema(service: PricingService) {
+export function pricingSchema(service: PricingService, catalog: CatalogProducts) {
+  const catalogEdge = catalogResolvers(catalog, ({ sku, quantity, context }, ctx) =>
+    cartQuote(loadersOf(ctx, service), {
+      ...(context as Omit<CartQuoteInput, 'lines'>),
+      lines: [{ sku, quantity }],
+    }),
+  );
   return buildShieldedSubgraphSchema('pricing', {
+    CatalogProduct: catalogEdge.CatalogProduct,
     Query: {
+      ...catalogEdge.Query,
       price: (_: unknown, { context }: { context: PriceContext }, ctx: RequestContext) =>
         loadersOf(ctx, service).priced.load(context).then(priceOf, rethrow),
       product: (_: unknown, { sku }: { sku: string }, ctx: RequestContext) =>
@@ -169,6 +179,7 @@ export function pricingSchema(service: PricingService) {
       },
     },
     Product: {
+      ...catalogEdge.Product,
       __resolveReference: (ref: { sku: string }, ctx: RequestContext) =>
         loadersOf(ctx, service)
           .products.load(ref.sku)

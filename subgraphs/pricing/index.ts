@@ -1,5 +1,4 @@
 import { Gauge } from 'prom-client';
-import { migrate } from '../../lib/db/index.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
@@ -9,8 +8,9 @@ import { createNearPriceCache } from './cache/near.ts';
 import type { PriceCache } from './cache/price-cache.ts';
 import { createRedisPriceCache } from './cache/redis.ts';
 import { type Catalog, countingCatalog, createSqlCatalog, seedCatalog } from './catalog/catalog.ts';
-import { catalogMigrations } from './catalog/migrations.ts';
+import { migrateCatalog } from './catalog/migrations.ts';
 import { createMirroredCatalog } from './catalog/mirror.ts';
+import { type CatalogProducts, createSqlCatalogProducts } from './catalog/products.ts';
 import { pricingSchema } from './graphql.ts';
 import { pricingRoutes } from './http.ts';
 import { createPricingService, newCounters, type PricingCounters, type PricingService } from './service.ts';
@@ -19,6 +19,8 @@ import { pricingWarmUpRequests } from './warm-up.ts';
 export interface PricingModule extends SubgraphModule {
   /** For the edge in the same process: prices, last-known prices and the static catalog. */
   readonly api: PricingService;
+  /** For the gateway in the same process: catalog search and lookup. */
+  readonly catalogProducts: CatalogProducts;
 }
 
 /**
@@ -74,7 +76,7 @@ function exportCounters(platform: Platform, counters: PricingCounters): void {
  * REST route of the spec and the GraphQL schema of schemas/pricing.graphql.
  */
 export async function createPricingSubgraph(platform: Platform): Promise<PricingModule> {
-  await migrate(platform.db, catalogMigrations);
+  const schemaOfCatalog = await migrateCatalog(platform.db);
   const seeded = await seedCatalog(platform.db, platform.config.CATALOG_SIZE);
   if (seeded > 0) platform.log.info({ products: seeded }, 'catalog seeded');
   const counters = newCounters();
@@ -91,9 +93,14 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
     counters,
   });
   exportCounters(platform, counters);
+  const catalogProducts = createSqlCatalogProducts(platform.db, {
+    trigram: schemaOfCatalog.trigram,
+    secret: platform.config.GATEWAY_SHARED_SECRET,
+  });
   return {
     name: 'pricing',
-    schema: pricingSchema(service),
+    schema: pricingSchema(service, catalogProducts),
+    catalogProducts,
     routes: pricingRoutes(service),
     api: service,
     warmUpRequests: () => pricingWarmUpRequests(platform.db, platform.config.GATEWAY_SHARED_SECRET),

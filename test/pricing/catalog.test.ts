@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
-import { type Db, migrate } from '../../lib/db/index.ts';
+import type { Db } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import { money } from '../../lib/money.ts';
@@ -15,7 +15,7 @@ import {
   CATALOG_CURRENCIES,
   generateCatalog,
 } from '../../subgraphs/pricing/catalog/generate.ts';
-import { catalogMigrations } from '../../subgraphs/pricing/catalog/migrations.ts';
+import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import { createMirroredCatalog } from '../../subgraphs/pricing/catalog/mirror.ts';
 import { NoBasePrice, UnknownSku } from '../../subgraphs/pricing/domain/errors.ts';
 
@@ -80,7 +80,7 @@ describe.each(stores)('Catalog contract: %s', (_name, open, make) => {
   let seeded = 0;
   beforeAll(async () => {
     ({ db, drop } = await open());
-    await migrate(db, catalogMigrations);
+    await migrateCatalog(db);
     seeded = await seedCatalog(db, 400);
     catalog = countingCatalog(await make(db), () => queries++);
   });

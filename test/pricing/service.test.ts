@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PGLITE, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { ManualClock } from '../../lib/clock.ts';
-import { type Db, migrate } from '../../lib/db/index.ts';
+import type { Db } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
 import type { EventBus } from '../../lib/events/bus.ts';
 import { type CloudEvent, EventTypes } from '../../lib/events/cloudevent.ts';
@@ -12,7 +12,7 @@ import { createMemoryPriceCache } from '../../subgraphs/pricing/cache/memory.ts'
 import type { PriceCache } from '../../subgraphs/pricing/cache/price-cache.ts';
 import { createRedisPriceCache } from '../../subgraphs/pricing/cache/redis.ts';
 import { type Catalog, createSqlCatalog, seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
-import { catalogMigrations } from '../../subgraphs/pricing/catalog/migrations.ts';
+import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import { NoBasePrice, UnknownSku } from '../../subgraphs/pricing/domain/errors.ts';
 import type { PriceContext } from '../../subgraphs/pricing/domain/types.ts';
 import {
@@ -38,7 +38,7 @@ const redisClients: RedisClient[] = [];
 const prefixes: string[] = [];
 beforeAll(async () => {
   db = await openPglite(undefined, TEST_PGLITE);
-  await migrate(db, catalogMigrations);
+  await migrateCatalog(db);
   await seedCatalog(db, 300);
 });
 afterAll(async () => {

@@ -2,15 +2,22 @@
  * A realistic, deterministic catalog: the same CATALOG_SIZE always yields the same products and
  * prices, so every process of a topology and every test run agrees on them. SKUs follow the
  * spec's `^SKU-[A-Z]{3}-\d{6}$`; the three letters name the category (promotions match on it).
+ * Each SKU is a variant of a product (seed/products.ts: titles, brands, descriptions, options).
  */
+import type { CatalogProductInput } from './model.ts';
+import { centsText, groupIntoProducts, prng, shelfPriceCents } from './seed/products.ts';
+import { RATES } from './seed/vocabulary.ts';
 
 export interface GeneratedProduct {
   sku: string;
+  /** The variant's name: its product's title, and its option value when it has siblings. */
   name: string;
   category: string;
   inventoryLevel: number;
   /** Decimal text by currency, 2 decimals; a product is not priced in every currency. */
   prices: Record<string, string>;
+  /** The product it is a variant of. */
+  productId: string;
 }
 
 interface Category {
@@ -104,19 +111,11 @@ const ADJECTIVES = [
   'Essential',
 ];
 
-/** Currencies and their rate from USD; GBP and CAD are missing for some products on purpose. */
-const RATES: [currency: string, rate: number, share: number][] = [
-  ['USD', 1, 1],
-  ['EUR', 0.92, 1],
-  ['GBP', 0.79, 0.8],
-  ['CAD', 1.36, 0.5],
-];
-
 /**
  * Two fixed products first: the foundation's stub SKUs, which other areas' fixtures name.
  * `SKU-ABC-000001` at 19.99 USD is also the spec's rounding example (× 1.15 = 22.99).
  */
-const ANCHORS: GeneratedProduct[] = [
+const ANCHORS: Omit<GeneratedProduct, 'productId'>[] = [
   {
     sku: 'SKU-ABC-000001',
     name: 'Widget',
@@ -133,29 +132,6 @@ const ANCHORS: GeneratedProduct[] = [
   },
 ];
 
-/** mulberry32: a tiny seeded PRNG, so the catalog is reproducible without a dependency. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Shelf prices end in .99, .49 or .00, like real ones; computed in integer cents. */
-function shelfPriceCents(random: () => number, min: number, max: number): number {
-  // Log-uniform: many cheap items, few expensive ones.
-  const dollars = Math.floor(Math.exp(Math.log(min) + random() * (Math.log(max) - Math.log(min))));
-  const ending = [99, 49, 0][Math.floor(random() * 3)] ?? 99;
-  return Math.max(1, dollars) * 100 + ending;
-}
-
-const centsText = (cents: number): string =>
-  `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
-
 /** Inventory: mostly moderate stock, some scarce (< 10) and some overstocked (> 500). */
 function inventory(random: () => number): number {
   const r = random();
@@ -164,7 +140,8 @@ function inventory(random: () => number): number {
   return 501 + Math.floor(random() * 2500);
 }
 
-export function generateCatalog(size: number, seed = 20260101): GeneratedProduct[] {
+/** The SKUs with their first prices and stock (this file's stream; products.ts groups them). */
+function skuRows(size: number, seed: number) {
   const random = prng(seed);
   const out = ANCHORS.slice(0, size).map((p) => ({ ...p, prices: { ...p.prices } }));
   const perCategory = new Map<string, number>();
@@ -182,6 +159,8 @@ export function generateCatalog(size: number, seed = 20260101): GeneratedProduct
     const noun = category.nouns[Math.floor(random() * category.nouns.length)];
     out.push({
       sku: `SKU-${category.code}-${String(n).padStart(6, '0')}`,
+      // The names the stream once drew; products.ts names each variant now. The draws stay, so
+      // every later SKU's price and stock stay what they were.
       name: `${adjective} ${noun} ${100 + (n % 900)}`,
       category: category.name,
       inventoryLevel: inventory(random),
@@ -189,6 +168,40 @@ export function generateCatalog(size: number, seed = 20260101): GeneratedProduct
     });
   }
   return out;
+}
+
+const memo = new Map<string, CatalogProductInput[]>();
+
+/** The catalog of `size` SKUs as products with their variants (memoised: tests ask often). */
+export function generateProducts(size: number, seed = 20260101): CatalogProductInput[] {
+  const key = `${size} ${seed}`;
+  let products = memo.get(key);
+  if (!products) {
+    products = groupIntoProducts(skuRows(size, seed), Math.min(ANCHORS.length, size), seed);
+    if (memo.size > 8) memo.clear();
+    memo.set(key, products);
+  }
+  return products;
+}
+
+/** Every SKU of the catalog, in SKU order of generation (the anchors first). */
+export function generateCatalog(size: number, seed = 20260101): GeneratedProduct[] {
+  const bySku = new Map(
+    generateProducts(size, seed).flatMap((p) =>
+      p.variants.map((v) => [
+        v.sku,
+        {
+          sku: v.sku,
+          name: v.name,
+          category: v.category,
+          inventoryLevel: v.inventoryLevel,
+          prices: { ...v.prices },
+          productId: p.productId,
+        },
+      ]),
+    ),
+  );
+  return skuRows(size, seed).map((r) => bySku.get(r.sku) as GeneratedProduct);
 }
 
 export const CATALOG_CATEGORIES: readonly string[] = CATEGORIES.map((c) => c.name);

@@ -1,10 +1,12 @@
-import type { Migration } from '../../../lib/db/index.ts';
+import { type Db, type Migration, migrate } from '../../../lib/db/index.ts';
 
 /**
- * The catalog: products and their base prices per currency (the spec's "source of truth").
- * One statement per migration: `migrate` runs each through query(), which PGlite limits to one.
+ * The catalog: products (groups of variants, with what a merchant publishes about them), their
+ * variants (the SKUs, `catalog_products` since the first release), base prices per currency
+ * (the spec's "source of truth"), and what search needs. One statement per migration: `migrate`
+ * runs each through query(), which PGlite limits to one.
  */
-export const catalogMigrations: readonly Migration[] = [
+const base: readonly Migration[] = [
   {
     id: 'pricing:001-catalog-products',
     sql: `CREATE TABLE catalog_products (
@@ -28,4 +30,209 @@ export const catalogMigrations: readonly Migration[] = [
         PRIMARY KEY (sku, currency)
       )`,
   },
+  {
+    // A product groups variants. The text columns feed the weighted search vector (a generated
+    // column may only use immutable functions, so lists are joined by the writer): title and
+    // brand weigh most, then the taxonomy, then option values and tags, then the description.
+    id: 'pricing:004-catalog-product-groups',
+    sql: `CREATE TABLE catalog_product_groups (
+        product_id text PRIMARY KEY CHECK (char_length(product_id) BETWEEN 1 AND 256),
+        handle text,
+        title text NOT NULL,
+        description_plain text NOT NULL DEFAULT '',
+        description_html text,
+        url text,
+        brand text,
+        categories text[] NOT NULL DEFAULT '{}',
+        category_paths text[] NOT NULL DEFAULT '{}',
+        condition text NOT NULL DEFAULT 'new',
+        media jsonb NOT NULL DEFAULT '[]',
+        options jsonb NOT NULL DEFAULT '[]',
+        tags text[] NOT NULL DEFAULT '{}',
+        category_text text NOT NULL DEFAULT '',
+        option_text text NOT NULL DEFAULT '',
+        source text NOT NULL DEFAULT 'seed',
+        content_hash text NOT NULL DEFAULT '',
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        search tsvector GENERATED ALWAYS AS (
+          setweight(to_tsvector('english', title), 'A') ||
+          setweight(to_tsvector('english', coalesce(brand, '')), 'A') ||
+          setweight(to_tsvector('english', category_text), 'B') ||
+          setweight(to_tsvector('english', option_text), 'C') ||
+          setweight(to_tsvector('english', description_plain), 'D')
+        ) STORED
+      )`,
+  },
+  {
+    id: 'pricing:005-catalog-product-groups-search',
+    sql: 'CREATE INDEX catalog_product_groups_search ON catalog_product_groups USING gin (search) WITH (fastupdate = off)',
+  },
+  {
+    id: 'pricing:006-catalog-product-groups-category-paths',
+    sql: 'CREATE INDEX catalog_product_groups_category_paths ON catalog_product_groups USING gin (category_paths) WITH (fastupdate = off)',
+  },
+  {
+    id: 'pricing:007-catalog-product-groups-brand',
+    sql: 'CREATE INDEX catalog_product_groups_brand ON catalog_product_groups (lower(brand))',
+  },
+  { id: 'pricing:008-variant-product', sql: 'ALTER TABLE catalog_products ADD COLUMN product_id text' },
+  { id: 'pricing:009-variant-id', sql: 'ALTER TABLE catalog_products ADD COLUMN variant_id text' },
+  { id: 'pricing:010-variant-title', sql: 'ALTER TABLE catalog_products ADD COLUMN title text' },
+  {
+    id: 'pricing:011-variant-position',
+    sql: 'ALTER TABLE catalog_products ADD COLUMN position integer NOT NULL DEFAULT 0',
+  },
+  {
+    id: 'pricing:012-variant-options',
+    sql: `ALTER TABLE catalog_products ADD COLUMN options jsonb NOT NULL DEFAULT '[]'`,
+  },
+  {
+    id: 'pricing:013-variant-barcodes',
+    sql: `ALTER TABLE catalog_products ADD COLUMN barcodes jsonb NOT NULL DEFAULT '[]'`,
+  },
+  {
+    id: 'pricing:014-variant-availability',
+    sql: 'ALTER TABLE catalog_products ADD COLUMN availability text',
+  },
+  {
+    id: 'pricing:015-variant-media',
+    sql: `ALTER TABLE catalog_products ADD COLUMN media jsonb NOT NULL DEFAULT '[]'`,
+  },
+  { id: 'pricing:016-variant-url', sql: 'ALTER TABLE catalog_products ADD COLUMN url text' },
+  { id: 'pricing:017-variant-seller', sql: 'ALTER TABLE catalog_products ADD COLUMN seller text' },
+  { id: 'pricing:018-variant-description', sql: 'ALTER TABLE catalog_products ADD COLUMN description jsonb' },
+  {
+    // A catalog seeded before products existed: each SKU becomes its own product, its name the
+    // title and its category the taxonomy, so nothing is lost and search finds it.
+    id: 'pricing:019-backfill-product-groups',
+    sql: `INSERT INTO catalog_product_groups (product_id, title, categories, category_paths, category_text)
+          SELECT 'prod_' || lower(replace(substr(sku, 5), '-', '_')), name, ARRAY[initcap(category)],
+                 ARRAY[lower(category)], initcap(category)
+            FROM catalog_products WHERE product_id IS NULL`,
+  },
+  {
+    id: 'pricing:020-backfill-variants',
+    sql: `UPDATE catalog_products
+             SET product_id = 'prod_' || lower(replace(substr(sku, 5), '-', '_')), variant_id = sku, title = name
+           WHERE product_id IS NULL`,
+  },
+  {
+    id: 'pricing:021-variant-product-required',
+    sql: 'ALTER TABLE catalog_products ALTER COLUMN product_id SET NOT NULL',
+  },
+  {
+    id: 'pricing:022-variant-id-required',
+    sql: 'ALTER TABLE catalog_products ALTER COLUMN variant_id SET NOT NULL',
+  },
+  {
+    id: 'pricing:023-variant-title-required',
+    sql: 'ALTER TABLE catalog_products ALTER COLUMN title SET NOT NULL',
+  },
+  {
+    id: 'pricing:024-variant-product-fk',
+    sql: `ALTER TABLE catalog_products ADD CONSTRAINT catalog_products_product
+          FOREIGN KEY (product_id) REFERENCES catalog_product_groups (product_id) ON DELETE CASCADE`,
+  },
+  {
+    id: 'pricing:025-variant-id-unique',
+    sql: 'CREATE UNIQUE INDEX catalog_products_variant_id ON catalog_products (variant_id)',
+  },
+  {
+    id: 'pricing:026-variants-by-product',
+    sql: 'CREATE INDEX catalog_products_product ON catalog_products (product_id, position)',
+  },
+  {
+    id: 'pricing:027-variant-options-index',
+    sql: 'CREATE INDEX catalog_products_options ON catalog_products USING gin (options jsonb_path_ops) WITH (fastupdate = off)',
+  },
+  {
+    id: 'pricing:028-list-prices',
+    sql: 'ALTER TABLE catalog_base_prices ADD COLUMN list_amount numeric(14, 2) CHECK (list_amount > 0)',
+  },
+  {
+    // Removing a product removes its variants (above) and their prices.
+    id: 'pricing:029-prices-cascade',
+    sql: `ALTER TABLE catalog_base_prices DROP CONSTRAINT catalog_base_prices_sku_fkey,
+          ADD CONSTRAINT catalog_base_prices_sku_fkey FOREIGN KEY (sku) REFERENCES catalog_products (sku) ON DELETE CASCADE`,
+  },
+  {
+    id: 'pricing:030-prices-by-currency-amount',
+    sql: 'CREATE INDEX catalog_base_prices_currency_amount ON catalog_base_prices (currency, amount)',
+  },
+  {
+    // A merchant's variant keeps its SKU for good: a product removed by one full import and
+    // published again by the next gets its old SKU back (orders name SKUs).
+    id: 'pricing:031-sku-map',
+    sql: `CREATE TABLE catalog_sku_map (
+        variant_id text PRIMARY KEY,
+        sku text NOT NULL UNIQUE CHECK (sku ~ '^SKU-[A-Z]{3}-[0-9]{6}$')
+      )`,
+  },
+  {
+    // The words of titles, brands, categories and option values, for correcting a misspelt query
+    // word to the nearest one the catalog has (pg_trgm; search/sql.ts).
+    id: 'pricing:032-search-words',
+    sql: 'CREATE TABLE catalog_search_words (word text PRIMARY KEY)',
+  },
+  {
+    // A variant's option values as `name=value`, lower case: what the option filter and the
+    // option facets read (the writer derives it from `options`).
+    id: 'pricing:035-variant-option-keys',
+    sql: `ALTER TABLE catalog_products ADD COLUMN option_keys text[] NOT NULL DEFAULT '{}'`,
+  },
+  {
+    id: 'pricing:036-variant-option-keys-index',
+    sql: 'CREATE INDEX catalog_products_option_keys ON catalog_products USING gin (option_keys) WITH (fastupdate = off)',
+  },
 ];
+
+/** The statements that name pg_trgm's objects, qualified by the schema it lives in. */
+/**
+ * GIN indexes are made with `fastupdate = off`: their pending list is merged into the index by
+ * VACUUM, and the embedded store (single-user PGlite) has no autovacuum, so a pending list would
+ * grow with every write and every search would read it whole.
+ */
+const trigram = (ext: string): readonly Migration[] => [
+  {
+    id: 'pricing:033-search-words-trigram',
+    sql: `CREATE INDEX catalog_search_words_trgm ON catalog_search_words USING gin (word ${ext}.gin_trgm_ops) WITH (fastupdate = off)`,
+  },
+  {
+    id: 'pricing:034-product-titles-trigram',
+    sql: `CREATE INDEX catalog_product_groups_title_trgm ON catalog_product_groups USING gin (lower(title) ${ext}.gin_trgm_ops) WITH (fastupdate = off)`,
+  },
+];
+
+/**
+ * Where pg_trgm is: the schema it was installed in, or `catalog_ext`, where it is installed when
+ * it is not yet. Its objects are always named with that schema, because a connection's search
+ * path need not include it (a schema-scoped DATABASE_URL, the tests' schemas). pg_trgm is a
+ * trusted extension (PostgreSQL 13+): the database's owner may create it. PGlite loads its
+ * bundle at open (lib/db/pglite.ts).
+ */
+export async function trigramSchema(db: Db): Promise<string> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(727276)');
+    const found = await tx.query<{ schema: string }>(
+      `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+        WHERE e.extname = 'pg_trgm'`,
+    );
+    if (found[0]) return found[0].schema;
+    await tx.query('CREATE SCHEMA IF NOT EXISTS catalog_ext');
+    await tx.query('CREATE EXTENSION pg_trgm WITH SCHEMA catalog_ext');
+    return 'catalog_ext';
+  });
+}
+
+export interface CatalogSchema {
+  /** The schema that holds pg_trgm's functions, operators and operator classes. */
+  readonly trigram: string;
+}
+
+/** Makes the catalog's tables what this version needs. */
+export async function migrateCatalog(db: Db): Promise<CatalogSchema> {
+  const ext = await trigramSchema(db);
+  if (!/^[a-z_][a-z0-9_]*$/.test(ext)) throw new Error(`pg_trgm lives in a schema named oddly: ${ext}`);
+  await migrate(db, [...base, ...trigram(ext)]);
+  return { trigram: ext };
+}
