@@ -8,6 +8,7 @@ import { mountAcp } from '../agent/acp/index.ts';
 import { localRedemptions, type RedemptionsPort, remoteRedemptions } from '../agent/checkout/redemptions.ts';
 import { mountAgentGateway } from '../agent/index.ts';
 import { mountUcp } from '../agent/ucp/index.ts';
+import { catalogServiceFor } from '../catalog/index.ts';
 import { registerContracts } from '../contracts/index.ts';
 import { registerOperatorRoutes } from '../operator/index.ts';
 import { registerQuoteRoutes } from './quote/index.ts';
@@ -59,6 +60,8 @@ export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): 
     inventoryLevels: quotes.inventoryLevels,
   };
   const acp = await mountAcp(app, deps.platform, agentState.chain, quoter, redemptions);
+  // The catalog's search and lookup, every variant priced by the same quote (docs/catalog.md).
+  const catalog = await catalogServiceFor(deps.platform, deps.local, quotes, agentState.chain.spend.ledger);
   // UCP: a second thin edge over the same session service, store and key verifier (docs/ucp.md).
-  await mountUcp(app, deps.platform, agentState.chain, acp);
+  await mountUcp(app, deps.platform, agentState.chain, acp, catalog);
 }

@@ -9,6 +9,11 @@ export interface RateLimitOptions {
   readonly store: BucketStore;
   readonly policy: BucketPolicy;
   readonly clock: Clock;
+  /**
+   * Whose bucket a request takes from; by default its verified identity's, and a request without
+   * one takes none (the identity step refused it). Public routes name one for anonymous callers.
+   */
+  readonly keyOf?: (req: FastifyRequest) => string | undefined;
 }
 
 /**
@@ -21,9 +26,9 @@ export function rateLimitStep(o: RateLimitOptions) {
   const window = Math.ceil(o.policy.capacity / o.policy.refillPerSecond);
   const policyHeader = `"agent";q=${o.policy.capacity};w=${window}`;
   return async function rateLimit(req: FastifyRequest, reply: FastifyReply) {
-    const id = req.agent.identity;
-    if (!id) return;
-    const r = await o.store.take(id.id, o.clock.now());
+    const key = o.keyOf ? o.keyOf(req) : req.agent.identity?.id;
+    if (!key) return;
+    const r = await o.store.take(key, o.clock.now());
     reply.header('ratelimit-policy', policyHeader);
     reply.header('ratelimit', `"agent";r=${r.remaining};t=${Math.ceil(r.resetMs / 1000)}`);
     if (r.allowed) return;

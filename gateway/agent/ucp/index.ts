@@ -2,9 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../../lib/platform.ts';
 import { publicOrigin, ucpApiBaseUrl } from '../../../lib/public-origin.ts';
 import { ucpPublicJwks } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
+import type { CatalogService } from '../../catalog/service.ts';
 import type { AcpParts } from '../acp/index.ts';
 import type { AgentChainParts } from '../index.ts';
 import { serveUcpToolsOnMcp } from '../mcp/ucp/binding.ts';
+import { registerUcpCatalogRoutes } from './catalog.ts';
 import { DEFAULT_MERCHANT_NAMESPACE, defaultNamespaceInPublic, paymentHandlers } from './payment.ts';
 import { profileFetcher } from './platform-profile.ts';
 import { businessProfile, registerBusinessProfile } from './profile.ts';
@@ -32,6 +34,7 @@ export async function mountUcp(
   platform: Platform,
   chain: AgentChainParts,
   acp: AcpParts,
+  catalog: CatalogService,
 ): Promise<void> {
   const { config, clock, log } = platform;
   const origin = publicOrigin(config);
@@ -71,15 +74,16 @@ export async function mountUcp(
   const continueUrl = `${origin}/`;
   // The five checkout tools on /mcp (checkout-mcp.md), each running its route below in process.
   serveUcpToolsOnMcp(app, { basePath });
+  const signatures = ucpSignatureVerifier({
+    profiles,
+    clock,
+    trustDomain: config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
+  });
   await registerUcpRoutes(app, {
     clock,
     log,
     keys: acp.keys,
-    signatures: ucpSignatureVerifier({
-      profiles,
-      clock,
-      trustDomain: config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
-    }),
+    signatures,
     profiles,
     policy: chain.policy,
     blocks: chain.blocks,
@@ -105,5 +109,21 @@ export async function mountUcp(
     continueUrl,
     defaultRegion: config.ACP_DEFAULT_REGION,
     bodyLimit: config.ACP_BODY_LIMIT_BYTES,
+    // The catalog's search and lookup under the same endpoint (gateway/agent/ucp/catalog.ts).
+    more: (scope) =>
+      registerUcpCatalogRoutes(scope, {
+        clock,
+        log,
+        keys: acp.keys,
+        signatures,
+        profiles,
+        buckets: chain.buckets,
+        bucketPolicy: chain.bucketPolicy,
+        audit: chain.audit,
+        catalog,
+        continueUrl,
+        defaultRegion: config.ACP_DEFAULT_REGION,
+        bodyLimit: config.ACP_BODY_LIMIT_BYTES,
+      }),
   });
 }

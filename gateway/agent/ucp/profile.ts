@@ -4,7 +4,8 @@ import { UCP_VERSION } from './schema/index.ts';
 /**
  * The business profile at `/.well-known/ucp` (overview.md, "Business Profile"): the protocol
  * version, the `dev.ucp.shopping` service over REST and MCP, the capabilities this merchant
- * implements (checkout, order, and the discount and fulfillment extensions of checkout), the
+ * implements (checkout, order, the discount and fulfillment extensions of checkout, catalog
+ * search and lookup), the
  * one payment handler (buying on account, ./payment.ts) and the keys order webhooks are signed
  * with. Public, no authentication, `Cache-Control: public, max-age=3600` (at least 60 s, never
  * private/no-store, as "Hosting" asks).
@@ -29,6 +30,8 @@ export const BUSINESS_CAPABILITIES: readonly {
   { name: ORDER, page: 'order', schema: 'shopping/order.json' },
   { name: DISCOUNT, page: 'discount', schema: 'shopping/discount.json', extends: CHECKOUT },
   { name: FULFILLMENT, page: 'fulfillment', schema: 'shopping/fulfillment.json', extends: CHECKOUT },
+  { name: 'dev.ucp.shopping.catalog.search', page: 'catalog/search', schema: 'shopping/catalog_search.json' },
+  { name: 'dev.ucp.shopping.catalog.lookup', page: 'catalog/lookup', schema: 'shopping/catalog_lookup.json' },
 ];
 
 export interface ProfileInput {

@@ -71,6 +71,8 @@ export interface UcpRouteDeps {
   readonly continueUrl: string;
   readonly defaultRegion: string;
   readonly bodyLimit: number;
+  /** More routes of the endpoint, in its scope (its parser, errors and unmatched paths): the catalog. */
+  readonly more?: (scope: FastifyInstance) => void;
 }
 
 type Op = 'create' | 'update' | 'complete';
@@ -147,6 +149,7 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
         onResponse,
         handler: h.order,
       });
+      d.more?.(scope);
     },
     { prefix: d.basePath },
   );

@@ -52,6 +52,13 @@ export interface QuoteService {
   priceCart(cart: CartInput): Promise<PricedLine[]>;
   /** Whether pricing's breaker is open: calls to it fail at once. */
   pricingUnavailable(): boolean;
+  /**
+   * What one unit of each SKU costs the caller: for each, the quote of a one-line cart in the
+   * context (pricing for all of them in one batch, then promotions for each cart alone, as the
+   * quote would evaluate it), without a token. Undefined for a SKU the catalog does not know or
+   * price in the currency. The catalog's search and lookups show these.
+   */
+  offers(skus: readonly string[], context: Omit<CartInput, 'lines'>): Promise<(QuoteBody | undefined)[]>;
 }
 
 /** A priced line with the catalog entry it was priced from (its stock included). */
@@ -72,8 +79,10 @@ const unprocessable = (errors: Violation[]) =>
 export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
   const { ports, guards } = deps;
 
-  /** Step 1: every product and its static price, or 422/503. */
-  async function catalogOf(cart: CartInput): Promise<CatalogEntry[]> {
+  /** Step 1: every product and its static price, or 422/503 (`tolerant`: undefined for an unknown SKU). */
+  async function catalogOf(cart: CartInput, tolerant: true): Promise<(CatalogEntry | undefined)[]>;
+  async function catalogOf(cart: CartInput, tolerant?: false): Promise<CatalogEntry[]>;
+  async function catalogOf(cart: CartInput, tolerant = false): Promise<(CatalogEntry | undefined)[]> {
     const skus = cart.lines.map((l) => l.sku);
     let entries: (CatalogEntry | undefined)[];
     try {
@@ -90,6 +99,7 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
         },
       );
     }
+    if (tolerant) return entries;
     const unknown = entries.flatMap((e, i) =>
       e ? [] : [{ pointer: `/line/${i}`, message: `${skus[i]} is not in the catalog` }],
     );
@@ -146,7 +156,18 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
   }
 
   async function priceCart(cart: CartInput): Promise<StockedLine[]> {
-    const entries = await catalogOf(cart);
+    const { lines, unpriced } = await priceLines(cart, await catalogOf(cart));
+    if (unpriced.length > 0) throw unprocessable(unpriced);
+    return lines.filter((l) => l !== undefined);
+  }
+
+  /** Steps 2–5 for the lines with a catalog entry: by line index, undefined where no price is. */
+  async function priceLines(
+    cart: CartInput,
+    known: readonly (CatalogEntry | undefined)[],
+  ): Promise<{ lines: (StockedLine | undefined)[]; unpriced: Violation[] }> {
+    const at = known.flatMap((e, i) => (e ? [i] : []));
+    const entries = at.map((i) => known[i] as CatalogEntry);
     const segment = cart.customerSegment ?? DEFAULT_SEGMENT;
     const keys = entries.map((e) => ({ sku: e.sku, region: cart.region, customerSegment: segment }));
 
@@ -164,9 +185,10 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
     const lastKnown = await lastKnownPrices(keys, unanswered);
 
     // Step 5: the best price each line has (select.ts), else the catalog has none: 422.
-    const lines: StockedLine[] = [];
+    const lines: (StockedLine | undefined)[] = new Array(known.length).fill(undefined);
     const unpriced: Violation[] = [];
     entries.forEach((entry, i) => {
+      const line = at[i] as number;
       const price = selectPrice(cart.currency, {
         ...(fresh[i] ? { fresh: fresh[i] } : {}),
         ...(live[i] ? { live: live[i] } : {}),
@@ -174,12 +196,13 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
         entry,
       });
       if (!price)
-        unpriced.push({ pointer: `/line/${i}`, message: `${entry.sku} has no price in ${cart.currency}` });
-      else lines.push({ entry, quantity: (cart.lines[i] as { quantity: number }).quantity, price });
+        unpriced.push({ pointer: `/line/${line}`, message: `${entry.sku} has no price in ${cart.currency}` });
+      else {
+        lines[line] = { entry, quantity: (cart.lines[line] as { quantity: number }).quantity, price };
+        deps.onLine?.(price.source);
+      }
     });
-    if (unpriced.length > 0) throw unprocessable(unpriced);
-    for (const l of lines) deps.onLine?.(l.price.source);
-    return lines;
+    return { lines, unpriced };
   }
 
   async function quoteOf(cart: CartInput): Promise<{ quote: CartQuote; lines: StockedLine[] }> {
@@ -196,8 +219,27 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
     return { quote: Object.assign(body, { quoteToken: token, expiresAt }), lines };
   }
 
+  async function offers(skus: readonly string[], context: Omit<CartInput, 'lines'>) {
+    if (skus.length === 0) return [];
+    const all: CartInput = { ...context, lines: skus.map((sku) => ({ sku, quantity: 1 })) };
+    const { lines } = await priceLines(all, await catalogOf(all, true));
+    return Promise.all(
+      lines.map(async (line, i) => {
+        if (!line) return undefined;
+        const cart: CartInput = { ...context, lines: [{ sku: skus[i] as string, quantity: 1 }] };
+        const evaluation = await orElse(
+          guards.promotions,
+          (deadline) => ports.promotions.evaluate(basketOf(cart, [line]), deadline),
+          undefined,
+        );
+        return assembleQuote(cart, cartHash(cart), [line], evaluation).body;
+      }),
+    );
+  }
+
   return {
     priceCart,
+    offers,
     pricingUnavailable: () => guards.pricing.isOpen(),
     quote: async (cart) => (await quoteOf(cart)).quote,
     async stockedQuote(cart) {

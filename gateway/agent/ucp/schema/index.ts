@@ -11,6 +11,7 @@ export {
   type UcpDef,
   type UcpValidate,
   type UcpViolation,
+  ucpCatalogValidator,
   ucpValidator,
 } from './validators.ts';
 export type { UcpView } from './views.ts';

@@ -58,6 +58,14 @@ export const UCP_DEFS = {
   line_item: id('schemas/shopping/types/line_item.json'),
   totals: id('schemas/shopping/types/totals.json'),
   message: id('schemas/shopping/types/message.json'),
+  /** catalog_search.json: the search request and response (catalog/search.md). */
+  catalog_search_request: `${id('schemas/shopping/catalog_search.json')}#/$defs/search_request`,
+  catalog_search_response: `${id('schemas/shopping/catalog_search.json')}#/$defs/search_response`,
+  /** catalog_lookup.json: batch lookup and get product (catalog/lookup.md). */
+  catalog_lookup_request: `${id('schemas/shopping/catalog_lookup.json')}#/$defs/lookup_request`,
+  catalog_lookup_response: `${id('schemas/shopping/catalog_lookup.json')}#/$defs/lookup_response`,
+  catalog_get_product_request: `${id('schemas/shopping/catalog_lookup.json')}#/$defs/get_product_request`,
+  catalog_get_product_response: `${id('schemas/shopping/catalog_lookup.json')}#/$defs/get_product_response`,
 } as const satisfies Record<string, string | AnySchema>;
 
 /** The names of the shapes of UCP_DEFS. */
@@ -134,4 +142,13 @@ export function ucpValidator(
     throw new Error(`UCP schema: a ${def} request names its operation`);
   const view: UcpView = side === 'response' ? 'response' : (operation as UcpOperation);
   return ucpSchemaValidator(view, UCP_DEFS[def], def);
+}
+
+/**
+ * The validator of a catalog shape. The catalog schemas carry no `ucp_request`/`ucp_response`
+ * annotations (every view reads them alike), so requests and responses both use the response
+ * view.
+ */
+export function ucpCatalogValidator(def: UcpDef): UcpValidate {
+  return ucpSchemaValidator('response', UCP_DEFS[def], def);
 }

@@ -49,6 +49,8 @@ export interface SearchFilters {
   /** Per option, any of its values; all options given must hold (on one variant). */
   readonly options?: readonly OptionFilter[];
   readonly conditions?: readonly string[];
+  /** Only variants (and products with one) that have a price in this currency: what a shopper there can buy. */
+  readonly pricedIn?: string;
 }
 
 export interface SearchRequest {
@@ -71,6 +73,7 @@ export interface SearchInput {
     available?: unknown;
     options?: unknown;
     conditions?: unknown;
+    pricedIn?: unknown;
   };
   limit?: unknown;
   cursor?: unknown;
@@ -174,6 +177,12 @@ export function searchRequest(input: SearchInput): SearchRequest {
   const price = priceFilter(f?.price, '/filters/price');
   const options = optionFilters(f?.options, '/filters/options');
   const conditions = stringList(f?.conditions, '/filters/conditions')?.map((c) => c.toLowerCase());
+  let pricedIn: string | undefined;
+  if (f?.pricedIn !== undefined && f?.pricedIn !== null) {
+    if (typeof f.pricedIn !== 'string' || !/^[A-Za-z]{3}$/.test(f.pricedIn))
+      throw new SearchInputError('/filters/pricedIn', 'must be an ISO 4217 code such as USD');
+    pricedIn = f.pricedIn.toUpperCase();
+  }
   let available: boolean | undefined;
   if (f?.available !== undefined && f?.available !== null) {
     if (typeof f.available !== 'boolean')
@@ -188,6 +197,7 @@ export function searchRequest(input: SearchInput): SearchRequest {
     ...(options ? { options } : {}),
     ...(conditions ? { conditions } : {}),
   };
+  // Where the caller can buy is not what it looks for: it narrows, it does not make a search.
   if (query === undefined && Object.keys(filters).length === 0)
     throw new SearchInputError('', 'a search needs a query or at least one filter', 'empty');
 

@@ -91,6 +91,10 @@ function variantCondition(req: SearchRequest, p: Params): string {
   if (f.price?.min !== undefined) parts.push(`bp.amount >= ${p.add(f.price.min)}::numeric / ${scale}`);
   if (f.price?.max !== undefined) parts.push(`bp.amount <= ${p.add(f.price.max)}::numeric / ${scale}`);
   if (f.price) parts.push('bp.amount IS NOT NULL');
+  if (f.pricedIn)
+    parts.push(
+      `EXISTS (SELECT 1 FROM catalog_base_prices pi WHERE pi.sku = v.sku AND pi.currency = ${p.add(f.pricedIn)})`,
+    );
   if (f.available) parts.push(AVAILABLE_SQL);
   for (const o of f.options ?? [])
     parts.push(`v.option_keys && ${p.add(o.values.map((value) => `${o.name}=${value}`))}::text[]`);
@@ -109,7 +113,7 @@ function productConditions(req: SearchRequest, p: Params): string[] {
   if (f.categories) parts.push(`g.category_paths && ${p.add(f.categories)}::text[]`);
   if (f.brands) parts.push(`lower(g.brand) = ANY(${p.add(f.brands)}::text[])`);
   if (f.conditions) parts.push(`lower(g.condition) = ANY(${p.add(f.conditions)}::text[])`);
-  const variantFiltered = f.price || f.available || f.options;
+  const variantFiltered = f.price || f.available || f.options || f.pricedIn;
   if (variantFiltered)
     parts.push(
       `EXISTS (SELECT 1 FROM catalog_products v ${priceJoin(req, p)} WHERE v.product_id = g.product_id AND ${variantCondition(req, p)})`,
