@@ -216,6 +216,14 @@ describe.each(stores)('catalog search: %s', (_name, open) => {
     ]);
   });
 
+  it('keeps to variants priced in a currency when asked (what a shopper there can buy)', async () => {
+    const page = await search.search(searchRequest({ query: 'chair', filters: { pricedIn: 'eur' } }));
+    expect(page.products.map((p) => p.productId)).toEqual(['chair-mesh']);
+    expect(page.products[0]?.variants.map((v) => v.sku)).toEqual(['SKU-OFC-900001']);
+    // It narrows a search; alone it is none.
+    expect(() => searchRequest({ filters: { pricedIn: 'EUR' } })).toThrow(SearchInputError);
+  });
+
   it('filters by option values: any value of an option, and the variants that have it', async () => {
     const page = await search.search(
       searchRequest({ filters: { options: [{ name: 'voltage', values: ['18v', '24V'] }] } }),

@@ -30,10 +30,11 @@ export interface SelectionResult<V extends CatalogVariant> {
 
 const key = (s: string) => s.trim().toLowerCase();
 
-const valueOf = (v: CatalogVariant, name: string) => v.options.find((o) => key(o.name) === key(name))?.value;
+const optionValue = (v: CatalogVariant, name: string) =>
+  v.options.find((o) => key(o.name) === key(name))?.value;
 
 const matches = (v: CatalogVariant, selections: readonly Selection[]) =>
-  selections.every((s) => key(valueOf(v, s.name) ?? '') === key(s.value));
+  selections.every((s) => key(optionValue(v, s.name) ?? '') === key(s.value));
 
 /**
  * `variantSku`: the request named a variant, which is featured and whose options are the

@@ -215,7 +215,7 @@ export function searchRequest(input: SearchInput): SearchRequest {
   }
   return {
     ...(query ? { query } : {}),
-    filters,
+    filters: { ...filters, ...(pricedIn ? { pricedIn } : {}) },
     limit,
     ...(cursor ? { cursor } : {}),
     facets: input.facets === true,
