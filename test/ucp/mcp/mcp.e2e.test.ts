@@ -16,6 +16,8 @@ import { type ProfileServer, platformProfile, startProfileServer, UCP_ADDRESS } 
 import { expectUcp } from '../support/validate.ts';
 
 const FIVE = ['create_checkout', 'get_checkout', 'update_checkout', 'complete_checkout', 'cancel_checkout'];
+/** The catalog's three (catalog/mcp.md), listed before checkout's. */
+const CATALOG = ['search_catalog', 'lookup_catalog', 'get_product'];
 const ITEM = 'SKU-ABC-000001';
 
 let sys: TestSystem;
@@ -27,7 +29,12 @@ let platforms = 0;
 beforeAll(async () => {
   sys = await startEmbedded({ UCP_PROFILE_ALLOW_INSECURE: 'true' });
   profiles = await startProfileServer();
-  profileUrl = profiles.set('/platform.json', platformProfile());
+  profileUrl = profiles.set(
+    '/platform.json',
+    platformProfile({
+      capabilities: ['checkout', 'order', 'discount', 'fulfillment', 'catalog.search', 'catalog.lookup'],
+    }),
+  );
 }, 120_000);
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => {});
@@ -86,10 +93,10 @@ const jsonRpcError = async (p: Promise<unknown>) => {
 };
 
 describe('UCP tools on /mcp', () => {
-  it('lists the five checkout tools of checkout-mcp.md to a key with UCP-Agent, meta required', async () => {
+  it('lists the catalog tools of catalog/mcp.md and the five checkout tools of checkout-mcp.md to a key with UCP-Agent, meta required', async () => {
     const c = await platform();
     const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name)).toEqual(FIVE);
+    expect(tools.map((t) => t.name)).toEqual([...CATALOG, ...FIVE]);
     for (const t of tools) {
       expect(t.inputSchema.required).toContain('meta');
       const m = (t.inputSchema.properties as { meta: { required: string[] } }).meta;
@@ -114,8 +121,8 @@ describe('UCP tools on /mcp', () => {
   it('a key bound to a UCP profile sees the UCP tools without the header, besides the ACP ones', async () => {
     const c = await platform(undefined, { header: false });
     const names = (await c.listTools()).tools.map((t) => t.name);
-    expect(names.slice(0, 5)).toEqual(FIVE);
-    expect(names.slice(5)).toEqual([
+    expect(names.slice(0, 8)).toEqual([...CATALOG, ...FIVE]);
+    expect(names.slice(8)).toEqual([
       'create_checkout_session',
       'get_checkout_session',
       'update_checkout_session',
@@ -269,9 +276,9 @@ describe('UCP tools on /mcp', () => {
     expect(e.code).toBe(-32602);
   });
 
-  it('a key without orders:create sees no tool, and a call is refused by the route (403, -32000)', async () => {
+  it('a key without orders:create sees the catalog tools only, and a checkout call is refused by the route (403, -32000)', async () => {
     const c = await platform(['orders:read']);
-    expect((await c.listTools()).tools).toEqual([]);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(CATALOG);
     const e = await jsonRpcError(
       call(c, 'create_checkout', {
         meta: meta(),
@@ -279,5 +286,44 @@ describe('UCP tools on /mcp', () => {
       }),
     );
     expect([e.code, e.data?.status]).toEqual([-32000, 403]);
+  });
+});
+
+describe('UCP catalog tools on /mcp', () => {
+  it('searches, looks up and gets a product, each result valid against the release, then checks the item out', async () => {
+    const c = await platform();
+    const found = await call(c, 'search_catalog', {
+      meta: meta(),
+      catalog: { query: 'drill', context: { address_country: 'US' }, pagination: { limit: 3 } },
+    });
+    expect(found.isError).toBeFalsy();
+    expectUcp('catalog_search_response', found.structuredContent);
+    const products = (found.structuredContent as { products: { id: string; variants: { id: string }[] }[] })
+      .products;
+    expect(products.length).toBeGreaterThan(0);
+    const first = products[0] as { id: string; variants: { id: string }[] };
+    const looked = await call(c, 'lookup_catalog', { meta: meta(), catalog: { ids: [first.id] } });
+    expectUcp('catalog_lookup_response', looked.structuredContent);
+    const detail = await call(c, 'get_product', { meta: meta(), catalog: { id: first.id } });
+    expectUcp('catalog_get_product_response', detail.structuredContent);
+    const created = checkoutOf(
+      await call(c, 'create_checkout', {
+        meta: meta(),
+        checkout: { line_items: [{ item: { id: first.variants[0]?.id }, quantity: 1 }] },
+      }),
+    );
+    expect(created.status).not.toBe('canceled');
+  });
+
+  it("answers a search without query or filter with the route's 400 as a JSON-RPC error", async () => {
+    const c = await platform();
+    const e = await jsonRpcError(call(c, 'search_catalog', { meta: meta(), catalog: {} }));
+    expect([e.code, e.data?.status, e.data?.code]).toEqual([-32000, 400, 'invalid_request']);
+  });
+
+  it('refuses a catalog tool without its catalog argument (-32602)', async () => {
+    const c = await platform();
+    const e = await jsonRpcError(call(c, 'search_catalog', { meta: meta() }));
+    expect(e.code).toBe(-32602);
   });
 });

@@ -2,7 +2,8 @@ import { stringifyExact } from '../../../../lib/json/exact-stringify.ts';
 import type { UcpTool } from './tools.ts';
 
 /**
- * The binding's mapping, both ways, as pure functions: tool arguments `{meta, id, checkout}` →
+ * The binding's mapping, both ways, as pure functions: tool arguments `{meta, id, checkout}` (or
+ * `{meta, catalog}`) →
  * the UCP REST request (`meta["ucp-agent"].profile` → `UCP-Agent: profile="…"`,
  * `meta["idempotency-key"]` → `Idempotency-Key`, id → path, checkout → body), and the route's
  * reply → the tool result (a checkout or an error_response: business outcomes, HTTP 200/201) or
@@ -36,8 +37,11 @@ const sfString = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
  * additional metadata fields").
  */
 export function ucpHttpCall(tool: UcpTool, args: unknown): UcpCallVerdict {
-  if (!isRecord(args)) return invalid('The arguments must be an object {meta, id, checkout}.');
-  const allowed = new Set(['meta', ...(tool.id ? ['id'] : []), ...(tool.checkout ? ['checkout'] : [])]);
+  if (!isRecord(args))
+    return invalid(
+      `The arguments must be an object {meta${tool.id ? ', id' : ''}${tool.body ? `, ${tool.body}` : ''}}.`,
+    );
+  const allowed = new Set(['meta', ...(tool.id ? ['id'] : []), ...(tool.body ? [tool.body] : [])]);
   const extra = Object.keys(args).find((k) => !allowed.has(k));
   if (extra !== undefined)
     return invalid(`${tool.name} takes no argument ${JSON.stringify(extra.slice(0, 64))}.`);
@@ -63,9 +67,9 @@ export function ucpHttpCall(tool: UcpTool, args: unknown): UcpCallVerdict {
     if (typeof args.id !== 'string' || args.id === '') return invalid('id is required and must be a string.');
     path = path.replace('{id}', encodeURIComponent(args.id));
   }
-  const body = args.checkout;
-  if (tool.checkout) {
-    if (!isRecord(body)) return invalid('checkout is required and must be an object.');
+  const body = tool.body ? args[tool.body] : undefined;
+  if (tool.body) {
+    if (!isRecord(body)) return invalid(`${tool.body} is required and must be an object.`);
     // checkout-mcp.md: "The checkout object in the request payload MUST NOT contain an id field."
     if (tool.id && 'id' in body)
       return invalid('checkout must not contain id: the checkout is named by the top-level id.');
@@ -76,7 +80,7 @@ export function ucpHttpCall(tool: UcpTool, args: unknown): UcpCallVerdict {
       method: tool.method,
       path,
       headers,
-      ...(tool.checkout ? { payload: stringifyExact(body) } : {}),
+      ...(tool.body ? { payload: stringifyExact(body) } : {}),
     },
   };
 }

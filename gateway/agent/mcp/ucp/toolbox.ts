@@ -23,7 +23,10 @@ export interface UcpToolboxDeps {
  */
 export function ucpToolbox(d: UcpToolboxDeps): McpToolbox {
   return {
-    list: () => (d.scopes.has(d.requiredScope) ? listedUcpTools() : []),
+    list: () => {
+      const scoped = d.scopes.has(d.requiredScope);
+      return listedUcpTools().filter((_, i) => scoped || !UCP_TOOLS[i]?.needsScope);
+    },
     async call(name, args): Promise<CallToolResult> {
       const tool = UCP_TOOLS.find((t) => t.name === name);
       if (!tool) {

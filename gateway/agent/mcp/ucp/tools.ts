@@ -16,8 +16,13 @@ export interface UcpTool {
   /** Under the UCP base path; `{id}` is the checkout id argument. */
   readonly path: string;
   readonly id: boolean;
-  /** Whether the tool takes `checkout` (required when it does, as the OpenRPC document says). */
-  readonly checkout: boolean;
+  /**
+   * The argument that is the request body, when the tool takes one (required when it does, as
+   * the OpenRPC document says): `checkout` for the checkout tools, `catalog` for the catalog's.
+   */
+  readonly body?: 'checkout' | 'catalog';
+  /** Listed for callers whose scopes include orders:create only (the checkout tools); the catalog's for every caller. */
+  readonly needsScope: boolean;
   /** meta["idempotency-key"] is required (complete, cancel). */
   readonly idempotencyRequired: boolean;
   readonly annotations: ToolAnnotations;
@@ -27,7 +32,47 @@ const WRITE = { readOnlyHint: false, openWorldHint: false } as const;
 const META_WORDS =
   'meta["ucp-agent"].profile is required: the URL of your platform profile (capability negotiation). meta["idempotency-key"] (a UUID) makes a retry replay the first answer instead of acting twice';
 
+const READ = { readOnlyHint: true, openWorldHint: false, idempotentHint: true } as const;
+const CATALOG_META =
+  'meta["ucp-agent"].profile is required: the URL of your platform profile (capability negotiation)';
+
 export const UCP_TOOLS: readonly UcpTool[] = [
+  {
+    name: 'search_catalog',
+    title: 'Search the catalog',
+    description: `Search this merchant's products (catalog/search.md): catalog.query (free text; a misspelt word is corrected), catalog.filters (categories, price {min, max} in minor units of catalog.context.currency, and this merchant's own: brands, available, options [{name, values}], conditions), catalog.context (address_country, currency), catalog.pagination {limit ≤ 50, cursor}. Each variant's price is what you would pay for one unit (promotions included); variant.id is the id checkout takes. ${CATALOG_META}.`,
+    method: 'POST',
+    path: '/catalog/search',
+    id: false,
+    body: 'catalog',
+    needsScope: false,
+    idempotencyRequired: false,
+    annotations: READ,
+  },
+  {
+    name: 'lookup_catalog',
+    title: 'Look up products',
+    description: `Resolve up to 50 identifiers (catalog.ids: product ids, variant ids or SKUs) to products, each variant with inputs[] saying which identifier found it (catalog/lookup.md). ${CATALOG_META}.`,
+    method: 'POST',
+    path: '/catalog/lookup',
+    id: false,
+    body: 'catalog',
+    needsScope: false,
+    idempotencyRequired: false,
+    annotations: READ,
+  },
+  {
+    name: 'get_product',
+    title: 'Get a product',
+    description: `One product in full (catalog.id: a product or variant id), its variants narrowed by catalog.selected [{name, label}] with availability signals on every option value (catalog/lookup.md, "Get Product"). ${CATALOG_META}.`,
+    method: 'POST',
+    path: '/catalog/product',
+    id: false,
+    body: 'catalog',
+    needsScope: false,
+    idempotencyRequired: false,
+    annotations: READ,
+  },
   {
     name: 'create_checkout',
     title: 'Create a checkout',
@@ -35,7 +80,8 @@ export const UCP_TOOLS: readonly UcpTool[] = [
     method: 'POST',
     path: '/checkout-sessions',
     id: false,
-    checkout: true,
+    body: 'checkout',
+    needsScope: true,
     idempotencyRequired: false,
     annotations: { ...WRITE, idempotentHint: false, destructiveHint: false },
   },
@@ -46,7 +92,7 @@ export const UCP_TOOLS: readonly UcpTool[] = [
     method: 'GET',
     path: '/checkout-sessions/{id}',
     id: true,
-    checkout: false,
+    needsScope: true,
     idempotencyRequired: false,
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
@@ -57,7 +103,8 @@ export const UCP_TOOLS: readonly UcpTool[] = [
     method: 'PUT',
     path: '/checkout-sessions/{id}',
     id: true,
-    checkout: true,
+    body: 'checkout',
+    needsScope: true,
     idempotencyRequired: false,
     annotations: { ...WRITE, idempotentHint: true, destructiveHint: false },
   },
@@ -68,7 +115,8 @@ export const UCP_TOOLS: readonly UcpTool[] = [
     method: 'POST',
     path: '/checkout-sessions/{id}/complete',
     id: true,
-    checkout: true,
+    body: 'checkout',
+    needsScope: true,
     idempotencyRequired: true,
     annotations: { ...WRITE, idempotentHint: true, destructiveHint: false },
   },
@@ -79,7 +127,7 @@ export const UCP_TOOLS: readonly UcpTool[] = [
     method: 'POST',
     path: '/checkout-sessions/{id}/cancel',
     id: true,
-    checkout: false,
+    needsScope: true,
     idempotencyRequired: true,
     annotations: { ...WRITE, idempotentHint: true, destructiveHint: true },
   },
@@ -133,16 +181,19 @@ export function listedUcpTools(): readonly ListedTool[] {
       properties: {
         meta: metaSchema(t.idempotencyRequired),
         ...(t.id ? { id: { type: 'string', description: 'The checkout id.' } } : {}),
-        ...(t.checkout
+        ...(t.body
           ? {
-              checkout: {
+              [t.body]: {
                 type: 'object',
-                description: 'The checkout request (checkout.json, this operation).',
+                description:
+                  t.body === 'checkout'
+                    ? 'The checkout request (checkout.json, this operation).'
+                    : 'The catalog request (catalog_search.json or catalog_lookup.json, this operation).',
               },
             }
           : {}),
       },
-      required: ['meta', ...(t.id ? ['id'] : []), ...(t.checkout ? ['checkout'] : [])],
+      required: ['meta', ...(t.id ? ['id'] : []), ...(t.body ? [t.body] : [])],
     },
     annotations: { title: t.title, ...t.annotations },
   }));
