@@ -13,8 +13,8 @@ import {
   type PathSegment,
   parseJsonPath,
 } from '../../gateway/agent/acp/schema/index.ts';
-import { formatPointer, pointerSegments } from '../../gateway/agent/acp/schema/json-path.ts';
 import { acpDefValidator } from '../../gateway/agent/acp/schema/validators.ts';
+import { formatPointer, pointerSegments } from '../../lib/json/json-path.ts';
 import { vendoredChecksums } from '../support/vendored.ts';
 import { acpJson, acpJsonFiles, checkoutExample } from './support/examples.ts';
 import { describeViolations, expectAcp } from './support/validate.ts';

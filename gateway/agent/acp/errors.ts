@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { formatJsonPath, pointerTokens } from './schema/json-path.ts';
+import { formatJsonPath, pointerTokens } from '../../../lib/json/json-path.ts';
 
 /** A problem's JSON pointer as JSONPath (all-digit tokens are array indexes in these bodies). */
 const pointerToJsonPath = (pointer: string): string =>

@@ -1,10 +1,10 @@
+import { formatJsonPath as jsonPath } from '../../../lib/json/json-path.ts';
 import {
   type CheckoutSession,
   orderPlaced,
   type RejectedCode,
   type SessionProblem,
 } from '../../../subgraphs/procurement/checkout/session.ts';
-import { formatJsonPath as jsonPath } from '../acp/schema/json-path.ts';
 import { lineItemId, missingSelections } from './fulfillment.ts';
 import { CHECKOUT, DISCOUNT, FULFILLMENT } from './profile.ts';
 import { UCP_VERSION } from './schema/index.ts';

@@ -2,8 +2,14 @@
  * The ACP JSON Schema bundle (schemas/acp/<version>/), compiled once per definition with Ajv
  * 2020-12: request validation at run time, response validation in tests.
  */
+
+export {
+  formatJsonPath,
+  jsonPathOfPointer,
+  type PathSegment,
+  parseJsonPath,
+} from '../../../../lib/json/json-path.ts';
 export { ACP_DIR, ACP_VERSION } from './files.ts';
-export { formatJsonPath, jsonPathOfPointer, type PathSegment, parseJsonPath } from './json-path.ts';
 export { MAX_ITEM_QUANTITY } from './quirks.ts';
 export {
   ACP_FORMATS,

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { formatJsonPath, type PathSegment, pointerSegments } from './json-path.ts';
+import { formatJsonPath, type PathSegment, pointerSegments } from '../../../../lib/json/json-path.ts';
 
 /** One way an ACP document fails its schema, located as ACP's `Error.param` is. */
 export interface AcpViolation {
