@@ -21,6 +21,7 @@ export const DEV_OPERATOR_ROLES = [
   'agents:read',
   'agents:admin',
   'audit:read',
+  'catalog:admin',
   'orders:read',
   'orders:approve',
   'pricing:admin',

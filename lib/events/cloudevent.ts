@@ -23,6 +23,8 @@ export interface CloudEvent<T = unknown> {
 export const EventTypes = {
   PriceCalculated: 'com.agent-commerce.pricing.PriceCalculated',
   BasePriceChanged: 'com.agent-commerce.pricing.BasePriceChanged',
+  /** A catalog import changed or removed SKUs (data: their SKUs); caches and mirrors read them again. */
+  CatalogChanged: 'com.agent-commerce.pricing.CatalogChanged',
   PromotionRulesChanged: 'com.agent-commerce.promotions.RulesChanged',
   /** An order was stored (transactional outbox, subgraphs/procurement/outbox/). */
   OrderPlaced: 'com.agent-commerce.procurement.OrderPlaced',

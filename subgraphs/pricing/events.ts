@@ -64,3 +64,42 @@ export const publishPriceCalculated = (bus: EventBus, data: PriceCalculatedData)
 
 export const publishBasePriceChanged = (bus: EventBus, data: BasePriceChangedData) =>
   bus.publish(EventTypes.BasePriceChanged, data, data.sku);
+
+/** `data` of a CatalogChanged CloudEvent (schemas/events/catalog-changed.json). */
+export interface CatalogChangedData {
+  readonly importId: string;
+  readonly changedSkus: readonly string[];
+  readonly removedSkus: readonly string[];
+  readonly changedAt: string;
+}
+
+/** SKUs an event holds at most; a larger change is published as several events. */
+export const CATALOG_CHANGED_MAX_SKUS = 1000;
+
+/** The change as CatalogChanged events of at most 1,000 SKUs each. */
+export async function publishCatalogChanged(
+  bus: EventBus,
+  change: { importId: string; changedSkus: readonly string[]; removedSkus: readonly string[]; at: Date },
+): Promise<void> {
+  const all = [
+    ...change.changedSkus.map((sku) => ({ sku, removed: false })),
+    ...change.removedSkus.map((sku) => ({ sku, removed: true })),
+  ];
+  for (let i = 0; i < all.length; i += CATALOG_CHANGED_MAX_SKUS) {
+    const part = all.slice(i, i + CATALOG_CHANGED_MAX_SKUS);
+    const data: CatalogChangedData = {
+      importId: change.importId,
+      changedSkus: part.filter((p) => !p.removed).map((p) => p.sku),
+      removedSkus: part.filter((p) => p.removed).map((p) => p.sku),
+      changedAt: change.at.toISOString(),
+    };
+    await bus.publish(EventTypes.CatalogChanged, data, change.importId);
+  }
+}
+
+/** Every SKU a CatalogChanged event names (changed or removed); [] for a malformed one. */
+export function skusOfCatalogChanged(data: unknown): string[] {
+  const d = data as Partial<CatalogChangedData> | undefined;
+  const list = (x: unknown) => (Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []);
+  return [...list(d?.changedSkus), ...list(d?.removedSkus)];
+}

@@ -6,8 +6,10 @@ import { buildShieldedSubgraphSchema } from '../../lib/graphql/subgraph.ts';
 import { amountOf, centsOf, type Money, toNumber2 } from '../../lib/money.ts';
 import { cartHash, cartViolations } from '../../lib/quote-token/canonical-cart.ts';
 import type { CatalogPrice, Product } from './catalog/catalog.ts';
+import type { CatalogImports } from './catalog/import/service.ts';
 import type { CatalogProducts } from './catalog/products.ts';
 import { catalogResolvers } from './catalog-graphql.ts';
+import { catalogImportResolvers } from './catalog-import-graphql.ts';
 import { InvalidBasePrice, NoBasePrice, UnknownSku } from './domain/errors.ts';
 import type { PriceContext, PriceResponse } from './domain/types.ts';
 import type { PriceResult, PricingService } from './service.ts';
@@ -140,7 +142,8 @@ async function cartQuote(loaders: Loaders, input: CartQuoteInput) {
   };
 }
 
-export function pricingSchema(service: PricingService, catalog: CatalogProducts) {
+export function pricingSchema(service: PricingService, catalog: CatalogProducts, imports: CatalogImports) {
+  const importEdge = catalogImportResolvers(imports);
   const catalogEdge = catalogResolvers(catalog, ({ sku, quantity, context }, ctx) =>
     cartQuote(loadersOf(ctx, service), {
       ...(context as Omit<CartQuoteInput, 'lines'>),
@@ -151,6 +154,7 @@ export function pricingSchema(service: PricingService, catalog: CatalogProducts)
     CatalogProduct: catalogEdge.CatalogProduct,
     Query: {
       ...catalogEdge.Query,
+      ...importEdge.Query,
       price: (_: unknown, { context }: { context: PriceContext }, ctx: RequestContext) =>
         loadersOf(ctx, service).priced.load(context).then(priceOf, rethrow),
       product: (_: unknown, { sku }: { sku: string }, ctx: RequestContext) =>
@@ -165,6 +169,7 @@ export function pricingSchema(service: PricingService, catalog: CatalogProducts)
         cartQuote(loadersOf(ctx, service), input),
     },
     Mutation: {
+      ...importEdge.Mutation,
       setBasePrice: async (_: unknown, { input }: { input: SetBasePriceInput }, ctx: RequestContext) => {
         const amount = exactAmount(
           { float: input.amount, decimal: input.amountDecimal },

@@ -8,9 +8,11 @@ import { createNearPriceCache } from './cache/near.ts';
 import type { PriceCache } from './cache/price-cache.ts';
 import { createRedisPriceCache } from './cache/redis.ts';
 import { type Catalog, countingCatalog, createSqlCatalog, seedCatalog } from './catalog/catalog.ts';
+import { createCatalogImports } from './catalog/import/service.ts';
 import { migrateCatalog } from './catalog/migrations.ts';
 import { createMirroredCatalog } from './catalog/mirror.ts';
 import { type CatalogProducts, createSqlCatalogProducts } from './catalog/products.ts';
+import { publishCatalogChanged, skusOfCatalogChanged } from './events.ts';
 import { pricingSchema } from './graphql.ts';
 import { pricingRoutes } from './http.ts';
 import { createPricingService, newCounters, type PricingCounters, type PricingService } from './service.ts';
@@ -45,6 +47,11 @@ export function priceCacheFor(platform: Platform): PriceCache {
       const sku = (event.data as { sku?: unknown } | undefined)?.sku;
       if (typeof sku === 'string') near.forget([sku]);
     }),
+  );
+  platform.onClose(
+    platform.bus.subscribe(EventTypes.CatalogChanged, (event) =>
+      near.forget(skusOfCatalogChanged(event.data)),
+    ),
   );
   return near;
 }
@@ -97,14 +104,32 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
     trigram: schemaOfCatalog.trigram,
     secret: platform.config.GATEWAY_SHARED_SECRET,
   });
+  const imports = createCatalogImports({
+    db: platform.db,
+    clock: platform.clock,
+    log: platform.log,
+    // Here first (this process's caches and the embedded mirror), then every other instance.
+    async changed(importId, changedSkus, removedSkus) {
+      const skus = [...changedSkus, ...removedSkus];
+      await catalog.reload?.(skus);
+      await service.invalidate(skus);
+      await publishCatalogChanged(platform.bus, {
+        importId,
+        changedSkus,
+        removedSkus,
+        at: new Date(platform.clock.now()),
+      });
+    },
+  });
   return {
     name: 'pricing',
-    schema: pricingSchema(service, catalogProducts),
+    schema: pricingSchema(service, catalogProducts, imports),
     catalogProducts,
     routes: pricingRoutes(service),
     api: service,
     warmUpRequests: () => pricingWarmUpRequests(platform.db, platform.config.GATEWAY_SHARED_SECRET),
     async close() {
+      await imports.settled();
       service.close();
     },
   };

@@ -24,6 +24,7 @@ import {
   priceCalculated,
   publishBasePriceChanged,
   publishPriceCalculated,
+  skusOfCatalogChanged,
 } from './events.ts';
 
 export type CacheStatus = 'HIT' | 'MISS';
@@ -332,7 +333,10 @@ export function createPricingService(deps: PricingDeps): PricingService {
       await cache.invalidateSkus(skus);
     },
 
-    close: () => unsubscribe(),
+    close: () => {
+      unsubscribe();
+      unsubscribeCatalog();
+    },
   };
 
   // Every instance drops its cached prices when any instance changes a base price.
@@ -346,6 +350,17 @@ export function createPricingService(deps: PricingDeps): PricingService {
       await service.invalidate([data.sku]);
     } catch (err) {
       log.error({ err, sku: data.sku }, 'could not drop cached prices after a base price change');
+    }
+  });
+
+  // And when a catalog import changed or removed SKUs (the instance that committed it has already).
+  const unsubscribeCatalog = bus.subscribe(EventTypes.CatalogChanged, async (event: CloudEvent) => {
+    const skus = skusOfCatalogChanged(event.data);
+    if (skus.length === 0) return;
+    try {
+      await service.invalidate(skus);
+    } catch (err) {
+      log.error({ err, skus: skus.length }, 'could not drop cached prices after a catalog import');
     }
   });
 

@@ -4,6 +4,7 @@ import { callerVerifierFor } from '../../../lib/auth/jwt.ts';
 import { EventTypes } from '../../../lib/events/cloudevent.ts';
 import { quoteTokensFor } from '../../../lib/quote-token/index.ts';
 import { createSqlCatalog } from '../../../subgraphs/pricing/catalog/catalog.ts';
+import { skusOfCatalogChanged } from '../../../subgraphs/pricing/events.ts';
 import { type PricingModule, priceCacheFor } from '../../../subgraphs/pricing/index.ts';
 import type { PromotionService } from '../../../subgraphs/promotions/api.ts';
 import type { EdgeDeps } from '../index.ts';
@@ -104,6 +105,12 @@ export async function registerQuoteRoutes(app: FastifyInstance, deps: EdgeDeps):
     if (typeof sku === 'string') catalog.drop([sku]);
   });
   platform.onClose(unsubscribe);
+  // A catalog import's changes: prices, stock and removed SKUs alike.
+  platform.onClose(
+    platform.bus.subscribe(EventTypes.CatalogChanged, (event) =>
+      catalog.drop(skusOfCatalogChanged(event.data)),
+    ),
+  );
 
   const lines = new Counter({
     name: 'edge_quote_lines_total',

@@ -45,6 +45,8 @@ export interface Catalog {
   /** Sets (or adds) the base price of a known SKU in one currency. */
   setBasePrice(sku: string, currency: string, amount: Decimal): Promise<BasePriceChange>;
   count(): Promise<number>;
+  /** Reads these SKUs again after another writer (a catalog import) changed or removed them (the embedded mirror). */
+  reload?(skus: readonly string[]): Promise<void>;
 }
 
 export function createSqlCatalog(db: Db, onQuery: () => void = () => {}): Catalog {

@@ -184,6 +184,57 @@ const base: readonly Migration[] = [
     id: 'pricing:036-variant-option-keys-index',
     sql: 'CREATE INDEX catalog_products_option_keys ON catalog_products USING gin (option_keys) WITH (fastupdate = off)',
   },
+  {
+    // A merchant's feed import (import/): opened, appended to in chunks, committed (docs/catalog.md).
+    id: 'pricing:037-catalog-imports',
+    sql: `CREATE TABLE catalog_imports (
+        id text PRIMARY KEY,
+        mode text NOT NULL CHECK (mode IN ('FULL', 'PARTIAL')),
+        status text NOT NULL CHECK (status IN ('OPEN', 'COMMITTING', 'DONE', 'FAILED', 'CANCELLED')),
+        metadata jsonb NOT NULL,
+        lines_read integer NOT NULL DEFAULT 0,
+        accepted integer NOT NULL DEFAULT 0,
+        refused integer NOT NULL DEFAULT 0,
+        created integer NOT NULL DEFAULT 0,
+        updated integer NOT NULL DEFAULT 0,
+        unchanged integer NOT NULL DEFAULT 0,
+        removed integer NOT NULL DEFAULT 0,
+        committed integer NOT NULL DEFAULT 0,
+        replaced boolean,
+        note text,
+        started_by text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        finished_at timestamptz
+      )`,
+  },
+  {
+    // The accepted lines of an import, each a whole feed Product, until its commit applies them.
+    id: 'pricing:038-catalog-import-products',
+    sql: `CREATE TABLE catalog_import_products (
+        import_id text NOT NULL REFERENCES catalog_imports (id) ON DELETE CASCADE,
+        product_id text NOT NULL,
+        line integer NOT NULL,
+        product jsonb NOT NULL,
+        hash text NOT NULL,
+        PRIMARY KEY (import_id, product_id)
+      )`,
+  },
+  {
+    id: 'pricing:039-catalog-import-products-by-line',
+    sql: 'CREATE INDEX catalog_import_products_line ON catalog_import_products (import_id, line)',
+  },
+  {
+    // The refused lines of an import (the first 1,000; the count is in catalog_imports.refused).
+    id: 'pricing:040-catalog-import-errors',
+    sql: `CREATE TABLE catalog_import_errors (
+        import_id text NOT NULL REFERENCES catalog_imports (id) ON DELETE CASCADE,
+        line integer NOT NULL,
+        path text NOT NULL,
+        reason text NOT NULL,
+        PRIMARY KEY (import_id, line)
+      )`,
+  },
 ];
 
 /** The statements that name pg_trgm's objects, qualified by the schema it lives in. */

@@ -1,0 +1,163 @@
+/**
+ * `npm run catalog:import -- <dir>`: imports a merchant's ACP product feed (`<dir>/metadata.json`
+ * and `<dir>/products.jsonl`, one Product per line) into the running system, through its GraphQL
+ * mutations (startCatalogImport, appendCatalogImport, commitCatalogImport; role catalog:admin),
+ * so every instance's caches follow. The file is streamed: memory stays flat however long it is.
+ *
+ *   npm run catalog:import -- ./feed                      full import (the feed replaces the catalog)
+ *   npm run catalog:import -- ./feed --mode partial       create or update the feed's products only
+ *   options: --url http://127.0.0.1:8080 (the gateway; PUBLIC_BASE_URL, else PORT, by default)
+ *            --token <jwt> (else CATALOG_TOKEN, else a development token from DATA_DIR's dev key)
+ *
+ * Exit 0 when the import is DONE (refused lines are listed, the import still commits the rest),
+ * 1 when it FAILED or was refused, 2 on a usage or connection error.
+ */
+import '../lib/source-maps.ts';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { mintDevToken } from '../lib/auth/jwt.ts';
+import { loadConfig } from '../lib/config.ts';
+import { publicOrigin } from '../lib/public-origin.ts';
+import { MAX_LINE_BYTES } from '../subgraphs/pricing/catalog/feed/line.ts';
+import { readLines } from '../subgraphs/pricing/catalog/feed/lines.ts';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    mode: { type: 'string', default: 'full' },
+    url: { type: 'string' },
+    token: { type: 'string' },
+    'chunk-bytes': { type: 'string', default: String(160 * 1024) },
+  },
+});
+
+const usage = (message: string): never => {
+  console.error(
+    `${message}\nusage: npm run catalog:import -- <dir with metadata.json and products.jsonl> [--mode full|partial] [--url …] [--token …]`,
+  );
+  process.exit(2);
+};
+
+const dir = positionals[0] ?? usage('no feed directory given');
+const mode = values.mode?.toUpperCase();
+if (mode !== 'FULL' && mode !== 'PARTIAL') usage(`--mode is full or partial, not ${values.mode}`);
+const metadataFile = join(dir, 'metadata.json');
+const productsFile = join(dir, 'products.jsonl');
+for (const f of [metadataFile, productsFile]) if (!existsSync(f)) usage(`${f} does not exist`);
+let metadata: unknown;
+try {
+  metadata = JSON.parse(readFileSync(metadataFile, 'utf8'));
+} catch (err) {
+  usage(`${metadataFile} is not JSON: ${(err as Error).message}`);
+}
+
+const config = loadConfig();
+const url = (values.url ?? publicOrigin(config)).replace(/\/+$/, '');
+const token =
+  values.token ??
+  process.env.CATALOG_TOKEN ??
+  (config.AUTH_JWKS_URL
+    ? usage('AUTH_JWKS_URL is set: pass a token from your identity provider (--token or CATALOG_TOKEN)')
+    : await mintDevToken(config, { subject: 'catalog-import', roles: ['catalog:admin'], ttlSeconds: 3600 }));
+
+const FIELDS =
+  'id status linesRead accepted refused committed created updated unchanged removed replaced note errors { line path reason }';
+type Import = {
+  id: string;
+  status: string;
+  linesRead: number;
+  accepted: number;
+  refused: number;
+  committed: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  replaced: boolean | null;
+  note: string | null;
+  errors: { line: number; path: string; reason: string }[];
+};
+
+async function gql<T>(query: string, variables: Record<string, unknown>): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+  } catch (err) {
+    console.error(`cannot reach ${url}: ${(err as Error).message} (is the system running? npm start)`);
+    process.exit(2);
+  }
+  const body = (await res.json()) as {
+    data?: T;
+    errors?: { message: string; extensions?: { code?: string } }[];
+  };
+  if (body.errors?.length) {
+    console.error(
+      `refused: ${body.errors.map((e) => `${e.message} (${e.extensions?.code ?? res.status})`).join('; ')}`,
+    );
+    process.exit(1);
+  }
+  return body.data as T;
+}
+
+const started = await gql<{ startCatalogImport: Import }>(
+  `mutation($input: StartCatalogImportInput!) { startCatalogImport(input: $input) { ${FIELDS} } }`,
+  { input: { mode, metadata } },
+);
+const id = started.startCatalogImport.id;
+console.error(`import ${id} (${mode.toLowerCase()}) of ${productsFile}`);
+
+const APPEND = `mutation($id: ID!, $firstLine: Int!, $lines: [String!]!, $oversized: [Int!]) {
+  appendCatalogImport(id: $id, firstLine: $firstLine, lines: $lines, oversized: $oversized) { ${FIELDS} } }`;
+const limit = Number(values['chunk-bytes']);
+let chunk: string[] = [];
+let oversized: number[] = [];
+let bytes = 0;
+let firstLine = 1;
+let last = started.startCatalogImport;
+const flush = async () => {
+  if (chunk.length === 0) return;
+  last = (await gql<{ appendCatalogImport: Import }>(APPEND, { id, firstLine, lines: chunk, oversized }))
+    .appendCatalogImport;
+  process.stderr.write(
+    `\r  read ${last.linesRead} lines: ${last.accepted} accepted, ${last.refused} refused`,
+  );
+  firstLine += chunk.length;
+  chunk = [];
+  oversized = [];
+  bytes = 0;
+  if (last.status === 'FAILED') {
+    console.error(`\nfailed: ${last.note}`);
+    process.exit(1);
+  }
+};
+for await (const l of readLines(createReadStream(productsFile), MAX_LINE_BYTES)) {
+  const size = l.tooLong ? 0 : Buffer.byteLength(l.text, 'utf8') + 8;
+  if (chunk.length > 0 && (bytes + size > limit || chunk.length >= 5000)) await flush();
+  if (l.tooLong) oversized.push(firstLine + chunk.length);
+  chunk.push(l.tooLong ? '' : l.text);
+  bytes += size;
+}
+await flush();
+process.stderr.write('\n');
+
+await gql(`mutation($id: ID!) { commitCatalogImport(id: $id) { id status } }`, { id });
+const GET = `query($id: ID!) { catalogImport(id: $id, errorsFirst: 1000) { ${FIELDS} } }`;
+for (;;) {
+  last = (await gql<{ catalogImport: Import }>(GET, { id })).catalogImport;
+  process.stderr.write(`\r  committing: ${last.committed} of ${last.accepted} products`);
+  if (last.status !== 'COMMITTING') break;
+  await new Promise((r) => setTimeout(r, 250));
+}
+process.stderr.write('\n');
+for (const e of last.errors) console.log(`line ${e.line}: ${e.path}: ${e.reason}`);
+if (last.refused > last.errors.length)
+  console.log(`… and ${last.refused - last.errors.length} more refused lines`);
+console.log(
+  `${last.status}: ${last.linesRead} lines read, ${last.accepted} accepted, ${last.refused} refused; ${last.created} created, ${last.updated} updated, ${last.unchanged} unchanged, ${last.removed} removed${last.note ? `\n${last.note}` : ''}`,
+);
+process.exit(last.status === 'DONE' ? 0 : 1);

@@ -1,0 +1,92 @@
+import type { Queryable } from '../../../../lib/db/index.ts';
+
+/**
+ * Every variant of a merchant's feed is a SKU in the spec's pattern (`^SKU-[A-Z]{3}-\d{6}$`, the
+ * /v2 contract's). A variant keeps the SKU it got for good (catalog_sku_map), even across a full
+ * import that removed it for a while: orders name SKUs. A new variant's SKU is its own id when
+ * that is already such a SKU and free, else the next number of a code made from its product's
+ * category ("Office > Chairs" → `SKU-OFF-…`; none: `FED`). Run inside the commit's transaction,
+ * under its lock (one commit at a time), so two imports never hand out one number twice.
+ */
+
+const SKU = /^SKU-[A-Z]{3}-\d{6}$/;
+
+/** The three letters a category gives its SKUs: its first level's first letters, upper case, X-padded. */
+export function skuCode(category: string | undefined): string {
+  const letters = (category ?? '')
+    .normalize('NFKD')
+    .toUpperCase()
+    .replace(/[^A-Z]/g, '');
+  return letters.length === 0 ? 'FED' : letters.slice(0, 3).padEnd(3, 'X');
+}
+
+export class SkusExhausted extends Error {}
+
+/** The SKU of each variant id (`code`: its category's, for a new one), allocating and recording new ones. */
+export async function assignSkus(
+  q: Queryable,
+  variants: readonly { id: string; code: string }[],
+): Promise<Map<string, string>> {
+  const ids = [...new Set(variants.map((v) => v.id))];
+  const out = new Map<string, string>();
+  if (ids.length === 0) return out;
+  for (const r of await q.query<{ variant_id: string; sku: string }>(
+    'SELECT variant_id, sku FROM catalog_sku_map WHERE variant_id = ANY($1::text[])',
+    [ids],
+  ))
+    out.set(r.variant_id, r.sku);
+  // A variant stored before the map existed (the seed: its id is its SKU) keeps its SKU.
+  const unmapped = ids.filter((id) => !out.has(id));
+  if (unmapped.length > 0)
+    for (const r of await q.query<{ variant_id: string; sku: string }>(
+      'SELECT variant_id, sku FROM catalog_products WHERE variant_id = ANY($1::text[])',
+      [unmapped],
+    ))
+      out.set(r.variant_id, r.sku);
+
+  const fresh = [...new Map(variants.filter((v) => !out.has(v.id)).map((v) => [v.id, v])).values()];
+  if (fresh.length === 0) return out;
+  const wanted = fresh.filter((v) => SKU.test(v.id)).map((v) => v.id);
+  const taken = new Set(
+    (
+      await q.query<{ sku: string }>(
+        `SELECT sku FROM catalog_sku_map WHERE sku = ANY($1::text[])
+         UNION SELECT sku FROM catalog_products WHERE sku = ANY($1::text[])`,
+        [wanted],
+      )
+    ).map((r) => r.sku),
+  );
+  const next = new Map<string, number>();
+  const allocate = async (code: string): Promise<string> => {
+    let n = next.get(code);
+    if (n === undefined) {
+      const [row] = await q.query<{ n: number | null }>(
+        `SELECT max(substr(sku, 9)::int) AS n FROM (
+           SELECT sku FROM catalog_sku_map WHERE sku LIKE $1 UNION ALL SELECT sku FROM catalog_products WHERE sku LIKE $1
+         ) s`,
+        [`SKU-${code}-%`],
+      );
+      n = Number(row?.n ?? 0);
+    }
+    n += 1;
+    if (n > 999_999) throw new SkusExhausted(`no SKU number is left for the code ${code}`);
+    next.set(code, n);
+    return `SKU-${code}-${String(n).padStart(6, '0')}`;
+  };
+  const rows: { variant_id: string; sku: string }[] = [];
+  for (const v of fresh) {
+    const own = SKU.test(v.id) && !taken.has(v.id);
+    if (own) taken.add(v.id);
+    let sku = own ? v.id : await allocate(v.code);
+    while (!own && taken.has(sku)) sku = await allocate(v.code);
+    taken.add(sku);
+    out.set(v.id, sku);
+    rows.push({ variant_id: v.id, sku });
+  }
+  await q.query(
+    `INSERT INTO catalog_sku_map (variant_id, sku)
+     SELECT x.variant_id, x.sku FROM jsonb_to_recordset($1::jsonb) AS x(variant_id text, sku text)`,
+    [JSON.stringify(rows)],
+  );
+  return out;
+}

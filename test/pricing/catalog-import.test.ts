@@ -1,0 +1,274 @@
+/**
+ * A merchant's ACP product feed imported (subgraphs/pricing/catalog/import/): the same contract
+ * on the embedded store and PostgreSQL. Lines judged alone and reported by number and JSONPath,
+ * nothing of a refused line stored, a re-import changing nothing, full and partial imports, SKUs
+ * assigned once and kept; the standard's own example product accepted.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
+import { systemClock } from '../../lib/clock.ts';
+import { loadConfig } from '../../lib/config.ts';
+import type { Db } from '../../lib/db/index.ts';
+import { openPglite } from '../../lib/db/pglite.ts';
+import { openPostgres } from '../../lib/db/postgres.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
+import { MAX_LINE_BYTES } from '../../subgraphs/pricing/catalog/feed/line.ts';
+import {
+  type CatalogImport,
+  type CatalogImports,
+  createCatalogImports,
+} from '../../subgraphs/pricing/catalog/import/service.ts';
+import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
+import { createSqlCatalogProducts } from '../../subgraphs/pricing/catalog/products.ts';
+import { searchRequest } from '../../subgraphs/pricing/catalog/search/request.ts';
+
+const EXAMPLES = JSON.parse(
+  readFileSync(new URL('../../schemas/acp/2026-04-17/examples/examples.feed.json', import.meta.url), 'utf8'),
+) as { upsert_products_request_single_product: { products: Record<string, unknown>[] } };
+
+const META = { id: 'feed_test', target_country: 'US' };
+
+/** A feed product of `variants` variants, priced in USD cents. */
+const product = (
+  id: string,
+  title: string,
+  variants: { id: string; cents?: number; color?: string; status?: string }[],
+  category = 'Office > Chairs',
+) => ({
+  id,
+  title,
+  description: { plain: `${title}, as the merchant describes it.` },
+  url: `https://shop.example/products/${id}`,
+  variants: variants.map((v) => ({
+    id: v.id,
+    title: `${title}${v.color ? ` - ${v.color}` : ''}`,
+    ...(v.cents !== undefined ? { price: { amount: v.cents, currency: 'USD' } } : {}),
+    availability: { available: v.status !== 'out_of_stock', status: v.status ?? 'in_stock' },
+    categories: [{ value: category, taxonomy: 'merchant' }],
+    ...(v.color ? { variant_options: [{ name: 'Color', value: v.color }] } : {}),
+  })),
+});
+
+const line = (p: unknown) => JSON.stringify(p);
+
+type Open = () => Promise<{ db: Db; drop(): Promise<void> }>;
+const stores: [string, Open][] = [
+  [
+    'embedded store (PGlite)',
+    async () => ({ db: await openPglite(undefined, TEST_PGLITE), drop: async () => {} }),
+  ],
+  [
+    'PostgreSQL',
+    async () => {
+      const pg = await freshPostgres('import');
+      return { db: await openPostgres(pg.url, 3), drop: pg.drop };
+    },
+  ],
+];
+
+describe.each(stores)('catalog import: %s', (_name, open) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let imports: CatalogImports;
+  let products: ReturnType<typeof createSqlCatalogProducts>;
+  const announced: { importId: string; changed: readonly string[]; removed: readonly string[] }[] = [];
+
+  beforeAll(async () => {
+    ({ db, drop } = await open());
+    const schema = await migrateCatalog(db);
+    await seedCatalog(db, 60);
+    products = createSqlCatalogProducts(db, {
+      trigram: schema.trigram,
+      secret: 'a-test-secret-of-32-characters!!',
+    });
+    imports = createCatalogImports({
+      db,
+      clock: systemClock,
+      log: createLogger(loadConfig({ LOG_LEVEL: 'silent' }), 'test'),
+      changed: async (importId, changed, removed) => {
+        announced.push({ importId, changed, removed });
+      },
+    });
+  });
+  afterAll(async () => {
+    await imports.settled();
+    await db.close();
+    await drop();
+  });
+
+  /** Opens, appends in chunks of `chunk` lines, commits and waits for the commit. */
+  async function importLines(mode: 'FULL' | 'PARTIAL', lines: string[], chunk = 2): Promise<CatalogImport> {
+    const { id } = await imports.start({ mode, metadata: META });
+    for (let i = 0; i < lines.length; i += chunk) await imports.append(id, i + 1, lines.slice(i, i + chunk));
+    await imports.commit(id);
+    await imports.settled();
+    return (await imports.get(id, 1000)) as CatalogImport;
+  }
+
+  it("accepts the standard's own example product (examples.feed.json) and keeps its variant id beside a SKU", async () => {
+    const example = EXAMPLES.upsert_products_request_single_product.products[0] as {
+      id: string;
+      variants: { id: string }[];
+    };
+    const done = await importLines('PARTIAL', [line(example)]);
+    expect(done).toMatchObject({ status: 'DONE', accepted: 1, refused: 0, created: 1 });
+    const found = await products.product(example.variants[0]?.id as string);
+    expect(found?.product.productId).toBe(example.id);
+    expect(found?.product.variants[0]?.variantId).toBe(example.variants[0]?.id);
+    expect(found?.product.variants[0]?.sku).toMatch(/^SKU-[A-Z]{3}-\d{6}$/);
+    // Out of stock in the example: not to be bought, and no stock counted.
+    expect(found?.product.variants[0]).toMatchObject({
+      available: false,
+      availability: 'out_of_stock',
+      inventoryLevel: 0,
+    });
+  });
+
+  it('reports each refused line by its number, JSONPath and reason, and stores nothing of it', async () => {
+    const good = product(
+      'desk-1',
+      'Oak Writing Desk',
+      [{ id: 'desk-1-oak', cents: 24900 }],
+      'Office > Desks',
+    );
+    const lines = [
+      line(good),
+      '{"id": "broken", "variants": [',
+      line({ ...product('x1', 'X', [{ id: 'x1-a', cents: 100 }]), colour: 'red' }),
+      line(product('x2', 'X', [{ id: 'x2-a', cents: 100 }])).replace('"amount":100', '"amount":1e2'),
+      line(product('x3', 'X', [{ id: 'x3-a', cents: 100 }])).replace('"amount":100', '"amount":-1'),
+      line(good),
+      '',
+      line({
+        id: 'x4',
+        variants: [
+          { id: 'dup', title: 'a' },
+          { id: 'dup', title: 'b' },
+        ],
+      }),
+      JSON.stringify({ id: 'huge', title: 'x'.repeat(MAX_LINE_BYTES), variants: [] }),
+      line(product('x5', 'X', [{ id: 'x5-a', cents: 100 }])).replace(
+        '"currency":"USD"',
+        '"currency":"dollars"',
+      ),
+    ];
+    const done = await importLines('PARTIAL', lines, 3);
+    expect(done).toMatchObject({ status: 'DONE', linesRead: 10, accepted: 1, refused: 8 });
+    expect(done.errors.map((e) => [e.line, e.path])).toEqual([
+      [2, '$'],
+      [3, '$.colour'],
+      [4, '$.variants[0].price.amount'],
+      [5, '$.variants[0].price.amount'],
+      [6, '$.id'],
+      [8, '$.variants[1].id'],
+      [9, '$'],
+      [10, '$.variants[0].price.currency'],
+    ]);
+    expect(done.errors[2]?.reason).toMatch(/whole number of minor units/);
+    expect(done.errors[4]?.reason).toMatch(/line 1/);
+    for (const id of ['broken', 'x1', 'x2', 'x3', 'x4', 'huge', 'x5'])
+      expect(await products.product(id)).toBeUndefined();
+    expect((await products.product('desk-1'))?.product.variants[0]?.prices).toEqual({ USD: '249.00' });
+  });
+
+  it('changes nothing when the same file is imported again, and announces nothing', async () => {
+    const lines = [
+      line(
+        product('chair-9', 'Mesh Task Chair', [
+          { id: 'chair-9-black', cents: 19900, color: 'Black' },
+          { id: 'chair-9-grey', cents: 19900, color: 'Grey' },
+        ]),
+      ),
+    ];
+    const first = await importLines('PARTIAL', lines);
+    expect(first).toMatchObject({ created: 1, unchanged: 0 });
+    const before = announced.length;
+    const again = await importLines('PARTIAL', lines);
+    expect(again).toMatchObject({ status: 'DONE', created: 0, updated: 0, unchanged: 1 });
+    expect(announced.length).toBe(before);
+    // A changed price is one update, announced with the product's SKUs.
+    const cheaper = await importLines('PARTIAL', [
+      lines[0]?.replace(/"amount":19900/g, '"amount":17900') as string,
+    ]);
+    expect(cheaper).toMatchObject({ updated: 1 });
+    const sku = (await products.product('chair-9-black'))?.variantSku as string;
+    expect(announced.at(-1)?.changed).toContain(sku);
+    expect((await products.product('chair-9'))?.product.variants.map((v) => v.prices.USD)).toEqual([
+      '179.00',
+      '179.00',
+    ]);
+  });
+
+  it('skips lines a retried chunk sends again, and refuses a gap', async () => {
+    const { id } = await imports.start({ mode: 'PARTIAL', metadata: META });
+    const lines = [1, 2, 3].map((n) =>
+      line(product(`retry-${n}`, `Retry ${n}`, [{ id: `retry-${n}-a`, cents: 100 * n }])),
+    );
+    await imports.append(id, 1, lines.slice(0, 2));
+    const after = await imports.append(id, 1, lines);
+    expect(after).toMatchObject({ linesRead: 3, accepted: 3, refused: 0 });
+    await expect(imports.append(id, 9, lines)).rejects.toThrow(/never sent/);
+    await imports.cancel(id);
+    expect((await imports.get(id))?.status).toBe('CANCELLED');
+    expect(await products.product('retry-1')).toBeUndefined();
+  });
+
+  it('fails a file that is mostly not a feed, keeping nothing of it', async () => {
+    const { id } = await imports.start({ mode: 'FULL', metadata: META });
+    const garbage = Array.from({ length: 1200 }, (_, i) => `garbage ${i}`);
+    const lines = [line(product('ok-1', 'OK', [{ id: 'ok-1-a', cents: 100 }])), ...garbage];
+    for (let i = 0; i < lines.length; i += 500)
+      await imports.append(id, i + 1, lines.slice(i, i + 500)).catch(() => {});
+    const failed = (await imports.get(id)) as CatalogImport;
+    expect(failed.status).toBe('FAILED');
+    expect(failed.note).toMatch(/not an ACP product feed/);
+    await expect(imports.commit(id)).rejects.toThrow(/FAILED/);
+    expect(await products.product('ok-1')).toBeUndefined();
+  });
+
+  it('refuses metadata that is not FeedMetadata', async () => {
+    await expect(imports.start({ mode: 'FULL', metadata: { target_country: 'US' } })).rejects.toThrow(
+      /\$\.id/,
+    );
+    await expect(
+      imports.start({ mode: 'FULL', metadata: { id: 'f', target_country: 'usa' } }),
+    ).rejects.toThrow(/target_country/);
+  });
+
+  it('a full import with a refused line removes nothing, and says so', async () => {
+    const seeded = (await products.search(searchRequest({ filters: { categories: ['Tools'] } }))).total;
+    expect(seeded).toBeGreaterThan(0);
+    const done = await importLines('FULL', [
+      line(product('full-1', 'Full One', [{ id: 'full-1-a', cents: 500 }])),
+      'not json',
+    ]);
+    expect(done).toMatchObject({ status: 'DONE', replaced: false, removed: 0 });
+    expect(done.note).toMatch(/no product was removed/);
+    expect((await products.search(searchRequest({ filters: { categories: ['Tools'] } }))).total).toBe(seeded);
+  });
+
+  it('a clean full import replaces the product set; a product published again gets its SKU back', async () => {
+    const keep = line(product('full-1', 'Full One', [{ id: 'full-1-a', cents: 500 }]));
+    const other = line(product('full-2', 'Full Two', [{ id: 'SKU-ZZT-000777', cents: 700 }]));
+    const done = await importLines('FULL', [keep, other]);
+    expect(done).toMatchObject({ status: 'DONE', replaced: true });
+    expect(done.removed).toBeGreaterThan(10);
+    expect((await products.search(searchRequest({ filters: { categories: ['Tools'] } }))).total).toBe(0);
+    // A feed's own id that is already a free SKU is its SKU.
+    expect((await products.product('SKU-ZZT-000777'))?.variantSku).toBe('SKU-ZZT-000777');
+    const skuBefore = (await products.product('full-1-a'))?.variantSku;
+    await importLines('FULL', [other]);
+    expect(await products.product('full-1')).toBeUndefined();
+    await importLines('PARTIAL', [keep]);
+    expect((await products.product('full-1-a'))?.variantSku).toBe(skuBefore);
+    expect(announced.some((a) => a.removed.length > 10)).toBe(true);
+  });
+
+  it('refuses to commit a full import without one accepted product (it would empty the catalog)', async () => {
+    const { id } = await imports.start({ mode: 'FULL', metadata: META });
+    await imports.append(id, 1, ['not json']);
+    await expect(imports.commit(id)).rejects.toThrow(/empty the catalog/);
+  });
+});
