@@ -78,6 +78,8 @@ export interface CatalogService {
     id: string,
     ctx: CatalogContext,
   ): Promise<{ product: PricedProduct; variantSku?: string } | undefined>;
+  /** The SKU each id names (a SKU, or a merchant's variant id); undefined when unknown. */
+  skuOf(ids: readonly string[]): Promise<(string | undefined)[]>;
 }
 
 export interface CatalogServiceDeps {
@@ -157,6 +159,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
         notFound: found.notFound,
       };
     },
+    skuOf: (ids) => deps.products.skuOf(ids),
     async product(id, ctx) {
       const found = await deps.products.product(id);
       if (!found) return undefined;

@@ -54,14 +54,16 @@ export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): 
     deps.platform.onClose(() => remote.close());
     redemptions = remote;
   }
-  // Sessions see stock (the quote's catalog entries), which GET /cart/quote does not show.
+  // The catalog's search and lookup, every variant priced by the same quote (docs/catalog.md).
+  const catalog = await catalogServiceFor(deps.platform, deps.local, quotes, agentState.chain.spend.ledger);
+  // Sessions see stock (the quote's catalog entries), which GET /cart/quote does not show, and
+  // take the merchant's own variant ids (its feed's) for the SKUs they name.
   const quoter = {
     quote: quotes.stockedQuote,
     inventoryLevels: quotes.inventoryLevels,
+    resolveItems: catalog.skuOf,
   };
   const acp = await mountAcp(app, deps.platform, agentState.chain, quoter, redemptions);
-  // The catalog's search and lookup, every variant priced by the same quote (docs/catalog.md).
-  const catalog = await catalogServiceFor(deps.platform, deps.local, quotes, agentState.chain.spend.ledger);
   // UCP: a second thin edge over the same session service, store and key verifier (docs/ucp.md).
   await mountUcp(app, deps.platform, agentState.chain, acp, catalog);
 }

@@ -342,3 +342,66 @@ describe('found, then bought', () => {
     expect(done.body.status).toBe('completed');
   });
 });
+
+describe("a merchant's own feed", () => {
+  /** Imports feed lines (PARTIAL) through the GraphQL mutations, as the console and the CLI do. */
+  async function importFeed(lines: string[]) {
+    const token = await sys.token(['catalog:admin']);
+    const start = await sys.gql(
+      'mutation($input: StartCatalogImportInput!) { startCatalogImport(input: $input) { id } }',
+      {
+        token,
+        variables: { input: { mode: 'PARTIAL', metadata: { id: 'feed_ucp', target_country: 'US' } } },
+      },
+    );
+    const id = (start.data?.startCatalogImport as { id: string }).id;
+    const append = await sys.gql(
+      'mutation($id: ID!, $lines: [String!]!) { appendCatalogImport(id: $id, firstLine: 1, lines: $lines) { accepted refused } }',
+      { token, variables: { id, lines } },
+    );
+    expect(append.data?.appendCatalogImport).toEqual({ accepted: lines.length, refused: 0 });
+    await sys.gql('mutation($id: ID!) { commitCatalogImport(id: $id) { id } }', { token, variables: { id } });
+    for (let i = 0; i < 200; i++) {
+      const r = await sys.gql('query($id: ID!) { catalogImport(id: $id) { status } }', {
+        token,
+        variables: { id },
+      });
+      if ((r.data?.catalogImport as { status: string }).status === 'DONE') return;
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
+    throw new Error('the import did not finish');
+  }
+
+  it('is searched, looked up by its own variant ids, and checked out by them: the order carries the SKU', async () => {
+    await importFeed([
+      JSON.stringify({
+        id: 'lamp-aurora',
+        title: 'Aurora Arc Floor Lamp',
+        description: { plain: 'An arc floor lamp with a marble base.' },
+        variants: [
+          {
+            id: 'lamp-aurora-brass',
+            title: 'Aurora Arc Floor Lamp - Brass',
+            price: { amount: 18900, currency: 'USD' },
+            availability: { available: true, status: 'in_stock' },
+            categories: [{ value: 'Home > Lighting', taxonomy: 'merchant' }],
+            variant_options: [{ name: 'Finish', value: 'Brass' }],
+          },
+        ],
+      }),
+    ]);
+    const spiffeId = `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-feed-${process.pid}`;
+    const { key } = await issueKey(sys, { spiffeId, ucpProfile: profiles.origin });
+    const found = await call('/catalog/search', { query: 'arc floor lamp' }, { key });
+    expectUcp('catalog_search_response', found.body);
+    const variant = (found.body.products as Product[])[0]?.variants[0] as Variant;
+    expect(variant.id).toBe('lamp-aurora-brass');
+    expect(variant.sku).toMatch(/^SKU-HOM-\d{6}$/);
+    const created = await ucpCall(sys.url, { profileUrl, key }, 'POST', '/checkout-sessions', {
+      line_items: [{ item: { id: 'lamp-aurora-brass' }, quantity: 2 }],
+    });
+    expect(created.status).toBe(201);
+    const line = (created.body.line_items as { item: { id: string; price: number } }[])[0];
+    expect(line).toMatchObject({ item: { id: 'lamp-aurora-brass', price: 18900 } });
+  });
+});

@@ -133,7 +133,8 @@ export function renderSession(s: CheckoutSession, o: RenderOptions): Record<stri
     currency: s.currency.toLowerCase(),
     line_items: s.lines.map((l) => ({
       id: lineId(l.item),
-      item: { id: l.sku },
+      // The id the platform named the item by (a merchant's variant id, or the SKU); `sku` is ours.
+      item: { id: s.items[l.item]?.sku ?? l.sku },
       quantity: l.quantity,
       name: l.name,
       ...(l.unpriced ? {} : { unit_amount: l.unitCents }),

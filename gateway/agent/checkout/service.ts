@@ -70,6 +70,11 @@ export interface CartQuoter {
    * absent: the completion trusts the stock its quote saw.
    */
   inventoryLevels?(skus: readonly string[], currency: string): Promise<(number | undefined)[]>;
+  /**
+   * The SKU each item id names: a SKU names itself, a merchant's own variant id (its feed's)
+   * the SKU the catalog gave it; undefined when the catalog has neither. Absent: SKUs only.
+   */
+  resolveItems?(ids: readonly string[]): Promise<(string | undefined)[]>;
 }
 
 export interface CheckoutDeps {
@@ -172,14 +177,29 @@ export function createCheckoutService(d: CheckoutDeps) {
   ): Promise<SessionPricing> {
     const unquoted: UnquotedItem[] = [];
     let indexes: number[] = [];
+    // An item named by the merchant's own variant id is priced as the SKU it has in the catalog.
+    const foreign = items.filter((it) => !SKU.test(it.sku)).map((it) => it.sku);
+    const resolved = new Map<string, string | undefined>();
+    if (foreign.length > 0 && d.quoter.resolveItems) {
+      const skus = await d.quoter.resolveItems(foreign).catch((err: unknown) => {
+        throw new CheckoutUnavailable(`the catalog cannot name the items now: ${(err as Error).message}`);
+      });
+      foreign.forEach((id, i) => {
+        resolved.set(id, skus[i]);
+      });
+    }
+    const skuOf = (it: SessionItem) => (SKU.test(it.sku) ? it.sku : resolved.get(it.sku));
     items.forEach((it, i) => {
-      if (SKU.test(it.sku)) indexes.push(i);
+      if (skuOf(it) !== undefined) indexes.push(i);
       else unquoted.push({ item: i, kind: 'unknown_sku', message: `${it.sku} is not in the catalog` });
     });
     for (let round = 0; round < QUOTE_ROUNDS && indexes.length > 0; round++) {
       try {
         const q = await d.quoter.quote({
-          lines: indexes.map((i) => items[i] as SessionItem),
+          lines: indexes.map((i) => {
+            const it = items[i] as SessionItem;
+            return { sku: skuOf(it) as string, quantity: it.quantity };
+          }),
           currency,
           region,
           // Promotions count per-customer caps by the agent the order will carry.

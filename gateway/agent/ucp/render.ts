@@ -150,7 +150,8 @@ export function renderCheckout(
     currency: s.currency.toUpperCase(),
     line_items: s.lines.map((l) => ({
       id: lineItemId(l.item),
-      item: { id: l.sku, title: l.name, price: l.unitCents },
+      // The id the platform named the item by (a merchant's variant id, or the SKU).
+      item: { id: s.items[l.item]?.sku ?? l.sku, title: l.name, price: l.unitCents },
       quantity: l.quantity,
       totals: [
         total('subtotal', l.baseCents),
