@@ -354,7 +354,7 @@ describe("a merchant's own feed", () => {
         variables: { input: { mode: 'PARTIAL', metadata: { id: 'feed_ucp', target_country: 'US' } } },
       },
     );
-    const id = (start.data?.startCatalogImport as { id: string }).id;
+    const id = (start.data?.startCatalogImport as { id: string } | undefined)?.id;
     const append = await sys.gql(
       'mutation($id: ID!, $lines: [String!]!) { appendCatalogImport(id: $id, firstLine: 1, lines: $lines) { accepted refused } }',
       { token, variables: { id, lines } },
@@ -366,7 +366,7 @@ describe("a merchant's own feed", () => {
         token,
         variables: { id },
       });
-      if ((r.data?.catalogImport as { status: string }).status === 'DONE') return;
+      if ((r.data?.catalogImport as { status: string } | undefined)?.status === 'DONE') return;
       await new Promise((ok) => setTimeout(ok, 25));
     }
     throw new Error('the import did not finish');
