@@ -1,4 +1,4 @@
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
@@ -8,10 +8,12 @@ import { createNearPriceCache } from './cache/near.ts';
 import type { PriceCache } from './cache/price-cache.ts';
 import { createRedisPriceCache } from './cache/redis.ts';
 import { type Catalog, countingCatalog, createSqlCatalog, seedCatalog } from './catalog/catalog.ts';
+import { createFeedPusher } from './catalog/feed/push.ts';
 import { createCatalogImports } from './catalog/import/service.ts';
 import { migrateCatalog } from './catalog/migrations.ts';
 import { createMirroredCatalog } from './catalog/mirror.ts';
 import { type CatalogProducts, createSqlCatalogProducts } from './catalog/products.ts';
+import { catalogFeedRoutes } from './catalog-http.ts';
 import { publishCatalogChanged, skusOfCatalogChanged } from './events.ts';
 import { pricingSchema } from './graphql.ts';
 import { pricingRoutes } from './http.ts';
@@ -104,6 +106,40 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
     trigram: schemaOfCatalog.trigram,
     secret: platform.config.GATEWAY_SHARED_SECRET,
   });
+  const { config } = platform;
+  const pushes = new Counter({
+    name: 'catalog_feed_pushed_products_total',
+    help: 'Products upserted to the agent platform Feed API (ACP_FEED_API_URL), by outcome',
+    labelNames: ['outcome'],
+    registers: [platform.metrics],
+  });
+  const pusher = config.ACP_FEED_API_URL
+    ? createFeedPusher(
+        {
+          db: platform.db,
+          log: platform.log,
+          clock: platform.clock,
+          onOutcome: (o, n) => pushes.inc({ outcome: o }, n),
+        },
+        {
+          url: config.ACP_FEED_API_URL,
+          ...(config.ACP_FEED_API_TOKEN ? { token: config.ACP_FEED_API_TOKEN } : {}),
+          targetCountry: config.ACP_FEED_TARGET_COUNTRY,
+          currency: config.ACP_FEED_CURRENCY,
+        },
+      )
+    : undefined;
+  // A price set here reaches the platform's feed too.
+  const served: PricingService = pusher
+    ? {
+        ...service,
+        async setBasePrice(input, changedBy) {
+          const r = await service.setBasePrice(input, changedBy);
+          pusher.changed([r.sku]);
+          return r;
+        },
+      }
+    : service;
   const imports = createCatalogImports({
     db: platform.db,
     clock: platform.clock,
@@ -123,13 +159,17 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
   });
   return {
     name: 'pricing',
-    schema: pricingSchema(service, catalogProducts, imports),
+    schema: pricingSchema(served, catalogProducts, imports),
     catalogProducts,
-    routes: pricingRoutes(service),
+    routes: async (app) => {
+      await app.register(pricingRoutes(service));
+      await app.register(catalogFeedRoutes(platform.db, platform.clock));
+    },
     api: service,
     warmUpRequests: () => pricingWarmUpRequests(platform.db, platform.config.GATEWAY_SHARED_SECRET),
     async close() {
       await imports.settled();
+      await pusher?.close();
       service.close();
     },
   };

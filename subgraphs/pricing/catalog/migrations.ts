@@ -235,6 +235,17 @@ const base: readonly Migration[] = [
         PRIMARY KEY (import_id, line)
       )`,
   },
+  {
+    // The feeds this catalog is pushed to on agent platforms' Feed APIs (feed/push.ts).
+    id: 'pricing:041-catalog-feed-targets',
+    sql: `CREATE TABLE catalog_feed_targets (
+        api_url text NOT NULL,
+        currency text NOT NULL,
+        feed_id text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (api_url, currency)
+      )`,
+  },
 ];
 
 /** The statements that name pg_trgm's objects, qualified by the schema it lives in. */
