@@ -35,7 +35,20 @@ export class Problem extends Error {
   }
 }
 
+/** The longest `instance` a problem carries (the documents' Problem schema says so). */
+export const MAX_INSTANCE = 256;
+
+/**
+ * The request's URL as the problem's instance: without its query when the whole is longer than
+ * MAX_INSTANCE (a 300-character search), cut when even the path is.
+ */
+export function instanceOf(url: string): string {
+  if (url.length <= MAX_INSTANCE) return url;
+  const path = url.split('?')[0] ?? '';
+  return path.slice(0, MAX_INSTANCE);
+}
+
 export function sendProblem(reply: FastifyReply, problem: Problem, instance?: string): FastifyReply {
-  const body = instance ? { ...problem.body, instance } : problem.body;
+  const body = instance ? { ...problem.body, instance: instanceOf(instance) } : problem.body;
   return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(body);
 }

@@ -9,6 +9,12 @@ import type { AuditLog } from './audit/log.ts';
 import type { AuditProofs } from './audit/proofs.ts';
 import { blockBookkeeping, blockStep } from './block/block.ts';
 import type { BlockStore } from './block/store.ts';
+import {
+  type CatalogSlot,
+  PRODUCTS_PATH,
+  readProductHandler,
+  searchProductsHandler,
+} from './catalog/products.ts';
 import { contract } from './contract/contract.ts';
 import { idempotencyStep } from './idempotency/idempotency.ts';
 import type { IdempotencyStore } from './idempotency/store.ts';
@@ -32,6 +38,7 @@ import type { BucketPolicy } from './rate-limit/bucket.ts';
 import { rateLimitStep } from './rate-limit/rate-limit.ts';
 import type { BucketStore } from './rate-limit/store.ts';
 import {
+  CATALOG_READ_SCOPE,
   ORDER_CANCEL_SCOPE,
   ORDER_CREATE_SCOPE,
   ORDER_READ_SCOPE,
@@ -66,6 +73,8 @@ export interface AgentGatewayDeps {
   readonly spend: { readonly ledger: SpendLedger; readonly withoutPolicy: 'allow' | 'deny' };
   /** Inclusion proofs of an order's audit entries (docs/audit-proofs.md); absent: 503. */
   readonly auditProofs?: AuditProofs;
+  /** The catalog agents search (bound once the edge has built it) and the region it prices in by default. */
+  readonly catalog: { readonly slot: CatalogSlot; readonly defaultRegion: string };
 }
 
 /**
@@ -85,7 +94,8 @@ export interface AgentGatewayDeps {
  *   onResponse    9 audit entry
  *
  * Read, list and cancel (the order lifecycle) run steps 1–4 with their own scope
- * (orders:read, orders:cancel), then their query or (empty) body check, the domain, and 9.
+ * (orders:read, orders:cancel), then their query or (empty) body check, the domain, and 9; so
+ * do the catalog's search and product (catalog:read; catalog/products.ts).
  */
 export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayDeps): Promise<void> {
   const blockOptions = { store: d.blocks, clock: d.clock, log: d.log };
@@ -172,6 +182,19 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     handler: agentQuoteHandler(app),
   };
 
+  // The catalog (docs/catalog.md): the lifecycle routes' first steps with scope catalog:read.
+  const products = { catalog: d.catalog.slot, log: d.log, defaultRegion: d.catalog.defaultRegion };
+  const searchProducts = {
+    onRequest: gate(CATALOG_READ_SCOPE),
+    onResponse: [audit],
+    handler: searchProductsHandler(products),
+  };
+  const readProduct = {
+    onRequest: gate(CATALOG_READ_SCOPE),
+    onResponse: [audit],
+    handler: readProductHandler(products),
+  };
+
   await app.register(async (scope) => {
     registerStrictJsonParser(scope);
     scope.setErrorHandler((err, req, reply) => agentErrorHandler(err, req, reply, d));
@@ -182,6 +205,8 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     scope.get(`${CANONICAL_PATH}/:id/audit-proof`, auditProof);
     scope.get(SPEND_PATH, readSpend);
     scope.get(AGENT_QUOTE_PATH, quote);
+    scope.get(PRODUCTS_PATH, searchProducts);
+    scope.get(`${PRODUCTS_PATH}/:id`, readProduct);
     scope.post(`${CANONICAL_PATH}/:id/cancel`, cancelOrder);
   });
   // The same operations as MCP tools; each call runs through the routes above (mcp/server.ts).

@@ -30,6 +30,7 @@ import { memoryBlockStore } from './block/memory.ts';
 import { type BlockPolicy, SPEC_BLOCK_POLICY } from './block/policy.ts';
 import { redisBlockStore } from './block/redis.ts';
 import type { BlockStore } from './block/store.ts';
+import { type CatalogSlot, catalogSlot } from './catalog/products.ts';
 import { registerAgentRoutes } from './chain.ts';
 import { memoryIdempotencyStore } from './idempotency/memory.ts';
 import { redisIdempotencyStore } from './idempotency/redis.ts';
@@ -81,6 +82,8 @@ export interface AgentGatewayState {
   verifyAudit(): Promise<AuditReport>;
   /** Inclusion and consistency proofs over the audit's Merkle tree; absent with ORDER_STORE=memory. */
   readonly auditProofs?: AuditProofs;
+  /** Where GET /v2/products finds the catalog service, once the edge has built it. */
+  readonly catalog: CatalogSlot;
 }
 
 /**
@@ -226,6 +229,7 @@ export async function mountAgentGateway(
       refused: watched.spendRefused,
     },
   };
+  const catalog = catalogSlot();
   await registerAgentRoutes(app, {
     clock,
     log,
@@ -247,6 +251,7 @@ export async function mountAgentGateway(
     bodyLimit: config.ORDER_BODY_LIMIT_BYTES,
     spend: chain.spend,
     ...(proofs ? { auditProofs: proofs } : {}),
+    catalog: { slot: catalog, defaultRegion: config.ACP_DEFAULT_REGION },
   });
   return {
     chain,
@@ -258,5 +263,6 @@ export async function mountAgentGateway(
     audit,
     verifyAudit: watched.verify(verifyAudit),
     ...(proofs ? { auditProofs: proofs } : {}),
+    catalog,
   };
 }

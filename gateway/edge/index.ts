@@ -56,6 +56,7 @@ export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): 
   }
   // The catalog's search and lookup, every variant priced by the same quote (docs/catalog.md).
   const catalog = await catalogServiceFor(deps.platform, deps.local, quotes, agentState.chain.spend.ledger);
+  agentState.catalog.bind(catalog);
   // Sessions see stock (the quote's catalog entries), which GET /cart/quote does not show, and
   // take the merchant's own variant ids (its feed's) for the SKUs they name.
   const quoter = {

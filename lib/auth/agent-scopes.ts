@@ -11,8 +11,11 @@ export const SPEND_READ_SCOPE = 'spend:read';
 export const ORDER_READ_SCOPE = 'orders:read';
 /** Cancel the workload's own orders while they are cancellable. */
 export const ORDER_CANCEL_SCOPE = 'orders:cancel';
+/** Search the catalog and read its products, priced for the workload (GET /v2/products). */
+export const CATALOG_READ_SCOPE = 'catalog:read';
 /** What the default policy grants the procurement agent. */
 export const DEFAULT_AGENT_SCOPES: readonly string[] = [
+  CATALOG_READ_SCOPE,
   ORDER_CREATE_SCOPE,
   ORDER_READ_SCOPE,
   ORDER_CANCEL_SCOPE,

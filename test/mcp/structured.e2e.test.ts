@@ -22,7 +22,7 @@ import { AGENT, freshAgent, validOrder } from '../procurement/support/agent.ts';
 import { setApprovalPolicy } from '../procurement/support/spend.ts';
 import { problemOf, textOf } from './support.ts';
 
-const SCOPES = ['orders:create', 'orders:read', 'orders:cancel', 'spend:read'];
+const SCOPES = ['catalog:read', 'orders:create', 'orders:read', 'orders:cancel', 'spend:read'];
 let sys: TestSystem;
 const clients: Client[] = [];
 
@@ -52,6 +52,8 @@ const TOOLS: ReadonlyArray<
     () => componentSchema('PurchaseOrderResponse'),
   ],
   ['get_spend', 'Read own spend policy and budget', READ_ONLY, () => componentSchema('SpendStatus')],
+  ['search_products', 'Search products', READ_ONLY, () => componentSchema('ProductSearch')],
+  ['get_product_details', 'Read a product', READ_ONLY, () => componentSchema('ProductDetail')],
 ];
 
 /** An SDK client that has listed the tools: only then does it check structuredContent. */
@@ -194,6 +196,8 @@ describe('every tool result is an instance of its outputSchema', () => {
     ['list_orders', () => ({ limit: 5 })],
     ['cancel_order', () => ({ order_id: orderId })],
     ['get_spend', () => ({})],
+    ['search_products', () => ({ q: 'ergnomic chair', category: ['office'], max_price: '400', limit: 3 })],
+    ['get_product_details', () => ({ product_id: 'SKU-ABC-000001' })],
   ];
   it('covers every tool', () => {
     expect(CALLS.map(([name]) => name).sort()).toEqual(TOOLS.map(([name]) => name).sort());
@@ -205,6 +209,8 @@ describe('every tool result is an instance of its outputSchema', () => {
     if (name === 'place_purchase_order') orderId = String(out.order_id);
     if (name === 'list_orders') expect((out.orders as unknown[]).length).toBeGreaterThan(0);
     if (name === 'cancel_order') expect(out.status).toBe('CANCELLED');
+    if (name === 'search_products') expect(out.corrected_query).toBe('ergonomic chair');
+    if (name === 'get_product_details') expect(out.selected_sku).toBe('SKU-ABC-000001');
   });
 
   it('is checked by the SDK client itself: a listing whose schema the result breaks makes callTool throw', async () => {

@@ -15,6 +15,8 @@ export interface ToolLimits {
 }
 
 export const TOOL_TITLES: Readonly<Record<string, string>> = {
+  search_products: 'Search products',
+  get_product_details: 'Read a product',
   quote_cart: 'Quote a cart',
   place_purchase_order: 'Place a purchase order',
   get_order: 'Read an order',
@@ -27,6 +29,10 @@ const APPROVAL_PATH =
   'An order waiting for a human is PENDING_APPROVAL with expires_at: stored, its amount reserved, but NOT placed. Read it with get_order until it is APPROVED, REJECTED (decision_reason says why) or EXPIRED (no decision by expires_at; the amount goes back); cancel_order withdraws it at any time while it waits.';
 
 const FIXED: Readonly<Record<string, string>> = {
+  search_products:
+    'Find products to buy. Give q (free text, typo-tolerant: "ergonomic chair", "usb-c hub -wireless") and/or filters (category, brand, min_price and max_price in currency, available). Each product lists its variants; order a variant by its sku with place_purchase_order. A variant\'s price is your price for one unit in currency (promotions applied; source says whether it is live or a fallback); budget (when a spend policy covers you) says whether one unit fits what is left, whether a human must approve, and whether your policy allows the sku. Pages: pass next_cursor back as cursor with the same q and filters; null on the last. corrected_query shows a misspelling fixed. Changes nothing.',
+  get_product_details:
+    "Read one product with all its variants, by the id search_products gave (or a variant's sku or variant_id; selected_sku then names it), each variant priced and judged by your spend policy as in search_products. An unknown id: isError with problem product-not-found. Changes nothing.",
   quote_cart:
     'Price a cart before ordering: unit prices with their modifiers, promotions and totals, and a signed quoteToken (valid 15 minutes). Changes nothing. A refused query counts towards the same block as a refused order.',
   get_order: `Read one of your own orders as it is now (an order of another identity answers 404 like an unknown one). ${APPROVAL_PATH}`,

@@ -1,9 +1,15 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { OPENAPI_FILE } from '../../../subgraphs/procurement/contract/openapi.ts';
+import { PRODUCT_PATH, PRODUCTS_PATH } from '../catalog/products.ts';
 import { type ToolOperation, toolOperation } from '../contract/operations.ts';
 import { CANONICAL_PATH } from '../order/place.ts';
 import { AGENT_QUOTE_PATH, QUOTE_SCOPE } from '../quote/quote.ts';
-import { ORDER_CANCEL_SCOPE, ORDER_CREATE_SCOPE, ORDER_READ_SCOPE } from '../scope/policy.ts';
+import {
+  CATALOG_READ_SCOPE,
+  ORDER_CANCEL_SCOPE,
+  ORDER_CREATE_SCOPE,
+  ORDER_READ_SCOPE,
+} from '../scope/policy.ts';
 
 /**
  * An MCP tool: the REST operation it runs, the scope a caller needs to see and call it, and
@@ -40,6 +46,23 @@ const SPEND_READ_SCOPE = 'spend:read';
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
 const SOURCES: readonly ToolSource[] = [
+  // Finding what to buy: reads of the catalog, priced for the caller.
+  {
+    name: 'search_products',
+    scope: CATALOG_READ_SCOPE,
+    doc: procurement,
+    method: 'GET',
+    path: PRODUCTS_PATH,
+    annotations: READ_ONLY,
+  },
+  {
+    name: 'get_product_details',
+    scope: CATALOG_READ_SCOPE,
+    doc: procurement,
+    method: 'GET',
+    path: PRODUCT_PATH,
+    annotations: READ_ONLY,
+  },
   // A quote prices and signs; it changes no order and no budget.
   {
     name: 'quote_cart',

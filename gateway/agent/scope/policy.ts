@@ -8,6 +8,7 @@ import {
 
 // The agent scopes live in lib/ (checkout API keys are issued with a subset of them too).
 export {
+  CATALOG_READ_SCOPE,
   DEFAULT_AGENT_SCOPES,
   ORDER_CANCEL_SCOPE,
   ORDER_CREATE_SCOPE,

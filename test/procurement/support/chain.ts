@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { memoryAuditLog } from '../../../gateway/agent/audit/memory.ts';
 import { memoryBlockStore } from '../../../gateway/agent/block/memory.ts';
 import { SPEC_BLOCK_POLICY } from '../../../gateway/agent/block/policy.ts';
+import { catalogSlot } from '../../../gateway/agent/catalog/products.ts';
 import { type AgentGatewayDeps, registerAgentRoutes } from '../../../gateway/agent/chain.ts';
 import { memoryIdempotencyStore } from '../../../gateway/agent/idempotency/memory.ts';
 import { memoryBucketStore } from '../../../gateway/agent/rate-limit/memory.ts';
@@ -46,6 +47,7 @@ export async function agentChain(
     audit: memoryAuditLog(),
     bodyLimit: 4096,
     spend: { ledger: memorySpendLedger(), withoutPolicy: 'allow' },
+    catalog: { slot: catalogSlot(), defaultRegion: 'US' },
     ...over,
   });
   await a.ready();
