@@ -46,7 +46,12 @@ beforeAll(async () => {
     UCP_PROFILE_ALLOW_INSECURE: 'true',
   });
   profiles = await startProfileServer();
-  ucpProfile = profiles.set('/ucp/profile.json', platformProfile());
+  ucpProfile = profiles.set(
+    '/ucp/profile.json',
+    platformProfile({
+      capabilities: ['checkout', 'order', 'discount', 'fulfillment', 'catalog.search', 'catalog.lookup'],
+    }),
+  );
 }, 120_000);
 afterAll(async () => {
   await profiles?.close();
@@ -112,6 +117,7 @@ describe('the documentation examples', () => {
         'README.md',
         'docs/acp.md',
         'docs/acp-keys.md',
+        'docs/catalog.md',
         'docs/audit-proofs.md',
         'docs/deployment.md',
         'docs/edge.md',
