@@ -7,6 +7,7 @@ import {
   UCP_VERSION,
   type UcpDef,
   type UcpViolation,
+  ucpCatalogValidator,
   ucpValidator,
 } from '../../gateway/agent/ucp/schema/index.ts';
 import { referenceAliases } from '../../gateway/agent/ucp/schema/quirks.ts';
@@ -167,6 +168,31 @@ const REFUSED_SPEC_EXAMPLES: Readonly<Record<string, { params: string[]; why: st
     params: ['$.ucp.payment_handlers'],
     why: 'a business profile cut down to the order capability: business_schema requires payment_handlers',
   },
+  'catalog/rest.md:29': {
+    params: ['$.ucp.payment_handlers'],
+    why: 'a business profile cut down to the catalog capabilities: business_schema requires payment_handlers',
+  },
+  'catalog/mcp.md:29': {
+    params: ['$.ucp.payment_handlers'],
+    why: 'a business profile cut down to the catalog capabilities: business_schema requires payment_handlers',
+  },
+  'catalog/rest.md:222': {
+    params: ['$.products[1].variants[0].description'],
+    why: "the lookup of two variants elides the second variant's description (variant.json requires one)",
+  },
+  'catalog/rest.md:300': {
+    params: [
+      '$.products[0].description',
+      '$.products[0].variants',
+      '$.products[1].description',
+      '$.products[1].variants',
+    ],
+    why: 'a partial lookup shows each product by title and price range only (product.json requires description and variants)',
+  },
+  'catalog/mcp.md:400': {
+    params: ['$.products[0].description', '$.products[0].variants'],
+    why: 'the MCP lookup shows its product without description and with no variant (product.json requires a description and at least one variant)',
+  },
   'overview.md:1370': {
     params: [
       '$.payment.instruments[0].credential.type',
@@ -184,24 +210,33 @@ const JUDGED: Readonly<Record<string, number>> = {
   'checkout complete request': 3,
   checkout_with_discount_and_fulfillment: 11,
   order: 3,
-  error_response: 13,
-  business_profile: 4,
+  error_response: 15,
+  business_profile: 6,
   platform_profile: 1,
   discounts: 9,
   fulfillment: 5,
   signing_key: 1,
   order_platform_config: 1,
+  catalog_search_request: 3,
+  catalog_search_response: 2,
+  catalog_lookup_request: 3,
+  catalog_lookup_response: 6,
+  catalog_get_product_request: 2,
+  catalog_get_product_response: 2,
 };
 
 describe('the JSON examples of the vendored spec pages', () => {
   const blocks = UCP_SPEC_PAGES.flatMap((page) => specBlocks(page));
   const classified = blocks.map(classifySpecBlock);
   const judged = classified.filter((c): c is SpecExample => 'def' in c);
-  const kind = (e: SpecExample) => (e.side === 'request' ? `${e.def} ${e.operation} request` : e.def);
+  const kind = (e: SpecExample) =>
+    e.side === 'request' && e.operation ? `${e.def} ${e.operation} request` : e.def;
   const validatorOf = (e: SpecExample) =>
-    e.side === 'request' && e.operation
-      ? ucpValidator(e.def, 'request', e.operation)
-      : ucpValidator(e.def, 'response');
+    e.def.startsWith('catalog_')
+      ? ucpCatalogValidator(e.def)
+      : e.side === 'request' && e.operation
+        ? ucpValidator(e.def, 'request', e.operation)
+        : ucpValidator(e.def, 'response');
 
   it('are judged against the shapes of JUDGED; every other block is a fragment, not JSON, or has no body', () => {
     const counts: Record<string, number> = {};

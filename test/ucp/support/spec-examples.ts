@@ -18,6 +18,11 @@ export const UCP_SPEC_PAGES = [
   'fulfillment.md',
   'signatures.md',
   'overview.md',
+  'catalog/index.md',
+  'catalog/search.md',
+  'catalog/lookup.md',
+  'catalog/rest.md',
+  'catalog/mcp.md',
 ] as const;
 
 /** One fenced ```json block of a spec page. */
@@ -131,6 +136,29 @@ const REST_REQUESTS: readonly [RegExp, UcpOperation][] = [
   [/^POST \/checkout-sessions\/[^/ ]+\/complete(?: |$)/, 'complete'],
 ];
 
+// REST (catalog/rest.md): each catalog operation's request body.
+const CATALOG_REQUESTS: readonly [RegExp, UcpDef][] = [
+  [/^POST \/catalog\/search(?: |$)/, 'catalog_search_request'],
+  [/^POST \/catalog\/lookup(?: |$)/, 'catalog_lookup_request'],
+  [/^POST \/catalog\/product(?: |$)/, 'catalog_get_product_request'],
+];
+
+// MCP (catalog/mcp.md): the tools whose arguments carry a `catalog` body.
+const CATALOG_TOOLS: Readonly<Record<string, UcpDef>> = {
+  search_catalog: 'catalog_search_request',
+  lookup_catalog: 'catalog_lookup_request',
+  get_product: 'catalog_get_product_request',
+};
+
+/** A catalog request body the page shows without its start line (catalog/rest.md does). */
+function catalogRequestDef(body: Json): UcpDef | undefined {
+  if ('ucp' in body) return undefined;
+  if (Array.isArray(body.ids)) return 'catalog_lookup_request';
+  if (typeof body.id === 'string') return 'catalog_get_product_request';
+  if ('query' in body || 'filters' in body || 'pagination' in body) return 'catalog_search_request';
+  return undefined;
+}
+
 // MCP (checkout-mcp.md): the tools whose arguments carry a `checkout` body.
 const MCP_TOOLS: Readonly<Record<string, UcpOperation>> = {
   create_checkout: 'create',
@@ -142,7 +170,16 @@ const MCP_TOOLS: Readonly<Record<string, UcpOperation>> = {
 function responseDef(body: Json): UcpDef | undefined {
   const ucp = isObject(body.ucp) ? body.ucp : undefined;
   if (!ucp) return undefined;
-  if (ucp.status === 'error' || (!('id' in body) && 'messages' in body)) return 'error_response';
+  if (ucp.status === 'error') return 'error_response';
+  if ('product' in body) return 'catalog_get_product_response';
+  if (Array.isArray(body.products)) {
+    // A lookup names its capability (and its variants carry `inputs`); a search its own.
+    const names = isObject(ucp.capabilities) ? Object.keys(ucp.capabilities) : [];
+    return names.includes('dev.ucp.shopping.catalog.lookup')
+      ? 'catalog_lookup_response'
+      : 'catalog_search_response';
+  }
+  if (!('id' in body) && 'messages' in body) return 'error_response';
   if ('checkout_id' in body) return 'order';
   if ('line_items' in body) return 'checkout_with_discount_and_fulfillment';
   if (Object.keys(body).every((k) => k === 'ucp' || k === 'signing_keys') && isObject(ucp.services)) {
@@ -186,6 +223,9 @@ export function classifySpecBlock(block: SpecBlock): SpecExample | SkippedBlock 
     return isObject(body) ? response(at, body, 'REST response') : { at, why: 'REST response without a body' };
   }
   if (startLine) {
+    const catalog = CATALOG_REQUESTS.find(([line]) => line.test(startLine))?.[1];
+    if (catalog && isObject(body))
+      return { at, def: catalog, side: 'request', via: 'REST request', value: body };
     const operation = REST_REQUESTS.find(([line]) => line.test(startLine))?.[1];
     if (!operation || !isObject(body))
       return { at, why: `REST request without a checkout body (${startLine})` };
@@ -195,6 +235,9 @@ export function classifySpecBlock(block: SpecBlock): SpecExample | SkippedBlock 
   if (body.jsonrpc === '2.0') {
     const params = isObject(body.params) ? body.params : {};
     const args = isObject(params.arguments) ? params.arguments : {};
+    const catalog = CATALOG_TOOLS[String(params.name)];
+    if (catalog && isObject(args.catalog))
+      return { at, def: catalog, side: 'request', via: 'MCP arguments.catalog', value: args.catalog };
     const operation = MCP_TOOLS[String(params.name)];
     if (operation && isObject(args.checkout)) {
       return {
@@ -215,5 +258,8 @@ export function classifySpecBlock(block: SpecBlock): SpecExample | SkippedBlock 
     };
   }
   if ('ucp' in body) return response(at, body, 'body');
+  // A bare request body, on the catalog pages only (a discount fragment has an `id` too).
+  const catalog = at.startsWith('catalog/') ? catalogRequestDef(body) : undefined;
+  if (catalog) return { at, def: catalog, side: 'request', via: 'request body', value: body };
   return fragment(at, body);
 }
