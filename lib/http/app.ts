@@ -10,6 +10,7 @@ import { Histogram } from 'prom-client';
 import type { Platform } from '../platform.ts';
 import { Problem, sendProblem } from '../problem.ts';
 import { tracing } from '../telemetry/state.ts';
+import { decorateRehearsals } from './rehearsal.ts';
 import { traceIdOf } from './trace.ts';
 
 declare module 'fastify' {
@@ -76,6 +77,7 @@ export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } =
   app.decorate('answerRouterRefusals', (prefix: string, send: RouterRefusalAnswer) => {
     refusals.push({ prefix: prefix.replace(/\/+$/, ''), send });
   });
+  decorateRehearsals(app);
   app.decorateRequest('traceId', '');
   app.addHook('onRequest', async (req, reply) => {
     req.traceId = traceIdOf(req.headers);
