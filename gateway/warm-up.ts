@@ -94,7 +94,6 @@ async function warmPaths(
     }),
     priceCalculateWarmUp(skus),
     orderWarmUp(
-      app.rehearsals.token,
       platform.config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
       skus.find((s) => ORDER_SKU.test(s)) ?? 'SKU-WRM-000001',
     ),

@@ -66,6 +66,18 @@ const fields = z.object({
    * (gateway/warm-up.ts): ready means warm. 0 turns it off (the tests' processes do).
    */
   WARM_UP_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  /**
+   * Bounded waiting (issue 48, lib/http/shed.ts): a quote, price or read that would start later
+   * than this many ms after it arrived (the event loop's delay) is answered 503 with
+   * Retry-After at once instead of queueing. 0 turns it off for that class (the tests' do).
+   */
+  SHED_QUOTE_BUDGET_MS: z.coerce.number().min(0).max(60_000).default(30),
+  /** The same for an order or a checkout completion, held longer than a quote: a sale is worth more. */
+  SHED_ORDER_BUDGET_MS: z.coerce.number().min(0).max(60_000).default(100),
+  /** How often the event loop's delay is read for the budgets above (ms; the shedding reacts within one). */
+  SHED_SAMPLE_MS: z.coerce.number().int().min(10).max(10_000).default(50),
+  /** Retry-After of a shed request, seconds. */
+  SHED_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(1),
   /** PostgreSQL for orders, audit, catalog and promotions; unset means the embedded store. */
   DATABASE_URL: url.optional(),
   /**

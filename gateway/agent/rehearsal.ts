@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
-import { REHEARSAL_HEADER, type Rehearsals } from '../../lib/http/rehearsal.ts';
+import type { Rehearsals } from '../../lib/http/rehearsal.ts';
 import { sendProblem } from '../../lib/problem.ts';
 import type { AuditLog } from './audit/log.ts';
 import { unverifiedIdentity } from './problems.ts';
@@ -63,9 +63,9 @@ export function auditWarmUps(
 /**
  * The n-th warm-up order (lib/http/warm-up.ts sends it), in turn on the edge and the canonical
  * path, every other one with an Idempotency-Key (that step's store is warmed and given back), in
- * varied amounts and quantities.
+ * varied amounts and quantities. The warm-up adds this process's token (lib/http/warm-up.ts).
  */
-export function orderWarmUp(token: string, trustDomain: string, sku: string): (n: number) => InjectOptions {
+export function orderWarmUp(trustDomain: string, sku: string): (n: number) => InjectOptions {
   const run = randomUUID();
   return (n) => ({
     method: 'POST',
@@ -74,7 +74,6 @@ export function orderWarmUp(token: string, trustDomain: string, sku: string): (n
       'content-type': 'application/json',
       'x-spiffe-id': warmUpAgentId(trustDomain),
       'x-trace-id': `warm-up-${n}`,
-      [REHEARSAL_HEADER]: token,
       ...(n % 4 < 2 ? { 'idempotency-key': `warm-up-${run}-${n}` } : {}),
     },
     payload: JSON.stringify({
