@@ -40,14 +40,17 @@ export interface SheddingOptions {
 
 /** Call before any route is registered: the hook is the root's (under-pressure is not encapsulated). */
 export function registerShedding(app: FastifyInstance, o: SheddingOptions): void {
-  const budgets = Object.values(o.budgetsMs).filter((b) => b > 0);
-  if (budgets.length === 0) return;
   const shed = new Counter({
     name: 'http_requests_shed_total',
     help: 'Requests answered 503 at once because the event loop was later than their class queue-time budget',
     labelNames: ['class'],
     registers: [o.metrics],
   });
+  // Each class's series from the start (0), so a rate over it is 0 rather than absent: the
+  // shedding SLO (docs/slos.md) reads it, also where the shedding is off.
+  for (const c of Object.keys(o.budgetsMs)) shed.inc({ class: c }, 0);
+  const budgets = Object.values(o.budgetsMs).filter((b) => b > 0);
+  if (budgets.length === 0) return;
   // Returns undefined to let the request on, or the 503's body: under-pressure then sends it and
   // calls no later hook (its types say void; its code sends any other value: index.js,
   // handlePressure). Sending here and resolving would run the next hook while onSend hooks run.
