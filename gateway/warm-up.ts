@@ -93,10 +93,14 @@ async function warmPaths(
       payload: graphql,
     }),
     priceCalculateWarmUp(skus),
-    orderWarmUp(
-      platform.config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
-      skus.find((s) => ORDER_SKU.test(s)) ?? 'SKU-WRM-000001',
-    ),
+    ...(platform.config.WARM_UP_ORDERS
+      ? [
+          orderWarmUp(
+            platform.config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
+            skus.find((s) => ORDER_SKU.test(s)) ?? 'SKU-WRM-000001',
+          ),
+        ]
+      : []),
   ];
   // A few at a time, as callers come: the paths' concurrent parts (batching, caches) warm too.
   const { requests, failed } = await sendUntil(app, sends, {

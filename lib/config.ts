@@ -67,6 +67,12 @@ const fields = z.object({
    */
   WARM_UP_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   /**
+   * Whether the warm-up rehearses orders too (issue 48: every step, rolled back, nothing bought;
+   * gateway/agent/rehearsal.ts). `false` is the warm-up as it was before, quotes and prices only:
+   * the bench's A/B (docs/benchmarks.md, "Warm start").
+   */
+  WARM_UP_ORDERS: bool.default('true'),
+  /**
    * Bounded waiting (issue 48, lib/http/shed.ts): a quote, price or read that would start later
    * than this many ms after it arrived (the event loop's delay) is answered 503 with
    * Retry-After at once instead of queueing. 0 turns it off for that class (the tests' do).
