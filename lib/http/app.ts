@@ -222,7 +222,10 @@ function sheddingOf(
     sampleMs: c.SHED_SAMPLE_MS,
     retryAfterSeconds: c.SHED_RETRY_AFTER_SECONDS,
     classify,
-    exempt: (req) => rehearsals.of(req),
+    // Nothing is shed while the warm-up runs: the loop is late with the process's own warm-up
+    // then, and no load balancer sends to a process that is not ready; a direct caller (an
+    // operator, a script) waits for the warm-up instead of a 503 it could not help.
+    exempt: () => rehearsals.warming(),
     metrics: platform.metrics,
   };
 }

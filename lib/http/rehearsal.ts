@@ -19,6 +19,8 @@ export interface Rehearsals {
   readonly token: string;
   /** Whether this request rehearses: the token, while the warm-up runs. */
   of(req: FastifyRequest): boolean;
+  /** Whether the warm-up runs now (the process is not ready yet). */
+  warming(): boolean;
   /** Counts one rehearsal of `kind` (the paths that rehearse call it). */
   count(kind: RehearsalKind): void;
   /** Called once when the warm-up ends, with the counts: the audit's entry is written there. */
@@ -47,6 +49,7 @@ export function createRehearsals(): Rehearsals {
       if (typeof h !== 'string' || h.length !== token.length) return false;
       return timingSafeEqual(Buffer.from(h), expected);
     },
+    warming: () => active,
     count(kind) {
       counts[kind]++;
     },

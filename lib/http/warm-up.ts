@@ -94,8 +94,8 @@ export async function sendUntil(
   // Listening follows ready at once; a process that does not listen within 1 s warms by inject.
   const origin = await loopbackOrigin(app, Math.min(1000, o.deadline - performance.now()));
   const pool = origin ? new Pool(origin, { connections: concurrency }) : undefined;
-  // The process's token on every warm-up request: never shed (lib/http/shed.ts), and the orders'
-  // rehearsals need it (lib/http/rehearsal.ts). Apps without rehearsals send none.
+  // The process's token on every warm-up request: the orders' rehearsals need it
+  // (lib/http/rehearsal.ts), the other routes ignore it. Apps without rehearsals send none.
   const token = (app as Partial<Pick<FastifyInstance, 'rehearsals'>>).rehearsals?.token;
   const send = async (request: InjectOptions): Promise<{ status: number; body: string }> => {
     const r = token
