@@ -86,6 +86,16 @@ const fields = z.object({
    * not shed on such windows (measured: 20 ms windows with a 20 ms budget shed nothing at 150 %).
    */
   SHED_SAMPLE_MS: z.coerce.number().int().min(10).max(10_000).default(50),
+  /**
+   * At most this many quotes (reads, prices, GraphQL) run at once per process; more wait up to
+   * SHED_QUOTE_BUDGET_MS for a place, then are shed (lib/http/gate.ts). Far above the steady
+   * state's few in flight: it bounds a request's time inside the process in overload, which the
+   * loop's delay alone does not (a request takes several turns of a loop shared by hundreds).
+   * 0: no limit.
+   */
+  SHED_QUOTE_CONCURRENCY: z.coerce.number().int().min(0).max(100_000).default(64),
+  /** The same for orders, checkout completions and MCP calls (SHED_ORDER_BUDGET_MS to wait). */
+  SHED_ORDER_CONCURRENCY: z.coerce.number().int().min(0).max(100_000).default(64),
   /** Retry-After of a shed request, seconds. */
   SHED_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(1),
   /** PostgreSQL for orders, audit, catalog and promotions; unset means the embedded store. */

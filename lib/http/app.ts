@@ -219,6 +219,7 @@ function sheddingOf(
   const c = platform.config;
   return {
     budgetsMs: { quote: c.SHED_QUOTE_BUDGET_MS, order: c.SHED_ORDER_BUDGET_MS },
+    concurrency: { quote: c.SHED_QUOTE_CONCURRENCY, order: c.SHED_ORDER_CONCURRENCY },
     sampleMs: c.SHED_SAMPLE_MS,
     retryAfterSeconds: c.SHED_RETRY_AFTER_SECONDS,
     classify,

@@ -1,6 +1,7 @@
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
+import { createGate, type Gate } from './gate.ts';
 
 /**
  * Bounded waiting (issue 48). A request that cannot start within its class's queue-time budget
@@ -33,6 +34,11 @@ export interface SheddingOptions {
   readonly retryAfterSeconds: number;
   /** The route's class and answer, or undefined for a route never shed (health, metrics, internal). */
   classify(req: FastifyRequest): ShedRoute | undefined;
+  /**
+   * At most this many requests of a class at once (0 or absent: no limit); the others wait their
+   * class's budget for a place, then are shed (lib/http/gate.ts).
+   */
+  readonly concurrency?: Readonly<Record<string, number>>;
   /** Requests that are never shed whatever their route (the warm-up's own). */
   exempt?(req: FastifyRequest): boolean;
   readonly metrics: Registry;
@@ -51,6 +57,12 @@ export function registerShedding(app: FastifyInstance, o: SheddingOptions): void
   for (const c of Object.keys(o.budgetsMs)) shed.inc({ class: c }, 0);
   const budgets = Object.values(o.budgetsMs).filter((b) => b > 0);
   if (budgets.length === 0) return;
+  const refuse = (route: ShedRoute, reply: FastifyReply) => {
+    shed.inc({ class: route.class });
+    reply.code(503).header('retry-after', String(o.retryAfterSeconds));
+    return route.answer(reply, o.retryAfterSeconds) ?? {};
+  };
+  limitConcurrency(app, o, refuse);
   // Returns undefined to let the request on, or the 503's body: under-pressure then sends it and
   // calls no later hook (its types say void; its code sends any other value: index.js,
   // handlePressure). Sending here and resolving would run the next hook while onSend hooks run.
@@ -63,13 +75,43 @@ export function registerShedding(app: FastifyInstance, o: SheddingOptions): void
     // blocked for the whole window: at least `sampleMs` late, not later than every budget.
     const delay = Number.isFinite(value) ? value : o.sampleMs;
     if (budget <= 0 || delay <= budget) return undefined;
-    shed.inc({ class: route.class });
-    reply.code(503).header('retry-after', String(o.retryAfterSeconds));
-    return route.answer(reply, o.retryAfterSeconds) ?? {};
+    return refuse(route, reply);
   };
   app.register(underPressure, {
     maxEventLoopDelay: Math.min(...budgets),
     sampleInterval: o.sampleMs,
     pressureHandler: pressureHandler as (req: FastifyRequest, reply: FastifyReply, type: string) => void,
   });
+}
+
+/**
+ * The classes' concurrency limits (lib/http/gate.ts): a request takes a place in its class's
+ * gate in the root onRequest hook, waiting at most its budget, and gives it back when its
+ * response is sent or its client goes away.
+ */
+function limitConcurrency(
+  app: FastifyInstance,
+  o: SheddingOptions,
+  refuse: (route: ShedRoute, reply: FastifyReply) => unknown,
+): void {
+  const gates = new Map(
+    Object.entries(o.concurrency ?? {})
+      .filter(([c, n]) => n > 0 && (o.budgetsMs[c] ?? 0) > 0)
+      .map(([c, n]) => [c, createGate(n)]),
+  );
+  if (gates.size === 0) return;
+  const held = new WeakMap<FastifyRequest, Gate>();
+  app.addHook('onRequest', async (req, reply) => {
+    const route = o.classify(req);
+    const gate = route && gates.get(route.class);
+    if (!route || !gate || o.exempt?.(req)) return;
+    if (!(await gate.enter(o.budgetsMs[route.class] ?? 0))) return reply.send(refuse(route, reply));
+    held.set(req, gate);
+  });
+  const leave = async (req: FastifyRequest) => {
+    held.get(req)?.leave();
+    held.delete(req);
+  };
+  app.addHook('onResponse', leave);
+  app.addHook('onRequestAbort', leave);
 }

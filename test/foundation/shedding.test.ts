@@ -148,3 +148,30 @@ describe('a shed order', () => {
     }
   });
 });
+
+describe('a class at its concurrency limit', () => {
+  let gated: TestSystem;
+  beforeAll(async () => {
+    // One quote at a time; the loop's delay is first read after 10 s, so nothing else sheds.
+    gated = await startEmbedded({
+      SHED_QUOTE_BUDGET_MS: '2',
+      SHED_QUOTE_CONCURRENCY: '1',
+      SHED_SAMPLE_MS: '10000',
+    });
+  });
+  afterAll(() => gated?.close());
+
+  it('gives its place back after each answer: one at a time, every quote is served', async () => {
+    const was = sys;
+    sys = gated;
+    try {
+      for (let i = 0; i < 10; i++) expect((await quote()).status).toBe(200);
+      // A refused body (400/422) and a 404 give theirs back too.
+      expect((await fetch(`${sys.url}/cart/quote?line=nope`)).status).toBeLessThan(500);
+      expect((await quote()).status).toBe(200);
+      expect(await shedCount('quote')).toBe(0);
+    } finally {
+      sys = was;
+    }
+  });
+});
