@@ -33,7 +33,7 @@ const shedCount = async (cls: string) => {
   return Number(new RegExp(`^http_requests_shed_total\\{class="${cls}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
 };
 
-/** Keeps the loop ~80 ms late (this process is the system's): the budgets below are 20 and 1000 ms. */
+/** Keeps the loop ~80 ms late (this process is the system's): the budgets below are 5 (quotes) and 1000 ms (orders). */
 function pressure(): () => Promise<void> {
   const blocker = setInterval(() => {
     const end = performance.now() + 80;
@@ -48,16 +48,17 @@ function pressure(): () => Promise<void> {
 const sampled = () => new Promise((r) => setTimeout(r, 120));
 
 let sys: TestSystem;
-beforeAll(async () => {
-  sys = await startEmbedded({
-    SHED_QUOTE_BUDGET_MS: '5',
-    SHED_ORDER_BUDGET_MS: '1000',
-    SHED_SAMPLE_MS: '20',
-  });
-});
-afterAll(() => sys?.close());
 
 describe('shedding by queue-time budget', () => {
+  beforeAll(async () => {
+    sys = await startEmbedded({
+      SHED_QUOTE_BUDGET_MS: '5',
+      SHED_ORDER_BUDGET_MS: '1000',
+      SHED_SAMPLE_MS: '20',
+    });
+  });
+  afterAll(() => sys?.close());
+
   it('answers a quote 503 at once with Retry-After and a problem, and counts it; orders within their budget go on', async () => {
     const before = await shedCount('quote');
     const release = pressure();
