@@ -34,6 +34,8 @@ const QUOTE = 'route=~"/cart/quote|/v2/quote|/graphql"';
 const ORDER =
   'route=~"/api/v2/procurement/orders|/v2/orders|.*/checkout_sessions/:id/complete",method="POST"';
 const REQ = 'http_request_duration_seconds';
+/** The routes the edge may shed (gateway/shed-routes.ts): all but health, metrics, operator, console and internal. */
+const SHEDDABLE = 'route!~"/healthz|/readyz|/metrics|/api/v2/operator.*|/console.*|/internal/.*|unmatched"';
 
 /**
  * Requests answered 5xx over all requests of the routes. A process that never answered a 5xx has
@@ -82,6 +84,18 @@ export const SLOS: readonly Slo[] = [
     description: 'agent orders answered within 100 ms',
     errorRatio: latency(ORDER, '0.1'),
     runbook: 'order-latency',
+    page: true,
+  },
+  {
+    // Issue 48: a request over its queue-time budget is answered 503 at once (lib/http/shed.ts).
+    // Shedding is the right answer to a burst, not to a fleet that is too small: past 0.1 % of a
+    // month's requests it pages, as a capacity problem.
+    name: 'admission',
+    alert: 'Shedding',
+    objective: 0.999,
+    description: 'edge requests admitted rather than shed (503 at once, over their queue-time budget)',
+    errorRatio: `(sum(rate(http_requests_shed_total[$w])) or vector(0)) / sum(rate(${REQ}_count{${SHEDDABLE}}[$w]))`,
+    runbook: 'shedding',
     page: true,
   },
   {

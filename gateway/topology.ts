@@ -15,6 +15,7 @@ import { RemoteSubgraphDataSource } from './datasources/remote.ts';
 import { registerEdgeRoutes } from './edge/index.ts';
 import { withQuoteFallback } from './edge/quote/graphql-fallback.ts';
 import { mountGateway, supergraphSdl } from './graphql.ts';
+import { edgeShedRoute } from './shed-routes.ts';
 import { subgraphFactories } from './subgraphs.ts';
 import { warmUp } from './warm-up.ts';
 
@@ -67,7 +68,7 @@ export async function buildEmbedded(config: Config, opts: StartOptions = {}): Pr
   const platform = await createPlatform(config, { service: 'embedded', ...opts });
   const local: Partial<Record<SubgraphName, SubgraphModule>> = {};
   for (const name of NAMES) local[name] = await subgraphFactories[name](platform);
-  const app = createHttpApp(platform);
+  const app = createHttpApp(platform, { shed: edgeShedRoute });
   for (const m of Object.values(local)) if (m.routes) await app.register(m.routes);
   await registerEdgeRoutes(app, { platform, local });
   await registerConsole(app, { config, embedded: true });
@@ -92,7 +93,7 @@ export async function buildDistributedGateway(
     promotions: config.PROMOTIONS_URL,
     procurement: config.PROCUREMENT_URL,
   };
-  const app = createHttpApp(platform);
+  const app = createHttpApp(platform, { shed: edgeShedRoute });
   await registerEdgeRoutes(app, { platform, local: {} });
   await registerConsole(app, { config, embedded: false });
   const remotes: RemoteSubgraphDataSource[] = [];

@@ -2,6 +2,10 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { openConnections, sendUntil, type WarmUpReport } from '../lib/http/warm-up.ts';
 import type { Platform } from '../lib/platform.ts';
 import { priceCalculateWarmUp } from '../subgraphs/pricing/warm-up.ts';
+import { orderWarmUp } from './agent/rehearsal.ts';
+
+/** The contract's SKU form (schemas/openapi): a catalog SKU of another form cannot be ordered. */
+const ORDER_SKU = /^SKU-[A-Z]{3}-\d{6}$/;
 
 export type { WarmUpReport };
 
@@ -14,10 +18,15 @@ export type { WarmUpReport };
  * REST and GraphQL cart quotes and the price calculation, on real catalog SKUs) over its own
  * loopback socket (Fastify's inject where it does not listen; lib/http/warm-up.ts), until the
  * budget is spent, and the first real callers
- * find compiled code and filled caches. The order path is not sent (an order is a purchase,
- * and every call is audited); its JavaScript is mostly the quotes', and its store's WebAssembly
- * is compiled on first calls (`--no-wasm-lazy-compilation` was measured and not kept: 22 MB of
- * RSS; docs/performance.md, "Warm start").
+ * find compiled code and filled caches.
+ *
+ * Orders too (issue 48): measured, a cold system met 950 quotes/s with 100 orders/s beside them
+ * with seconds of queueing, though each path alone was nearly warm. An order is a purchase, so
+ * the warm-up's orders are rehearsals (gateway/agent/rehearsal.ts): a reserved identity and this
+ * process's token; every step of the chain runs, the store's statements run in a transaction
+ * that is rolled back, the Idempotency-Key and any spend are given back, and the audit records
+ * one entry saying the warm-up ran (`--no-wasm-lazy-compilation` was measured and not kept: 22
+ * MB of RSS; docs/performance.md, "Warm start").
  *
  * Side effects, on purpose the same as any caller's: quotes fill the price cache and the
  * quote cache, the first price of each SKU publishes one PriceCalculated event.
@@ -38,6 +47,20 @@ const QUOTE = `query WarmUpQuote($input: CartQuoteInput!) {
 }`;
 
 export async function warmUp(
+  app: FastifyInstance,
+  platform: Platform,
+  o: { budgetMs: number; concurrency?: number },
+): Promise<WarmUpReport> {
+  // The token is accepted only while this runs; the audit's entry is written when it ends.
+  app.rehearsals.start();
+  try {
+    return await warmPaths(app, platform, o);
+  } finally {
+    await app.rehearsals.finish().catch((err) => platform.log.warn({ err }, 'warm-up audit entry failed'));
+  }
+}
+
+async function warmPaths(
   app: FastifyInstance,
   platform: Platform,
   o: { budgetMs: number; concurrency?: number },
@@ -70,6 +93,14 @@ export async function warmUp(
       payload: graphql,
     }),
     priceCalculateWarmUp(skus),
+    ...(platform.config.WARM_UP_ORDERS
+      ? [
+          orderWarmUp(
+            platform.config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
+            skus.find((s) => ORDER_SKU.test(s)) ?? 'SKU-WRM-000001',
+          ),
+        ]
+      : []),
   ];
   // A few at a time, as callers come: the paths' concurrent parts (batching, caches) warm too.
   const { requests, failed } = await sendUntil(app, sends, {

@@ -156,6 +156,9 @@ export async function startCommand(
       PORT: '0',
       // Tests and benches send at once what they measure; bench/tools/warm-start.ts sets it.
       WARM_UP_MS: '0',
+      // They count every answer; the shedding has its own test and bench (issue 48).
+      SHED_QUOTE_BUDGET_MS: '0',
+      SHED_ORDER_BUDGET_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -22,6 +22,9 @@ export function testConfig(env: Record<string, string> = {}): Config {
     CATALOG_SIZE: '500',
     // A test's system takes its requests at once; the warm-up has its own test.
     WARM_UP_MS: '0',
+    // Nor is any request shed under a busy test machine; the shedding has its own test.
+    SHED_QUOTE_BUDGET_MS: '0',
+    SHED_ORDER_BUDGET_MS: '0',
     ...TEST_STORE_ENV,
     ...env,
   });

@@ -57,6 +57,38 @@ const fields = z.object({
    * (gateway/warm-up.ts): ready means warm. 0 turns it off (the tests' processes do).
    */
   WARM_UP_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  /**
+   * Whether the warm-up rehearses orders too (issue 48: every step, rolled back, nothing bought;
+   * gateway/agent/rehearsal.ts). `false` is the warm-up as it was before, quotes and prices only:
+   * the bench's A/B (docs/benchmarks.md, "Warm start").
+   */
+  WARM_UP_ORDERS: bool.default('true'),
+  /**
+   * Bounded waiting (issue 48, lib/http/shed.ts): a quote, price or read that would start later
+   * than this many ms after it arrived (the event loop's delay) is answered 503 with
+   * Retry-After at once instead of queueing. 0 turns it off for that class (the tests' do).
+   */
+  SHED_QUOTE_BUDGET_MS: z.coerce.number().min(0).max(60_000).default(30),
+  /** The same for an order or a checkout completion, held longer than a quote: a sale is worth more. */
+  SHED_ORDER_BUDGET_MS: z.coerce.number().min(0).max(60_000).default(100),
+  /**
+   * How often the event loop's delay is read for the budgets above (ms; the shedding reacts within
+   * one). A window in which the loop never ran counts as this late: a budget at or above it does
+   * not shed on such windows (measured: 20 ms windows with a 20 ms budget shed nothing at 150 %).
+   */
+  SHED_SAMPLE_MS: z.coerce.number().int().min(10).max(10_000).default(50),
+  /**
+   * At most this many quotes (reads, prices, GraphQL) run at once per process; more wait up to
+   * SHED_QUOTE_BUDGET_MS for a place, then are shed (lib/http/gate.ts). Far above the steady
+   * state's few in flight: it bounds a request's time inside the process in overload, which the
+   * loop's delay alone does not (a request takes several turns of a loop shared by hundreds).
+   * 0: no limit.
+   */
+  SHED_QUOTE_CONCURRENCY: z.coerce.number().int().min(0).max(100_000).default(64),
+  /** The same for orders, checkout completions and MCP calls (SHED_ORDER_BUDGET_MS to wait). */
+  SHED_ORDER_CONCURRENCY: z.coerce.number().int().min(0).max(100_000).default(64),
+  /** Retry-After of a shed request, seconds. */
+  SHED_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(1),
   /** PostgreSQL for orders, audit, catalog and promotions; unset means the embedded store. */
   DATABASE_URL: url.optional(),
   /**

@@ -72,8 +72,18 @@ export interface StreamResult {
   mean: number;
   non2xx: number;
   errors: number;
-  /** With `samples`: due time (Unix ms, this clock's) and latency (ms), pair after pair. */
+  /**
+   * Answered 503 (shed at once for a queue-time budget, issue 48; or unavailable). They are in
+   * the figures above; `accepted` has the latencies of the others only.
+   */
+  shed: number;
+  accepted: { p50: number; p99: number; max: number; completed: number };
+  /**
+   * With `samples`: due time (Unix ms, this clock's) and latency (ms), pair after pair, of the
+   * requests not answered 503; `shedAt` the due times of those answered 503.
+   */
   samples?: number[];
+  shedAt?: number[];
 }
 
 export interface OpenLoadResult {
@@ -99,10 +109,13 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
     ...s,
     targets: (s.urls ?? [opts.url]).map(pooled),
     samples: opts.samples ? ([] as number[]) : undefined,
+    shedAt: opts.samples ? ([] as number[]) : undefined,
     period: 1000 / s.rate,
     next: 0,
     fired: 0,
     hist: histogram(),
+    accepted: histogram(),
+    shed: 0,
     sent: 0,
     completed: 0,
     non2xx: 0,
@@ -128,7 +141,13 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
         if (!measured) return;
         const ms = performance.now() - due;
         s.hist.recordValue(Math.max(1, Math.round(ms * 1000)));
-        s.samples?.push(performance.timeOrigin + due, ms);
+        if (res.statusCode === 503) {
+          s.shed++;
+          s.shedAt?.push(performance.timeOrigin + due);
+        } else {
+          s.accepted.recordValue(Math.max(1, Math.round(ms * 1000)));
+          s.samples?.push(performance.timeOrigin + due, ms);
+        }
         s.completed++;
         if (res.statusCode < 200 || res.statusCode >= 300) s.non2xx++;
       })
@@ -225,7 +244,14 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
       mean: s.hist.mean / 1000,
       non2xx: s.non2xx,
       errors: s.errors + (s.sent - s.completed - s.errors),
-      ...(s.samples ? { samples: s.samples } : {}),
+      shed: s.shed,
+      accepted: {
+        p50: s.accepted.getValueAtPercentile(50) / 1000,
+        p99: s.accepted.getValueAtPercentile(99) / 1000,
+        max: s.accepted.maxValue / 1000,
+        completed: s.completed - s.shed,
+      },
+      ...(s.samples ? { samples: s.samples, shedAt: s.shedAt } : {}),
     };
   };
   const [primary, background] = streams;

@@ -13,7 +13,14 @@ import { startDistributedBench } from '../open-loop/distributed.ts';
 import { openLoad, type StreamResult } from '../open-loop/generator.ts';
 import { requestsOf, startBare } from '../open-loop/run.ts';
 import { machineSampler } from './support.ts';
-import { freePort, perSecondOf, shareText, type WarmStart, windowOf } from './warm-start.ts';
+import {
+  freePort,
+  perSecondOf,
+  SHEDDING_DEFAULTS,
+  shareText,
+  type WarmStart,
+  windowOf,
+} from './warm-start.ts';
 
 const key = process.env.PATH_KEY ?? 'rest';
 
@@ -24,7 +31,7 @@ export async function warmStartDistributed(
   const rate = o.rate ?? Number(process.env.RATE ?? 150);
   const seconds = o.seconds ?? Number(process.env.SECONDS ?? 10);
   const bare = await startBare();
-  const bench = await startDistributedBench({ env });
+  const bench = await startDistributedBench({ env: { ...SHEDDING_DEFAULTS, ...env } });
   const machine = machineSampler();
   try {
     const ports = [await freePort(), await freePort()];
@@ -42,7 +49,7 @@ export async function warmStartDistributed(
       });
     const first = load(true);
     const started = Date.now();
-    await bench.startGateways({ ports, env });
+    await bench.startGateways({ ports, env: { ...SHEDDING_DEFAULTS, ...env } });
     const listeningMs = Date.now() - started;
     const cold = await first;
     const steady = await load(false);
@@ -78,6 +85,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`machine: first ${shareText(r.machine.first)}, steady ${shareText(r.machine.steady)}`);
   for (const s of r.perSecond)
     console.log(
-      `  second ${s.second}: ${key} p99 ${f(s.primaryP99)} ms, orders p99 ${f(s.ordersP99)} ms, machine ${shareText(s.machine)}`,
+      `  second ${s.second}: ${key} p99 ${f(s.primaryP99)} ms, orders p99 ${f(s.ordersP99)} ms, shed ${s.primaryShed}/${s.primarySent} and ${s.ordersShed}/${s.ordersSent}, machine ${shareText(s.machine)}`,
     );
 }

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
 import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
 import { orderRequests, QUOTE_CATALOG_SIZE } from '../../harness/requests.ts';
+import { loadConfig } from '../../lib/config.ts';
 import { type OpenLoadResult, openLoad, type StreamResult } from '../open-loop/generator.ts';
 import { requestsOf, startBare } from '../open-loop/run.ts';
 import { type SchedSample, schedBetween, startSchedSampler, threadNames } from './sched.ts';
@@ -43,8 +44,32 @@ export interface WarmStart {
   sched?: string[];
   /** How busy the machine was (and how much the hypervisor took) in each measured window. */
   machine: { first: MachineShare; steady: MachineShare };
-  perSecond: { second: number; primaryP99: number; ordersP99: number; machine: MachineShare }[];
+  perSecond: {
+    second: number;
+    /** p99 of the requests not shed (503) in that second, by due time. */
+    primaryP99: number;
+    ordersP99: number;
+    /** Requests due in that second that were answered 503 (shed), and all requests due in it. */
+    primaryShed: number;
+    ordersShed: number;
+    primarySent: number;
+    ordersSent: number;
+    machine: MachineShare;
+  }[];
 }
+
+/**
+ * The shedding as a system started for production has it (lib/config.ts's defaults): the
+ * harness turns it off for tests and other benches, the warm start measures it on (issue 48).
+ */
+export const SHEDDING_DEFAULTS: Record<string, string> = (() => {
+  const c = loadConfig({});
+  return {
+    SHED_QUOTE_BUDGET_MS: String(c.SHED_QUOTE_BUDGET_MS),
+    SHED_ORDER_BUDGET_MS: String(c.SHED_ORDER_BUDGET_MS),
+    SHED_SAMPLE_MS: String(c.SHED_SAMPLE_MS),
+  };
+})();
 
 /** The per-second p99s of a start's first window, with the machine's share in each second. */
 export function perSecondOf(
@@ -53,12 +78,26 @@ export function perSecondOf(
 ): WarmStart['perSecond'] {
   const p = bySecond(cold.primary.samples, cold.measuredFrom);
   const o = bySecond(cold.background?.samples, cold.measuredFrom);
-  return [...p.keys()]
+  const count = (due: number[] | undefined, step: number) => {
+    const n = new Map<number, number>();
+    for (let i = 0; due && i < due.length; i += step) {
+      const s = Math.floor(((due[i] as number) - cold.measuredFrom) / 1000);
+      n.set(s, (n.get(s) ?? 0) + 1);
+    }
+    return n;
+  };
+  const [pShed, oShed] = [count(cold.primary.shedAt, 1), count(cold.background?.shedAt, 1)];
+  const [pDone, oDone] = [count(cold.primary.samples, 2), count(cold.background?.samples, 2)];
+  return [...new Set([...p.keys(), ...pShed.keys()])]
     .sort((x, y) => x - y)
     .map((s) => ({
       second: s,
       primaryP99: p.get(s) ?? 0,
       ordersP99: o.get(s) ?? 0,
+      primaryShed: pShed.get(s) ?? 0,
+      ordersShed: oShed.get(s) ?? 0,
+      primarySent: (pShed.get(s) ?? 0) + (pDone.get(s) ?? 0),
+      ordersSent: (oShed.get(s) ?? 0) + (oDone.get(s) ?? 0),
       machine: machine.between(cold.measuredFrom + s * 1000, cold.measuredFrom + (s + 1) * 1000),
     }));
 }
@@ -151,6 +190,7 @@ export async function warmStart(
         RATE_LIMIT_CAPACITY: '1000000000',
         RATE_LIMIT_REFILL_PER_SECOND: '1000000',
         PORT: String(port),
+        ...SHEDDING_DEFAULTS,
         ...env,
       },
       120_000,
@@ -195,7 +235,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     `listening after ${r.listeningMs.toFixed(0)} ms, ready after ${r.readyMs.toFixed(0)} ms (${JSON.stringify(extra)})`,
   );
   console.log(
-    `first ${seconds} s after ready: ${key} p99 ${f(r.first.primary.p99)} ms (max ${f(r.first.primary.max)}), orders p99 ${f(r.first.orders.p99)} ms (max ${f(r.first.orders.max)})`,
+    `first ${seconds} s after ready: ${key} p99 ${f(r.first.primary.p99)} ms (max ${f(r.first.primary.max)}), orders p99 ${f(r.first.orders.p99)} ms (max ${f(r.first.orders.max)}); accepted p99 ${f(r.first.primary.accepted.p99)} / ${f(r.first.orders.accepted.p99)} ms; shed ${r.first.primary.shed} / ${r.first.orders.shed}`,
   );
   console.log(
     `steady ${seconds} s:           ${key} p99 ${f(r.steady.primary.p99)} ms, orders p99 ${f(r.steady.orders.p99)} ms`,
@@ -204,6 +244,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const line of r.sched ?? []) console.log(`  sched ${line}`);
   for (const s of r.perSecond)
     console.log(
-      `  second ${s.second}: ${key} p99 ${f(s.primaryP99)} ms, orders p99 ${f(s.ordersP99)} ms, machine ${shareText(s.machine)}`,
+      `  second ${s.second}: ${key} p99 ${f(s.primaryP99)} ms, orders p99 ${f(s.ordersP99)} ms, shed ${s.primaryShed}/${s.primarySent} and ${s.ordersShed}/${s.ordersSent}, machine ${shareText(s.machine)}`,
     );
 }

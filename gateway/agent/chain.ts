@@ -37,6 +37,7 @@ import { AGENT_QUOTE_PATH, agentQuoteHandler, QUOTE_SCOPE, quoteContract } from 
 import type { BucketPolicy } from './rate-limit/bucket.ts';
 import { rateLimitStep } from './rate-limit/rate-limit.ts';
 import type { BucketStore } from './rate-limit/store.ts';
+import { auditWarmUps, rehearsalStep } from './rehearsal.ts';
 import {
   CATALOG_READ_SCOPE,
   ORDER_CANCEL_SCOPE,
@@ -102,11 +103,15 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
   const identity = identityStep({ ...d.identity, log: d.log });
   const audit = auditStep(d.audit, d.clock);
   const spendOptions = { ...d.spend, idempotency: d.idempotency, clock: d.clock, log: d.log };
+  // The warm-up's reserved identity rehearses with this process's token, or is refused (1½).
+  const rehearsal = rehearsalStep(app.rehearsals);
+  auditWarmUps(app.rehearsals, d.audit, d.clock, d.identity.trustDomains[0] ?? 'example.org');
 
   const createOrder = {
     bodyLimit: d.bodyLimit,
     onRequest: [
       identity,
+      rehearsal,
       scopeStep({ policy: d.policy, tokens: d.tokens, required: ORDER_CREATE_SCOPE, clock: d.clock }),
       blockStep(blockOptions),
       rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
@@ -126,12 +131,14 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
       clock: d.clock,
       log: d.log,
       spend: d.spend.ledger,
+      rehearsals: app.rehearsals,
     }),
   };
   // The agent's own spend policy: identity, scope spend:read, block, rate limit, audit.
   const readSpend = {
     onRequest: [
       identity,
+      rehearsal,
       scopeStep({ policy: d.policy, tokens: d.tokens, required: SPEND_READ_SCOPE, clock: d.clock }),
       blockStep(blockOptions),
       rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
@@ -143,6 +150,7 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
   // scope; a refusal of their query or body neither counts towards the block nor resets it.
   const gate = (required: string) => [
     identity,
+    rehearsal,
     scopeStep({ policy: d.policy, tokens: d.tokens, required, clock: d.clock }),
     blockStep(blockOptions),
     rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),

@@ -45,6 +45,12 @@ export interface AgentRequestState {
   validBody: boolean;
   /** The order a call placed or concerns when neither Location nor the path names it (ACP completion). */
   orderId: string | undefined;
+  /**
+   * Step 1½: the warm-up's own call (gateway/agent/rehearsal.ts, issue 48): every step runs,
+   * the order's statements are rolled back, its Idempotency-Key and spend are given back, and
+   * the call is not audited (the warm-up's one entry is).
+   */
+  rehearsal: boolean;
 }
 
 declare module 'fastify' {
@@ -66,4 +72,5 @@ export const freshState = (): AgentRequestState => ({
   approval: undefined,
   validBody: false,
   orderId: undefined,
+  rehearsal: false,
 });

@@ -10,6 +10,8 @@ import { Histogram } from 'prom-client';
 import type { Platform } from '../platform.ts';
 import { Problem, sendProblem } from '../problem.ts';
 import { tracing } from '../telemetry/state.ts';
+import { decorateRehearsals, type Rehearsals } from './rehearsal.ts';
+import { registerShedding, type SheddingOptions } from './shed.ts';
 import { traceIdOf } from './trace.ts';
 
 declare module 'fastify' {
@@ -39,7 +41,10 @@ export function frameworkProblem(code: string): Problem {
  * One HTTP server per process, shared by GraphQL, REST adapters and operations endpoints:
  * `/healthz` (the process lives), `/readyz` (its dependencies answer), `/metrics`.
  */
-export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } = {}): FastifyInstance {
+export function createHttpApp(
+  platform: Platform,
+  opts: { bodyLimit?: number; shed?: SheddingOptions['classify'] } = {},
+): FastifyInstance {
   const refusals: { prefix: string; send: RouterRefusalAnswer }[] = [];
   const app = Fastify({
     loggerInstance: platform.log as FastifyBaseLogger,
@@ -76,6 +81,10 @@ export function createHttpApp(platform: Platform, opts: { bodyLimit?: number } =
   app.decorate('answerRouterRefusals', (prefix: string, send: RouterRefusalAnswer) => {
     refusals.push({ prefix: prefix.replace(/\/+$/, ''), send });
   });
+  const rehearsals = decorateRehearsals(app);
+  // Bounded waiting at the edge (issue 48): registered before any route, so its onRequest hook
+  // runs first on every route; the warm-up's own requests are never shed.
+  if (opts.shed) registerShedding(app, sheddingOf(platform, opts.shed, rehearsals));
   app.decorateRequest('traceId', '');
   app.addHook('onRequest', async (req, reply) => {
     req.traceId = traceIdOf(req.headers);
@@ -199,4 +208,25 @@ export function closeOnSignals(app: FastifyInstance, platform: Platform): void {
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+/** The edge's shedding from the configuration (SHED_* in lib/config.ts). */
+function sheddingOf(
+  platform: Platform,
+  classify: SheddingOptions['classify'],
+  rehearsals: Rehearsals,
+): SheddingOptions {
+  const c = platform.config;
+  return {
+    budgetsMs: { quote: c.SHED_QUOTE_BUDGET_MS, order: c.SHED_ORDER_BUDGET_MS },
+    concurrency: { quote: c.SHED_QUOTE_CONCURRENCY, order: c.SHED_ORDER_CONCURRENCY },
+    sampleMs: c.SHED_SAMPLE_MS,
+    retryAfterSeconds: c.SHED_RETRY_AFTER_SECONDS,
+    classify,
+    // Nothing is shed while the warm-up runs: the loop is late with the process's own warm-up
+    // then, and no load balancer sends to a process that is not ready; a direct caller (an
+    // operator, a script) waits for the warm-up instead of a 503 it could not help.
+    exempt: () => rehearsals.warming(),
+    metrics: platform.metrics,
+  };
 }

@@ -3,6 +3,7 @@ import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { Pool } from 'undici';
 import type { Platform } from '../platform.ts';
+import { REHEARSAL_HEADER } from './rehearsal.ts';
 
 /**
  * Ready means warm (issue 29, docs/performance.md "Warm start"), for every process: the
@@ -93,7 +94,13 @@ export async function sendUntil(
   // Listening follows ready at once; a process that does not listen within 1 s warms by inject.
   const origin = await loopbackOrigin(app, Math.min(1000, o.deadline - performance.now()));
   const pool = origin ? new Pool(origin, { connections: concurrency }) : undefined;
-  const send = async (r: InjectOptions): Promise<{ status: number; body: string }> => {
+  // The process's token on every warm-up request: the orders' rehearsals need it
+  // (lib/http/rehearsal.ts), the other routes ignore it. Apps without rehearsals send none.
+  const token = (app as Partial<Pick<FastifyInstance, 'rehearsals'>>).rehearsals?.token;
+  const send = async (request: InjectOptions): Promise<{ status: number; body: string }> => {
+    const r = token
+      ? { ...request, headers: { ...(request.headers ?? {}), [REHEARSAL_HEADER]: token } }
+      : request;
     if (!pool) {
       const res = await app.inject(r);
       return { status: res.statusCode, body: res.body };

@@ -25,6 +25,8 @@ interface PlaceBody {
   lines?: unknown;
   total?: unknown;
   checkoutSessionId?: unknown;
+  /** The gateway's warm-up order (issue 48): rolled back, nothing stored. */
+  rehearsal?: unknown;
 }
 
 /**
@@ -97,6 +99,7 @@ export function internalOrderRoutes(
             traceId: body.traceId,
             ...(typeof body.orderId === 'string' ? { orderId: body.orderId } : {}),
             ...(approvals === 1 || approvals === 2 ? { approvalsRequired: approvals } : {}),
+            ...(body.rehearsal === true ? { rehearsal: true as const } : {}),
           });
           return reply.code(201).send(created);
         } catch (err) {

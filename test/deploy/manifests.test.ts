@@ -58,6 +58,19 @@ const of = (objs: Obj[], kind: string, name: string) => {
 const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
   Object.entries(selector).every(([k, v]) => labels[k] === v);
 
+describe('the mesh example (deploy/mesh/, issue 48)', () => {
+  it("slow-starts the gateway Service's new endpoints over 30 s with a balancer that supports it", () => {
+    const rule = parse(readFileSync(join(root, 'deploy/mesh/istio-gateway-slow-start.yaml'), 'utf8')) as Any;
+    expect(rule.kind).toBe('DestinationRule');
+    const gateway = render('deploy/base').find((o) => o.kind === 'Service' && o.metadata.name === 'gateway');
+    expect(rule.spec.host).toBe(gateway?.metadata.name);
+    const lb = rule.spec.trafficPolicy.loadBalancer;
+    // Envoy's slow start works with these two only.
+    expect(['LEAST_REQUEST', 'ROUND_ROBIN']).toContain(lb.simple);
+    expect(Number.parseInt(lb.warmupDurationSecs, 10)).toBeGreaterThanOrEqual(30);
+  });
+});
+
 describe.each(['deploy/base', 'deploy/overlays/example'])('kubectl kustomize %s', (dir) => {
   const objs = render(dir);
   const overlay = dir.includes('overlays');
@@ -80,6 +93,21 @@ describe.each(['deploy/base', 'deploy/overlays/example'])('kubectl kustomize %s'
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
     expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
     if (overlay) expect(hpa.spec.minReplicas).toBe(3);
+  });
+
+  it('ramps a new gateway pod (issue 48): ready only once warm, one cold pod at a time, probed often', () => {
+    const deployment = of(objs, 'Deployment', 'gateway');
+    const [container] = deployment.spec.template.spec.containers;
+    // /readyz is 503 `warming up` until the warm-up ran: never turned off in the cluster.
+    const config = of(objs, 'ConfigMap', objs.find((o) => o.kind === 'ConfigMap')?.metadata.name ?? '');
+    expect(Number(config.data.WARM_UP_MS ?? 2000)).toBeGreaterThan(0);
+    expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(container.readinessProbe.periodSeconds).toBeLessThanOrEqual(2);
+    expect(deployment.spec.strategy.rollingUpdate).toEqual({ maxUnavailable: 0, maxSurge: 1 });
+    expect(deployment.spec.minReadySeconds).toBeGreaterThanOrEqual(10);
+    // Shedding is on at the edge: the budgets are not turned off in the cluster's settings.
+    for (const v of ['SHED_QUOTE_BUDGET_MS', 'SHED_ORDER_BUDGET_MS'])
+      expect(Number(config.data[v] ?? 1), v).toBeGreaterThan(0);
   });
 
   it.each(COMPONENTS)(

@@ -101,6 +101,30 @@ describe('the HTTP adapter answers what the in-process adapter answers', () => {
   });
 });
 
+describe('a rehearsal over the internal place route (the distributed warm-up, issue 48)', () => {
+  it('runs the domain and answers as placed, but stores nothing', async () => {
+    const count = async () =>
+      Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM purchase_orders'))[0]?.n);
+    const before = await count();
+    const placed = domain.placed();
+    const answer = await remote.place({
+      request: {
+        agent_id: 'agent-0000001',
+        sku: 'SKU-ABC-123456',
+        quantity: 2,
+        max_budget_usd: '42.5' as UsdAmount,
+      },
+      spiffeId: `${AGENT}/warm-up`,
+      traceId: 'warm-up',
+      rehearsal: true,
+    });
+    expect(answer).toMatchObject({ status: 'APPROVED', allocated_budget: '42.5' });
+    expect(await domain.get(answer.order_id)).toBeNull();
+    expect(await count()).toBe(before);
+    expect(domain.placed()).toBe(placed);
+  });
+});
+
 describe('the internal routes re-check their caller and parameters', () => {
   const get = (path: string, headers: Record<string, string> = { [GATEWAY_SECRET_HEADER]: SECRET }) =>
     fetch(`${url}${path}`, { headers });

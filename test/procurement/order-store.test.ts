@@ -100,6 +100,31 @@ describe.each(sqlStores)('exact money in the %s store (numeric)', (_name, dbOf) 
 });
 
 describe.each(adapters)('order store, %s adapter', (_name, make) => {
+  it('rehearses an order (the warm-up, issue 48): answered as placed, nothing stored, nothing counted', async () => {
+    const s = make();
+    let committed = 0;
+    const domain = createOrderDomain(s, new ManualClock(), {
+      cancelWindowMs: 1000,
+      committed: () => void committed++,
+    });
+    const cmd = { request: request(), spiffeId: AGENT, traceId: 'warm-up' } as const;
+    // Several at once: the rehearsal batches as real orders do (one statement per batch).
+    const ids = Array.from({ length: 3 }, () => newOrderId());
+    const answers = await Promise.all(
+      ids.map((orderId) => domain.place({ ...cmd, orderId, rehearsal: true })),
+    );
+    expect(answers.map((a) => a.order_id)).toEqual(ids);
+    for (const id of ids) expect(await domain.get(id)).toBeNull();
+    expect(domain.placed()).toBe(0);
+    expect(committed).toBe(0);
+    // The statement really ran: rehearsing the id of a stored order finds it (ON CONFLICT).
+    const stored = await domain.place({ ...cmd, orderId: newOrderId() });
+    await expect(domain.place({ ...cmd, orderId: stored.order_id, rehearsal: true })).resolves.toEqual(
+      stored,
+    );
+    expect(domain.placed()).toBe(1);
+  });
+
   it('stores an order and reads back exactly what was stored', async () => {
     const s = make();
     const domain = createOrderDomain(s, new ManualClock(1_767_225_600_500));

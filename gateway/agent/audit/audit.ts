@@ -24,6 +24,8 @@ function orderIdOf(req: FastifyRequest, reply: FastifyReply): string | null {
 export function auditStep(log: AuditLog, clock: Clock) {
   return async function audit(req: FastifyRequest, reply: FastifyReply) {
     const a = req.agent;
+    // A rehearsal bought nothing: the warm-up's one entry says it ran (gateway/agent/rehearsal.ts).
+    if (a?.rehearsal) return;
     log.append({
       at: clock.now(),
       traceId: req.traceId,

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Rehearsals } from '../../../lib/http/rehearsal.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { sendProblem } from '../../../lib/problem.ts';
 import { purchaseOrderResponseJson } from '../../../subgraphs/procurement/contract/json.ts';
@@ -21,6 +22,8 @@ export interface PlaceOptions {
   readonly log: Logger;
   /** The spend ledger whose reservation is given back when the order was certainly not stored. */
   readonly spend?: SpendLedger;
+  /** The warm-up's rehearsals, counted for its audit entry (issue 48). */
+  readonly rehearsals?: Rehearsals;
 }
 
 /**
@@ -50,6 +53,7 @@ export function placeOrderHandler(o: PlaceOptions) {
         traceId: req.traceId,
         ...(orderId ? { orderId } : {}),
         ...(approval ? { approvalsRequired: approval.required } : {}),
+        ...(req.agent.rehearsal ? { rehearsal: true as const } : {}),
       });
       // Written by hand so allocated_budget is the exact decimal, not a double's text.
       body = purchaseOrderResponseJson(created);
@@ -72,6 +76,11 @@ export function placeOrderHandler(o: PlaceOptions) {
         await releaseUnplaced(o.spend, req, o.clock, o.log);
       return sendProblem(reply, domainUnavailable(), req.url);
     }
+    if (req.agent.rehearsal) {
+      // Nothing was stored: the key and the spend the chain took are given back (issue 48).
+      await rehearsed(req, o);
+      return reply.code(status).header('location', location).type('application/json').send(body);
+    }
     if (idempotency)
       // The order exists now: a failure to remember the reply must not turn it into an error.
       await o.idempotency
@@ -79,6 +88,14 @@ export function placeOrderHandler(o: PlaceOptions) {
         .catch((err) => o.log.error({ err, traceId: req.traceId }, 'idempotency record not stored'));
     return reply.code(status).header('location', location).type('application/json').send(body);
   };
+}
+
+/** After a rehearsed order (the warm-up's): its Idempotency-Key and spend reservation released. */
+async function rehearsed(req: FastifyRequest, o: PlaceOptions): Promise<void> {
+  o.rehearsals?.count('order');
+  const key = req.agent.idempotency?.key;
+  if (key) await o.idempotency.release(key).catch(() => {});
+  if (o.spend) await releaseUnplaced(o.spend, req, o.clock, o.log);
 }
 
 /**

@@ -31,7 +31,9 @@ export function rateLimitStep(o: RateLimitOptions) {
     const r = await o.store.take(key, o.clock.now());
     reply.header('ratelimit-policy', policyHeader);
     reply.header('ratelimit', `"agent";r=${r.remaining};t=${Math.ceil(r.resetMs / 1000)}`);
-    if (r.allowed) return;
+    // The warm-up's rehearsals take tokens as any call does but are never refused: their bucket
+    // is the reserved identity's, and a refusal would leave the rest of the path cold.
+    if (r.allowed || req.agent.rehearsal) return;
     req.agent.reason = 'rate limit: bucket empty';
     return sendProblem(reply, rateLimited(Math.max(1, Math.ceil(r.retryAfterMs / 1000))), req.url);
   };

@@ -144,7 +144,10 @@ export function createOrderDomain(
         order.status === 'PENDING_APPROVAL' ? EventTypes.OrderApprovalRequested : EventTypes.OrderPlaced;
       // Insert first: a given id is nearly always new, and the insert skips one that exists, so
       // the common case is one statement and only a repeat pays the read.
-      if (await store.insert(order, orderEvent(type, order, now))) {
+      const rehearsal = cmd.rehearsal === true;
+      if (await store.insert(order, orderEvent(type, order, now), { rehearsal })) {
+        // A rehearsal stored nothing: no outbox row to relay, no order to count.
+        if (rehearsal) return toResponse(order);
         placed++;
         committed();
         return toResponse(order);

@@ -124,6 +124,11 @@ export interface PlaceOrder {
   /** Exact decimal text with two decimals, the sum of the lines' lineTotal. */
   readonly total?: string;
   readonly checkoutSessionId?: string;
+  /**
+   * The warm-up's order (issue 48): every check and the store's statements run, in a transaction
+   * that is rolled back; nothing is stored, no event is published, nothing is bought.
+   */
+  readonly rehearsal?: true;
 }
 
 /**

@@ -61,8 +61,9 @@ export function memoryOrderStore(
   };
   return {
     outbox,
-    async insert(order, event) {
+    async insert(order, event, o) {
       if (orders.has(order.orderId)) return false;
+      if (o?.rehearsal) return true;
       orders.set(order.orderId, order);
       enqueue(event);
       return true;

@@ -1,5 +1,6 @@
 import { groupCommit } from '../../../lib/db/group-commit.ts';
 import type { Db, Queryable } from '../../../lib/db/index.ts';
+import { rehearse } from '../../../lib/db/rehearse.ts';
 import { vacuumAfterChanges } from '../../../lib/db/upkeep.ts';
 import { usdAmount } from '../contract/json.ts';
 import type { Approval, OrderLine, OrderStatus, PurchaseOrder, Shipment } from '../domain/purchase-order.ts';
@@ -190,72 +191,86 @@ function where(q: OrderQuery, params: unknown[]): string {
   return terms.length ? ` WHERE ${terms.join(' AND ')}` : '';
 }
 
+/** An order with its outbox row, as a batch of the group commit writes them. */
+type Placed = { order: PurchaseOrder; event: OutboxEvent };
+
+/**
+ * Inserts a batch of orders and their outbox rows through `q` (the store, or a transaction that a
+ * rehearsal rolls back): true for each item whose order this statement created.
+ */
+async function insertOrders(q: Queryable, batch: readonly Placed[]): Promise<boolean[]> {
+  const params: unknown[] = [];
+  const p = (v: unknown) => param(params, v);
+  const orders = batch.map(({ order: o }) => {
+    const row = [
+      o.orderId,
+      o.status,
+      o.agentId,
+      o.spiffeId,
+      o.sku,
+      o.quantity,
+      o.allocatedBudget, // decimal text into numeric: exact
+      o.processedAt,
+      o.cancelledAt,
+      o.traceId,
+      o.approvalsRequired,
+      JSON.stringify(o.approvals),
+      o.expiresAt,
+      o.lines === null ? null : JSON.stringify(o.lines.map(storedLine)),
+      o.total,
+      o.checkoutSessionId,
+    ];
+    return `(${row.map(p).join(',')})`;
+  });
+  // `n` (the batch position, ours) keeps the events in the batch's order in the outbox.
+  const events = batch.map(({ order, event }, n) =>
+    outboxTuple(event, params, [String(n), `${p(order.orderId)}::text`]),
+  );
+  // One statement, atomic by itself: the orders and their outbox rows in one round trip
+  // (a transaction took four: BEGIN, two INSERTs, COMMIT; each a message to the embedded
+  // store's thread, or a trip to Postgres). `created` names only the orders this statement
+  // inserted: an id that existed (a retried Idempotency-Key, a resumed completion) gets no
+  // second OrderPlaced, and an id twice in one batch gets one, its first item's (VALUES
+  // are inserted in order). The outbox insert runs to completion though the statement
+  // returns only `created`.
+  const rows = await q.query<{ order_id: string }>(
+    `WITH created AS (
+        INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, lines, total, checkout_session_id)
+        VALUES ${orders.join(',')} ON CONFLICT (order_id) DO NOTHING RETURNING order_id
+      ), events (n, order_id, ${OUTBOX_COLUMNS}) AS (
+        VALUES ${events.join(',')}
+      ), outboxed AS (
+        INSERT INTO procurement_outbox (${OUTBOX_COLUMNS})
+        SELECT ${OUTBOX_COLUMNS} FROM (
+          SELECT DISTINCT ON (order_id) * FROM events JOIN created USING (order_id) ORDER BY order_id, n
+        ) first_event ORDER BY n
+      )
+      SELECT order_id FROM created`,
+    params,
+  );
+  // Each created id answers true once: to the first item of the batch that carries it.
+  const created = new Set(rows.map((r) => r.order_id));
+  return batch.map(({ order }) => created.delete(order.orderId));
+}
+
 /**
  * Orders in the SQL store (PGlite embedded, Postgres with DATABASE_URL). Every change writes
  * its outbox row in the same transaction.
  */
 export function sqlOrderStore(db: Db): OrderStore {
-  const insertBatch = groupCommit<{ order: PurchaseOrder; event: OutboxEvent }, boolean>(
-    async (batch) => {
-      const params: unknown[] = [];
-      const p = (v: unknown) => param(params, v);
-      const orders = batch.map(({ order: o }) => {
-        const row = [
-          o.orderId,
-          o.status,
-          o.agentId,
-          o.spiffeId,
-          o.sku,
-          o.quantity,
-          o.allocatedBudget, // decimal text into numeric: exact
-          o.processedAt,
-          o.cancelledAt,
-          o.traceId,
-          o.approvalsRequired,
-          JSON.stringify(o.approvals),
-          o.expiresAt,
-          o.lines === null ? null : JSON.stringify(o.lines.map(storedLine)),
-          o.total,
-          o.checkoutSessionId,
-        ];
-        return `(${row.map(p).join(',')})`;
-      });
-      // `n` (the batch position, ours) keeps the events in the batch's order in the outbox.
-      const events = batch.map(({ order, event }, n) =>
-        outboxTuple(event, params, [String(n), `${p(order.orderId)}::text`]),
-      );
-      // One statement, atomic by itself: the orders and their outbox rows in one round trip
-      // (a transaction took four: BEGIN, two INSERTs, COMMIT; each a message to the embedded
-      // store's thread, or a trip to Postgres). `created` names only the orders this statement
-      // inserted: an id that existed (a retried Idempotency-Key, a resumed completion) gets no
-      // second OrderPlaced, and an id twice in one batch gets one, its first item's (VALUES
-      // are inserted in order). The outbox insert runs to completion though the statement
-      // returns only `created`.
-      const rows = await db.query<{ order_id: string }>(
-        `WITH created AS (
-          INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, lines, total, checkout_session_id)
-          VALUES ${orders.join(',')} ON CONFLICT (order_id) DO NOTHING RETURNING order_id
-        ), events (n, order_id, ${OUTBOX_COLUMNS}) AS (
-          VALUES ${events.join(',')}
-        ), outboxed AS (
-          INSERT INTO procurement_outbox (${OUTBOX_COLUMNS})
-          SELECT ${OUTBOX_COLUMNS} FROM (
-            SELECT DISTINCT ON (order_id) * FROM events JOIN created USING (order_id) ORDER BY order_id, n
-          ) first_event ORDER BY n
-        )
-        SELECT order_id FROM created`,
-        params,
-      );
-      // Each created id answers true once: to the first item of the batch that carries it.
-      const created = new Set(rows.map((r) => r.order_id));
-      return batch.map(({ order }) => created.delete(order.orderId));
-    },
+  const insertBatch = groupCommit<Placed, boolean>((batch) => insertOrders(db, batch), {
     // One batch at a time measured as well as several on Postgres here (the commit's fsync
     // dominates); the embedded store has a single connection anyway.
+    concurrency: 1,
+  });
+  // The warm-up's orders (issue 48): the same statement, batched the same way (so the statement
+  // texts of several batch sizes are prepared), in a transaction that is rolled back.
+  const rehearseBatch = groupCommit<Placed, boolean>(
+    (batch) => rehearse(db, (tx) => insertOrders(tx, batch)),
     { concurrency: 1 },
   );
   return {
-    insert: (order, event) => insertBatch({ order, event }),
+    insert: (order, event, o) => (o?.rehearsal ? rehearseBatch : insertBatch)({ order, event }),
     async get(orderId) {
       const rows = await db.query<Row>(`${SELECT} WHERE order_id = $1`, [orderId]);
       return rows[0] ? fromRow(rows[0]) : null;

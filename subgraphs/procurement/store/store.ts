@@ -23,9 +23,11 @@ export interface OrderStore {
   /**
    * Resolves true once the order and its OrderPlaced outbox row are committed, together; false
    * when the order id exists already (nothing is written: the stored order is left as it is
-   * and its event is not written again).
+   * and its event is not written again). `rehearsal` (the warm-up's orders, issue 48): the same
+   * statements run in a transaction that is rolled back, and the answer is what a commit would
+   * have said; nothing is stored.
    */
-  insert(order: PurchaseOrder, event: OutboxEvent): Promise<boolean>;
+  insert(order: PurchaseOrder, event: OutboxEvent, o?: { readonly rehearsal?: boolean }): Promise<boolean>;
   get(orderId: string): Promise<PurchaseOrder | null>;
   list(q: OrderQuery): Promise<PurchaseOrder[]>;
   /**

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
+import type { Clock } from '../../lib/clock.ts';
+import type { Rehearsals } from '../../lib/http/rehearsal.ts';
+import { sendProblem } from '../../lib/problem.ts';
+import type { AuditLog } from './audit/log.ts';
+import { unverifiedIdentity } from './problems.ts';
+
+/**
+ * The warm-up's agent (issue 48): a procurement-agent identity kept for the process's own
+ * rehearsals (lib/http/rehearsal.ts). The default scope policy grants it what any procurement
+ * agent has, so its orders run every step a real order runs.
+ */
+export const WARM_UP_AGENT_PATH = '/ns/ai/sa/procurement-agent/warm-up';
+
+export const warmUpAgentId = (trustDomain: string): string => `spiffe://${trustDomain}${WARM_UP_AGENT_PATH}`;
+
+/**
+ * Step 1½ (onRequest, after identity): the reserved identity rehearses when the request carries
+ * this process's warm-up token while the warm-up runs; from anyone else it is refused (401), so
+ * no caller can place orders, real or rehearsed, as the warm-up.
+ */
+export function rehearsalStep(rehearsals: Rehearsals) {
+  return async function rehearsal(req: FastifyRequest, reply: FastifyReply) {
+    if (req.agent.identity?.path !== WARM_UP_AGENT_PATH) return;
+    if (rehearsals.of(req)) {
+      req.agent.rehearsal = true;
+      return;
+    }
+    req.agent.reason = 'identity: reserved for the warm-up';
+    return sendProblem(reply, unverifiedIdentity('reserved for the warm-up'), req.url);
+  };
+}
+
+/**
+ * The audit records that a warm-up ran, once, with how many orders it rehearsed; the rehearsed
+ * calls themselves are not audited (they bought nothing), as no purchase happened.
+ */
+export function auditWarmUps(
+  rehearsals: Rehearsals,
+  audit: AuditLog,
+  clock: Clock,
+  trustDomain: string,
+): void {
+  rehearsals.onFinish(async (counts) => {
+    if (counts.order === 0 && counts.completion === 0) return;
+    audit.append({
+      at: clock.now(),
+      traceId: 'warm-up',
+      method: 'POST',
+      path: 'warm-up',
+      status: 200,
+      durationMs: 0,
+      identity: warmUpAgentId(trustDomain),
+      reason: `warm-up: ${counts.order} orders and ${counts.completion} checkout completions rehearsed and rolled back; nothing stored, nothing bought`,
+      identitySource: 'proxy',
+      orderId: null,
+    });
+    await audit.flush();
+  });
+}
+
+/**
+ * The n-th warm-up order (lib/http/warm-up.ts sends it), in turn on the edge and the canonical
+ * path, every other one with an Idempotency-Key (that step's store is warmed and given back), in
+ * varied amounts and quantities. The warm-up adds this process's token (lib/http/warm-up.ts).
+ */
+export function orderWarmUp(trustDomain: string, sku: string): (n: number) => InjectOptions {
+  const run = randomUUID();
+  return (n) => ({
+    method: 'POST',
+    url: n % 2 ? '/v2/orders' : '/api/v2/procurement/orders',
+    headers: {
+      'content-type': 'application/json',
+      'x-spiffe-id': warmUpAgentId(trustDomain),
+      'x-trace-id': `warm-up-${n}`,
+      ...(n % 4 < 2 ? { 'idempotency-key': `warm-up-${run}-${n}` } : {}),
+    },
+    payload: JSON.stringify({
+      agent_id: 'warm-up-agent',
+      sku,
+      quantity: 1 + (n % 7),
+      max_budget_usd: n % 3 ? 120.5 : 42,
+    }),
+  });
+}
