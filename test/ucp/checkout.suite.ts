@@ -207,6 +207,8 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
         expect(service.map((s) => s.transport)).toEqual(['rest', 'mcp']);
         expect(service[0]?.endpoint).toMatch(/\/ucp$/);
         expect(Object.keys(doc.ucp.capabilities ?? {}).sort()).toEqual([
+          'dev.ucp.shopping.catalog.lookup',
+          'dev.ucp.shopping.catalog.search',
           'dev.ucp.shopping.checkout',
           'dev.ucp.shopping.discount',
           'dev.ucp.shopping.fulfillment',
@@ -351,6 +353,14 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
           await p.update(c.id, { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 2 }] }),
         );
         expect((u.line_items as { quantity: number }[])[0]?.quantity).toBe(2);
+      });
+
+      it('cancel with Content-Type: application/json and an empty body (the REST binding defines no body)', async () => {
+        const p = await platform();
+        const c = await p.create();
+        const r = await p.cancel(c.id, { 'content-type': 'application/json' });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        expect(expectCheckout(r).status).toBe('canceled');
       });
 
       it('cancel_checkout, cancel_is_idempotent, cannot_update/complete_canceled_checkout', async () => {

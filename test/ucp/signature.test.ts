@@ -172,10 +172,11 @@ describe('UCP request signatures (RFC 9421, signatures.md v2026-04-08)', () => {
       'algorithm_unsupported',
     ],
     [
+      // The signatures table: a required signature header that is absent is signature_missing.
       'no Signature beside Signature-Input',
       () => create({ after: { signature: null } }),
       401,
-      'signature_invalid',
+      'signature_missing',
     ],
     [
       'no Signature-Input beside Signature',

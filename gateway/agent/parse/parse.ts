@@ -76,6 +76,12 @@ export function registerStrictJsonParser(app: FastifyInstance): void {
       done(null, new UnsignedBody());
       return;
     }
+    // No bytes is no body, whatever the Content-Type says (many clients always send
+    // application/json): requireJson refuses it as empty, optionalJson reads it as `{}`.
+    if (body.length === 0) {
+      done(null, undefined);
+      return;
+    }
     let text: string;
     try {
       text = utf8.decode(body);

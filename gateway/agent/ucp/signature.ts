@@ -76,6 +76,10 @@ export function ucpSignatureVerifier(o: {
     async verify(req, profileUrl) {
       let inputs: ReturnType<typeof parseDictionary>;
       let signatures: ReturnType<typeof parseDictionary>;
+      // A required header that is absent (signatures.md's table: signature_missing), not one
+      // that is there and wrong (signature_invalid).
+      if (one(req.headers.signature) === undefined)
+        return refuse(401, 'signature_missing', 'Signature-Input has no Signature beside it.');
       try {
         inputs = parseDictionary(one(req.headers['signature-input']) ?? '');
         signatures = parseDictionary(one(req.headers.signature) ?? '');
