@@ -89,7 +89,8 @@ function acpDeclared(): string[] {
 function ucpDeclared(): string[] {
   const file = new URL('../../schemas/ucp/v2026-04-08/services/shopping/rest.openapi.json', import.meta.url);
   const doc = JSON.parse(readFileSync(file, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
-  const offered = (path: string) => path.startsWith('/checkout-sessions') || path.startsWith('/orders/');
+  const offered = (path: string) =>
+    path.startsWith('/checkout-sessions') || path.startsWith('/orders/') || path.startsWith('/catalog/');
   return [
     'GET /.well-known/ucp',
     ...Object.entries(doc.paths)
@@ -130,7 +131,8 @@ describe('an agent identity', () => {
       for (const [method, op] of Object.entries(item))
         if (method !== 'parameters') expect(op[AGENT_MARKER], `${method} ${path}`).toBe(true);
     // The order endpoint, its edge form, the order lifecycle, the agent's own spend policy
-    // (issue 12), the order's audit proof (issue 31) and the narrowed agent quote at most: the edge quote (/cart/quote, coupons and
+    // (issue 12), the order's audit proof (issue 31), the catalog's search and product (issue 47)
+    // and the narrowed agent quote at most: the edge quote (/cart/quote, coupons and
     // customer ids) is deliberately not agent-facing (docs/contracts.md); marking it so must be
     // a reviewed change of this test too.
     for (const path of Object.keys(doc.paths ?? {}))
@@ -143,6 +145,8 @@ describe('an agent identity', () => {
           '/api/v2/procurement/orders/{orderId}/audit-proof',
           '/api/v2/procurement/spend',
           '/v2/quote',
+          '/v2/products',
+          '/v2/products/{productId}',
         ],
         path,
       ).toContain(path);

@@ -23,6 +23,7 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startCommand, startEnv, startFlags } from '../../harness/processes.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
@@ -297,8 +298,10 @@ describe('the Dockerfile', () => {
     const visit = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
-      for (const m of readFileSync(file, 'utf8').matchAll(/(?:\bfrom|\bimport\(?)\s*["']([^"']+)["']/g)) {
-        const spec = m[1] as string;
+      // TypeScript's own scanner reads import declarations and import() calls, not words in
+      // comments (a comment's "from 'x'" once named a package that was never imported).
+      for (const { fileName: spec } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true)
+        .importedFiles) {
         if (spec.startsWith('.')) visit(join(dirname(file), spec));
         else if (!spec.startsWith('node:'))
           imported.add(

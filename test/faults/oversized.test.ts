@@ -21,12 +21,20 @@ beforeAll(async () => {
   // UCP routes fetch the platform's profile before the body: one served on loopback.
   sys = await startEmbedded({ RATE_LIMIT_CAPACITY: '100000', UCP_PROFILE_ALLOW_INSECURE: 'true' });
   profiles = await startProfileServer();
-  ucpProfile = profiles.set('/platform.json', platformProfile());
+  // Every UCP capability this system offers (one not negotiated answers 200
+  // capabilities_incompatible before any body is read).
+  ucpProfile = profiles.set(
+    '/platform.json',
+    platformProfile({
+      capabilities: ['checkout', 'order', 'discount', 'fulfillment', 'catalog.search', 'catalog.lookup'],
+    }),
+  );
   operatorToken = await sys.token(['agents:admin']);
   // One platform per ACP request: each 413 counts towards its identity's block, as on /v2.
   for (let i = 0; i < 8; i++)
     checkoutKeys.push((await issueKey(sys, { spiffeId: `${AGENT}/oversized-acp-${i}` })).key);
-  for (let i = 0; i < 6; i++)
+  // Six UCP routes (three of checkout, three of the catalog), each sent to twice.
+  for (let i = 0; i < 12; i++)
     ucpKeys.push((await issueKey(sys, { spiffeId: `${AGENT}/oversized-ucp-${i}`, ucpProfile })).key);
 });
 afterAll(async () => {
@@ -113,6 +121,9 @@ describe('oversized bodies', () => {
         '/ucp/checkout-sessions',
         '/ucp/checkout-sessions/:id/cancel',
         '/ucp/checkout-sessions/:id/complete',
+        '/ucp/catalog/search',
+        '/ucp/catalog/lookup',
+        '/ucp/catalog/product',
       ].sort(),
     );
   });

@@ -81,7 +81,7 @@ describe('slow clients', () => {
 
     const slowHeaders = Array.from({ length: SLOW }, (_, i) =>
       slowClient(
-        `POST /v2/orders HTTP/1.1\r\nHost: x\r\nx-trace-id: slow-header-${i}\r\n`,
+        `POST /v2/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nx-trace-id: slow-header-${i}\r\n`,
         'x-slow: abc\r\n',
         100,
         8000,
@@ -90,7 +90,7 @@ describe('slow clients', () => {
     const body = '{"agent_id":"agent-slow-0001","sku":"SKU-ABC-123456","quantity":1,"max_budget_usd":10}';
     const slowBodies = Array.from({ length: SLOW }, (_, i) =>
       slowClient(
-        `POST /v2/orders HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\nx-spiffe-id: ${AGENT}/slow-${i}\r\nx-trace-id: slow-body-${i}\r\ncontent-length: ${body.length}\r\n\r\n`,
+        `POST /v2/orders HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\nx-spiffe-id: ${AGENT}/slow-${i}\r\nx-trace-id: slow-body-${i}\r\ncontent-length: ${body.length}\r\n\r\n`,
         body,
         150,
         8000,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  CATALOG_READ_SCOPE,
   ORDER_CANCEL_SCOPE,
   ORDER_CREATE_SCOPE,
   ORDER_READ_SCOPE,
@@ -29,11 +30,12 @@ describe('scope policy', () => {
     expect(p.grants(id('spiffe://other.org/ns/ai/sa/procurement-agent')).size).toBe(0);
   });
 
-  it('grants reading and cancelling its own orders and reading its spend policy by default too (issue 12), and nothing more', () => {
+  it('grants reading and cancelling its own orders, reading its spend policy (issue 12) and searching the catalog (issue 47) by default too, and nothing more', () => {
     const p = scopePolicy(undefined, ['example.org']);
     expect([...p.grants(id(`${AGENT}/eu-1`))].sort()).toEqual(
-      [ORDER_CANCEL_SCOPE, ORDER_CREATE_SCOPE, ORDER_READ_SCOPE, SPEND_READ_SCOPE].sort(),
+      [CATALOG_READ_SCOPE, ORDER_CANCEL_SCOPE, ORDER_CREATE_SCOPE, ORDER_READ_SCOPE, SPEND_READ_SCOPE].sort(),
     );
+    expect(CATALOG_READ_SCOPE).toBe('catalog:read');
     expect([ORDER_READ_SCOPE, ORDER_CANCEL_SCOPE]).toEqual(['orders:read', 'orders:cancel']);
   });
 

@@ -12,6 +12,7 @@ import { memoryIdempotencyStore } from '../../../gateway/agent/idempotency/memor
 import { memoryBucketStore } from '../../../gateway/agent/rate-limit/memory.ts';
 import { scopePolicy } from '../../../gateway/agent/scope/policy.ts';
 import { ManualClock } from '../../../lib/clock.ts';
+import { decorateRehearsals } from '../../../lib/http/rehearsal.ts';
 import { servedHosts } from '../../../lib/http/served-hosts.ts';
 import { createLogger } from '../../../lib/logger.ts';
 import { memorySpendLedger } from '../../../subgraphs/procurement/spend/memory.ts';
@@ -22,6 +23,7 @@ export async function agentChain(
 ): Promise<FastifyInstance> {
   const a = Fastify();
   a.decorateRequest('traceId', '');
+  decorateRehearsals(a);
   if (opts.traceId !== undefined) {
     const traceId = opts.traceId;
     a.addHook('onRequest', async (req) => {
