@@ -103,9 +103,9 @@ async function warmPaths(
       : []),
   ];
   // A few at a time, as callers come: the paths' concurrent parts (batching, caches) warm too.
-  const { requests, failed } = await sendUntil(app, sends, {
+  const sent = await sendUntil(app, sends, {
     deadline: started + o.budgetMs,
     concurrency: o.concurrency ?? 4,
   });
-  return { ms: performance.now() - started, requests, failed };
+  return { ms: performance.now() - started, ...sent };
 }

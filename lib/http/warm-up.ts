@@ -17,7 +17,12 @@ export interface WarmUpReport {
   readonly requests: number;
   /** Requests that did not answer 2xx (e.g. an empty catalog): reported, never fatal. */
   readonly failed: number;
+  /** The first few of them, `METHOD path status`, so the log says what broke. */
+  readonly failures?: readonly string[];
 }
+
+/** How many failed warm-up requests the report names. */
+const FAILURES_NAMED = 5;
 
 /** How many SQL connections the warm-up opens: the Postgres pool's size (lib/db/postgres.ts). */
 const SQL_CONNECTIONS = 10;
@@ -82,9 +87,10 @@ export async function sendUntil(
   app: FastifyInstance,
   requests: readonly ((n: number) => InjectOptions)[],
   o: { deadline: number; concurrency?: number },
-): Promise<{ requests: number; failed: number }> {
+): Promise<{ requests: number; failed: number; failures?: string[] }> {
   let sent = 0;
   let failed = 0;
+  const failures: string[] = [];
   const served = requests.filter((make) => {
     const r = make(0);
     return app.hasRoute({ method: r.method ?? 'GET', url: String(r.url ?? '/').split('?')[0] ?? '/' });
@@ -115,22 +121,32 @@ export async function sendUntil(
     });
     return { status: res.statusCode, body: await res.body.text() };
   };
-  const worker = async (w: number) => {
-    for (let n = w; performance.now() < o.deadline; n += 1) {
+  // One counter for all workers: each n is sent once (a request made from n, an order's
+  // Idempotency-Key say, is not sent twice at once), the kinds in turn.
+  let next = 0;
+  const worker = async () => {
+    while (performance.now() < o.deadline) {
+      const n = next++;
       const request = (served[n % served.length] as (n: number) => InjectOptions)(n);
       const res = await send(request).catch(() => ({ status: 0, body: '' }));
       sent++;
       // A GraphQL answer with errors is a 200 too: a warm-up query that broke must show.
       const graphqlErrors = String(request.url).startsWith('/graphql') && res.body.includes('"errors":');
-      if (res.status < 200 || res.status >= 300 || graphqlErrors) failed++;
+      if (res.status < 200 || res.status >= 300 || graphqlErrors) {
+        failed++;
+        if (failures.length < FAILURES_NAMED)
+          failures.push(
+            `${request.method ?? 'GET'} ${String(request.url).split('?')[0]} ${res.status} ${res.body.slice(0, 160)}`,
+          );
+      }
     }
   };
   try {
-    await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)));
+    await Promise.all(Array.from({ length: concurrency }, () => worker()));
   } finally {
     await pool?.close();
   }
-  return { requests: sent, failed };
+  return { requests: sent, failed, ...(failures.length ? { failures } : {}) };
 }
 
 /**

@@ -54,7 +54,7 @@ async function startWarming(
 }
 
 /** The process's `warmed up` log line. */
-function warmedUp(p: ServiceProcess): { requests: number; failed: number } {
+function warmedUp(p: ServiceProcess): { requests: number; failed: number; failures?: string[] } {
   const line = p
     .output()
     .split('\n')
@@ -93,6 +93,7 @@ describe('the distributed processes warm up before ready', () => {
     for (const p of [pricing, promotions, gateway]) {
       const r = warmedUp(p);
       expect(r.requests).toBeGreaterThan(0);
+      expect(r.failures ?? [], p.url).toEqual([]);
       expect(r.failed).toBe(0);
     }
     expect(warmedUp(procurement)).toMatchObject({ requests: 0, failed: 0 });
