@@ -171,6 +171,30 @@ describe('identity before any MCP exchange', () => {
     if (status === 400) expect(problem.type).toMatch(/\/malformed-request$/);
   });
 
+  it.each([
+    ['application/json only', 'application/json'],
+    ['text/event-stream only', 'text/event-stream'],
+    ['no Accept', undefined],
+  ])('answers 406 to %s, naming the Accept header to send', async (_name, accept) => {
+    const res = await fetch(`${sys.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-spiffe-id': AGENT,
+        ...(accept ? { accept } : {}),
+      },
+      body: '{"jsonrpc":"2.0","id":7,"method":"tools/list"}',
+    });
+    expect(res.status).toBe(406);
+    const body = (await res.json()) as {
+      jsonrpc: string;
+      id: unknown;
+      error: { code: number; message: string };
+    };
+    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    expect(body.error.message).toContain('Accept: application/json, text/event-stream');
+  });
+
   it('answers GET and DELETE with 405 (stateless: no stream, no session)', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${sys.url}/mcp`, { method, headers: { 'x-spiffe-id': AGENT } });

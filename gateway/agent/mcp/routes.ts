@@ -217,7 +217,7 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
     res.headers.forEach((value, name) => {
       if (name !== 'content-length') reply.header(name, value);
     });
-    return reply.send(await res.text());
+    return reply.send(res.status === 406 ? notAcceptable(await res.text()) : await res.text());
   }
 
   const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
@@ -261,3 +261,31 @@ export async function registerMcpRoutes(app: FastifyInstance, d: McpDeps): Promi
     scope.delete(MCP_PATH, hooks, notAllowed);
   });
 }
+
+/**
+ * The transport's 406 (Streamable HTTP lets a server insist that a client accepts both JSON and
+ * an event stream; this one answers JSON only, but the SDK insists): the JSON-RPC error keeps its
+ * code and id, and its message names the header to send (issue 50, docs/mcp.md).
+ */
+export function notAcceptable(body: string): string {
+  let id: unknown = null;
+  let code = -32000;
+  try {
+    const parsed = JSON.parse(body) as { id?: unknown; error?: { code?: unknown } };
+    id = parsed.id ?? null;
+    if (typeof parsed.error?.code === 'number') code = parsed.error.code;
+  } catch {
+    // The SDK's body is JSON-RPC; whatever it was, the answer below stands.
+  }
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    error: {
+      code,
+      message: `Not Acceptable: send the header ${MCP_ACCEPT} (the Streamable HTTP transport requires a client to accept both; this server answers with JSON).`,
+    },
+    id,
+  });
+}
+
+/** The Accept header an MCP client must send to this server. */
+export const MCP_ACCEPT = 'Accept: application/json, text/event-stream';
