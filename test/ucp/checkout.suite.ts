@@ -367,17 +367,31 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
         const p = await platform();
         const c = await p.create();
         expect(expectCheckout(await p.cancel(c.id)).status).toBe('canceled');
+        // 409 invalid_state (issue 50: checkout.md's "error indicating the operation is not
+        // allowed", as the reference server answers), the session unchanged.
         for (const r of [
           await p.cancel(c.id),
           await p.update(c.id, { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 2 }] }),
           await p.complete(c.id),
         ]) {
-          const again = expectCheckout(r);
-          expect(again.status).toBe('canceled');
-          expect(messages(again)).toContainEqual(
-            expect.objectContaining({ code: 'invalid_state', severity: 'unrecoverable' }),
-          );
+          expect(r.status, JSON.stringify(r.body)).toBe(409);
+          expect(r.body).toMatchObject({ code: 'invalid_state' });
+          expect(String(r.body.content)).toContain('canceled');
         }
+        expect(expectCheckout(await p.call('GET', `/checkout-sessions/${c.id}`)).status).toBe('canceled');
+      });
+
+      it('invalid_state is kept under its Idempotency-Key: a replay answers the same 409', async () => {
+        const p = await platform();
+        const c = await p.create();
+        expect(expectCheckout(await p.cancel(c.id)).status).toBe('canceled');
+        const h = { 'idempotency-key': `late-${label}-${Math.random().toString(36).slice(2)}` };
+        const body = { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 3 }] };
+        const first = await p.call('PUT', `/checkout-sessions/${c.id}`, body, h);
+        const again = await p.call('PUT', `/checkout-sessions/${c.id}`, body, h);
+        expect(first.status).toBe(409);
+        expect(again.status).toBe(409);
+        expect(again.body).toEqual(first.body);
       });
 
       it('complete_checkout: completed, with order id and permalink; complete/update/cancel after it are refused', async () => {
@@ -393,10 +407,11 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
           await p.update(c.id, { line_items: [{ item: { id: FIXTURE.itemA }, quantity: 2 }] }),
           await p.cancel(c.id),
         ]) {
-          const again = expectCheckout(r);
-          expect(again.status).toBe('completed');
-          expect(messages(again)).toContainEqual(expect.objectContaining({ code: 'invalid_state' }));
+          expect(r.status, JSON.stringify(r.body)).toBe(409);
+          expect(r.body).toMatchObject({ code: 'invalid_state' });
+          expect(String(r.body.content)).toContain('completed');
         }
+        expect(expectCheckout(await p.call('GET', `/checkout-sessions/${c.id}`)).status).toBe('completed');
       });
     });
 

@@ -216,23 +216,31 @@ function handlers(d: UcpRouteDeps) {
       case 'not-found':
         return notFound(req, reply, 'checkout session');
       case 'not-allowed':
-      case 'not-ready': {
-        // A business outcome (checkout.md: "an error indicating the operation is not allowed"):
-        // the checkout as it stands, with an unrecoverable (final) or recoverable message. 409
-        // would say "retry may succeed"; for a final session it cannot.
+        // checkout.md: a business SHOULD answer "an error indicating the operation is not
+        // allowed" to an update, completion or cancellation of a completed or canceled checkout.
+        // 409 with invalid_state, as the reference server answers and conformance suites expect
+        // (a 200 with the checkout and a message read as success to them); issue 50, docs/ucp.md.
+        // Kept under its Idempotency-Key like any 4xx, so a replay answers the same.
         req.agent.reason = `ucp: ${what}: session ${o.session.status}`;
-        const final = o.kind === 'not-allowed';
+        return sendUcpError(
+          reply,
+          ucpError(
+            409,
+            'invalid_state',
+            `The checkout is ${o.session.status.replace(/_/g, ' ')}: it cannot be ${what === 'complete' ? 'completed' : what === 'cancel' ? 'canceled' : 'changed'}.`,
+          ),
+        );
+      case 'not-ready':
+        // A business outcome: the checkout as it stands, with a recoverable message.
+        req.agent.reason = `ucp: ${what}: session ${o.session.status}`;
         return show(req, reply, o.session, [
           {
             type: 'error',
-            code: final ? 'invalid_state' : 'not_ready',
-            content: final
-              ? `The checkout is ${o.session.status.replace(/_/g, ' ')}: it cannot be ${what === 'complete' ? 'completed' : what === 'cancel' ? 'canceled' : 'changed'}.`
-              : 'The checkout is not ready for completion; resolve its error messages first.',
-            severity: final ? 'unrecoverable' : 'recoverable',
+            code: 'not_ready',
+            content: 'The checkout is not ready for completion; resolve its error messages first.',
+            severity: 'recoverable',
           },
         ]);
-      }
       case 'busy':
         req.agent.reason = `ucp: ${what}: session busy (${o.session.status})`;
         return sendUcpError(
