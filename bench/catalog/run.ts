@@ -133,7 +133,7 @@ export async function runCatalog(
     loads.push(loadAverage());
   }
 
-  const importSizes = quick ? [1_000, 4_000] : [10_000, 40_000];
+  const importSizes = quick ? [1_000, 4_000] : [4_000, 16_000];
   const imports = await importsInto('embedded', undefined, importSizes, log);
   const pg = await seededPostgres(QUOTE_CATALOG_SIZE);
   try {

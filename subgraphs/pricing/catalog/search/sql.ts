@@ -23,7 +23,7 @@ import { SearchInputError, type SearchRequest } from './request.ts';
  * - facets on request: over every match, not the page.
  *
  * Behind `CatalogSearch`, so that a search engine can take over where PostgreSQL stops serving
- * (docs/catalog.md, "Where a search engine takes over", has the measurement).
+ * (docs/benchmarks.md, "Catalog", has the measurement).
  */
 
 export interface Facet {
