@@ -3,11 +3,14 @@
  * in docs/benchmarks.md. `npm run bench -- --quick` for a fast smoke run (not written);
  * `npm run bench -- --only <group>[,<group>…]` to run some groups in one run (e.g.
  * `--only mixed,warm-start`, the tables issue 29 asks for side by side).
+ * `--catalog-size <SKUs>`: the largest catalog the catalog group seeds on PostgreSQL.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { type AcpRun, acpTable, runAcp } from './acp/run.ts';
+import { type CatalogRun, DEFAULT_CATALOG_SIZE, runCatalog } from './catalog/run.ts';
+import { catalogTables } from './catalog/table.ts';
 import { type DurabilityRun, durabilityTable, runDurability } from './durability.ts';
 import { type Row, runFn, runHttp, type Scenario } from './harness.ts';
 import { type MemoryRow, measureMemory, memoryTable } from './memory.ts';
@@ -75,6 +78,13 @@ if (only && runs('warm-start')) {
     log,
     topologies,
   );
+}
+let catalog: CatalogRun | undefined;
+if (runs('catalog')) {
+  const size = args.includes('--catalog-size')
+    ? Number(args[args.indexOf('--catalog-size') + 1])
+    : DEFAULT_CATALOG_SIZE;
+  catalog = await runCatalog(quick, log, { catalogSize: size });
 }
 let durability: DurabilityRun | undefined;
 if (runs('durability')) durability = await runDurability(quick, log);
@@ -179,6 +189,22 @@ if (mixed) {
       ),
     );
     console.error('updated docs/benchmarks.md (mixed)');
+  }
+}
+
+if (catalog) {
+  const text = catalogTables(catalog);
+  console.log(`\n${text}`);
+  if (!quick) {
+    const file = new URL('../docs/benchmarks.md', import.meta.url);
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        /<!-- catalog:start -->[\s\S]*<!-- catalog:end -->/,
+        `<!-- catalog:start -->\nMeasured ${stamp} on Node ${process.version}, compiled (\`npm start\`; on PostgreSQL the same process with DATABASE_URL, a fresh schema seeded beforehand), bench/catalog/: GraphQL \`searchProducts\` (first 10: id, title, brand; no quotes) cycling through the labelled queries of bench/catalog/relevance.json; closed loop (10 connections) for the maximum, then open loop at 50 % of it, 10 s after 2 s not counted, each latency from its due time; MiniSearch behind node:http in its own process over the same products, loaded the same way.\n\n${text}\n<!-- catalog:end -->`,
+      ),
+    );
+    console.error('updated docs/benchmarks.md (catalog)');
   }
 }
 

@@ -23,7 +23,7 @@ import { SearchInputError, type SearchRequest } from './request.ts';
  * - facets on request: over every match, not the page.
  *
  * Behind `CatalogSearch`, so that a search engine can take over where PostgreSQL stops serving
- * (docs/catalog.md, "Where a search engine takes over", has the measurement).
+ * (docs/benchmarks.md, "Catalog", has the measurement).
  */
 
 export interface Facet {
@@ -132,8 +132,17 @@ function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Params): str
     from += `, websearch_to_tsquery('english', ${p.add(m.query)}) AS q`;
     where.unshift('g.search @@ q');
     // Weights D, C, B, A (description … title and brand); normalisation 1: longer text ranks a
-    // little lower, so a title that is mostly the query comes first.
-    rank = `ts_rank('{0.05, 0.2, 0.4, 1.0}', g.search, q, 1)`;
+    // little lower, so a title that is mostly the query comes first. A product whose title and
+    // brand alone hold every word comes before any that needs its other text: ts_rank weighs
+    // how near the words are, so "shea butter body lotion" ranked a lotion whose description
+    // lists shea butter above the Shea Butter Body Lotions (bench/catalog: nDCG@10).
+    // An option value the query names ("tennis racket s", "pasta 250 g") lifts the products
+    // that have it by half that: a size's letter is a stop word the vector drops.
+    const spaced = p.add(` ${m.query.toLowerCase()} `);
+    rank = `ts_rank('{0.05, 0.2, 0.4, 1.0}', g.search, q, 1)
+      + CASE WHEN to_tsvector('english', g.title || ' ' || coalesce(g.brand, '')) @@ q THEN 1 ELSE 0 END
+      + CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(g.options) o, jsonb_array_elements_text(o->'values') v
+                           WHERE strpos(${spaced}, ' ' || lower(v) || ' ') > 0) THEN 0.5 ELSE 0 END`;
   } else if (m.kind === 'similar') {
     const q = p.add(m.query.toLowerCase());
     where.unshift(`lower(g.title) OPERATOR(${ext}.%) ${q}`);
