@@ -8,6 +8,9 @@ import type { ClaimedDelivery } from './types.ts';
  *
  * - `Webhook-Id`: the order event's id (a UUID), the same on every attempt and replay, so a
  *   platform drops duplicates by it (Standard Webhooks);
+ * - `Idempotency-Key`: the same event id. signatures.md's table requires `idempotency-key` among
+ *   the covered components of every signed POST, and order.md names only `Webhook-Id`: both are
+ *   sent and signed, so a receiver written to either convention dedupes (issue 50, docs/ucp.md);
  * - `Webhook-Timestamp`: when the event occurred, in Unix seconds. The tag says "Event occurrence
  *   timestamp" (order.md, rest.openapi.json), so it is the event's time on every attempt, not
  *   the attempt's (Standard Webhooks' own HMAC scheme uses the attempt's; UCP signs with RFC 9421
@@ -15,7 +18,7 @@ import type { ClaimedDelivery } from './types.ts';
  * - `UCP-Agent: profile="<business profile>"`: the signer, whose `signing_keys` hold the key;
  * - `Content-Digest: sha-256=:…:` (RFC 9530) of the exact body bytes;
  * - `Signature-Input`/`Signature` (label `sig1`, ES256 as raw r||s), covering `@method`,
- *   `@authority`, `@path` (`@query` when the URL has one), `ucp-agent`, `webhook-id`,
+ *   `@authority`, `@path` (`@query` when the URL has one), `ucp-agent`, `idempotency-key`, `webhook-id`,
  *   `webhook-timestamp`, `content-digest` and `content-type`, with `created` (the attempt) and
  *   `keyid` (the key's kid); no `alg` (signatures.md: derived from the JWK's curve).
  */
@@ -35,6 +38,7 @@ export function ucpWebhookComponents(url: string): string[] {
     '@path',
     ...(new URL(url).search ? ['@query'] : []),
     'ucp-agent',
+    'idempotency-key',
     'webhook-id',
     'webhook-timestamp',
     'content-digest',
@@ -67,6 +71,7 @@ export async function ucpHeaders(
     headers: {
       'content-type': 'application/json',
       'ucp-agent': ucpAgentHeader(signer.profileUrl),
+      'idempotency-key': d.eventId,
       'webhook-id': d.eventId,
       'webhook-timestamp': String(occurredAt(d.payload, d.createdAt)),
     },

@@ -55,8 +55,19 @@ function componentValue(name: string, w: ReceivedWebhook): string | undefined {
   }
 }
 
-/** The components signatures.md requires on a webhook (a POST with a body and UCP-Agent). */
-const REQUIRED = ['@method', '@authority', '@path', 'ucp-agent', 'content-digest', 'content-type'];
+/**
+ * The components signatures.md requires on a webhook (a POST with a body and UCP-Agent; its table
+ * requires `idempotency-key` on POST, PUT, DELETE and PATCH).
+ */
+const REQUIRED = [
+  '@method',
+  '@authority',
+  '@path',
+  'ucp-agent',
+  'idempotency-key',
+  'content-digest',
+  'content-type',
+];
 
 export async function verifyUcpWebhook(w: ReceivedWebhook, keys: readonly JsonWebKey[]): Promise<Verdict> {
   // 1. Content-Digest (RFC 9530): sha-256 of the raw body bytes.

@@ -128,6 +128,8 @@ export function ucpWebhookSuite(label: string, start: () => Promise<UcpEventsSys
     async function verified(d: Received, hook: Receiver): Promise<Order> {
       expect(d.headers['content-type']).toBe('application/json');
       expect(d.headers['webhook-id']).toMatch(UUID);
+      // Both conventions' dedupe key, one value (issue 50).
+      expect(d.headers['idempotency-key']).toBe(d.headers['webhook-id']);
       expect(d.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
       const profile = profileUrlOf(d.headers);
       // The business profile it names; fetched from the gateway this test reaches (the system
