@@ -179,6 +179,13 @@ const fields = z.object({
   /** With TLS: `required` refuses handshakes without a client certificate of TLS_CA_FILE. */
   TLS_CLIENT_CERT: z.enum(['required', 'optional']).default('required'),
   /**
+   * With TLS: the lowest protocol version a handshake may agree. UCP's REST bindings say its
+   * endpoints MUST be served with TLS 1.3 at least (checkout-rest.md, order-rest.md); an operator
+   * who lowers this for older agents keeps UCP at 1.3 (gateway/agent/ucp/routes.ts answers a UCP
+   * request on a TLS 1.2 connection 403 `tls_version_unsupported`).
+   */
+  TLS_MIN_VERSION: z.enum(['TLSv1.3', 'TLSv1.2']).default('TLSv1.3'),
+  /**
    * JSON object: SPIFFE ID → scopes it is granted (an entry covers the IDs below it; the
    * longest match wins). Unset: `orders:create` and `spend:read` for the procurement agent in each trust domain.
    */

@@ -151,7 +151,7 @@ function tlsOptions(c: Platform['config']) {
       ...slowClientLimits(c),
       requestCert: true,
       rejectUnauthorized: c.TLS_CLIENT_CERT === 'required',
-      minVersion: 'TLSv1.2' as const,
+      minVersion: c.TLS_MIN_VERSION,
     },
   };
 }
