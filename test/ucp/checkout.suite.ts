@@ -6,7 +6,9 @@
  * follows the tag instead of the suite's 2026-01-11). Every response is validated against the
  * vendored schemas. With several gateway replicas, consecutive calls go to different replicas.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readUcpDocuments } from '../../gateway/agent/ucp/schema/files.ts';
 import type { Gql } from '../acp/support/acp.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import {
@@ -215,6 +217,44 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
           'dev.ucp.shopping.order',
         ]);
         expect(Object.keys(doc.ucp.payment_handlers ?? {})).toEqual(['com.example.purchase_order']);
+      });
+
+      it("publishes the payment handler's spec and schema: a platform learns what the instrument needs (issue 50)", async () => {
+        const doc = (await (await fetch(`${url()}/.well-known/ucp`)).json()) as {
+          ucp: { payment_handlers: Record<string, { spec?: string; schema?: string }[]> };
+        };
+        const handler = doc.ucp.payment_handlers['com.example.purchase_order']?.[0];
+        expect(handler?.spec).toMatch(/\/payment-handlers\/purchase_order\/spec\.md$/);
+        expect(handler?.schema).toMatch(/\/payment-handlers\/purchase_order\/schema\.json$/);
+        const origin = new URL(url()).origin;
+        const at = (u: string) => `${origin}${new URL(u).pathname}`;
+        const spec = await fetch(at(handler?.spec ?? ''));
+        expect(spec.status).toBe(200);
+        expect(spec.headers.get('content-type')).toMatch(/^text\/markdown/);
+        expect(await spec.text()).toContain('purchase_order_number');
+        const res = await fetch(at(handler?.schema ?? ''));
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^application\/schema\+json/);
+        const schema = (await res.json()) as { $id: string; name: string; $defs: Record<string, unknown> };
+        expect(schema.$id).toBe(handler?.schema);
+        expect(schema.name).toBe('com.example.purchase_order');
+        // Judged as a platform would: compiled beside the release's schemas, its business variant
+        // accepts the profile's own entry, and its instrument refuses one without a number.
+        const ajv = new Ajv2020({ strict: false, allErrors: true });
+        for (const d of readUcpDocuments()) ajv.addSchema(d.schema);
+        ajv.addSchema(schema);
+        const business = ajv.getSchema(`${schema.$id}#/$defs/com.example.purchase_order/business_schema`);
+        const instrument = ajv.getSchema(`${schema.$id}#/$defs/purchase_order_instrument`);
+        expect(business?.(handler), JSON.stringify(business?.errors)).toBe(true);
+        expect(business?.({ ...handler, config: { currency: 'usd' } })).toBe(false);
+        const good = {
+          id: 'po_1',
+          handler_id: 'purchase_order',
+          type: 'purchase_order',
+          credential: { type: 'purchase_order', purchase_order_number: 'PO-9' },
+        };
+        expect(instrument?.(good)).toBe(true);
+        expect(instrument?.({ ...good, credential: { type: 'purchase_order' } })).toBe(false);
       });
     });
 
@@ -734,6 +774,40 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
           expect.objectContaining({ code: 'payment_failed', path: '$.payment.instruments[0].handler_id' }),
         );
       });
+
+      it.each([
+        ['no purchase order number', { type: 'purchase_order' }, '.credential.purchase_order_number'],
+        [
+          'a number with a control character',
+          { type: 'purchase_order', purchase_order_number: 'PO\u0007' },
+          '.credential.purchase_order_number',
+        ],
+        ['a credential of another type', { type: 'card', purchase_order_number: 'PO-1' }, '.credential.type'],
+      ])(
+        'payment_failed at the path the handler schema names: %s (issue 50)',
+        async (_name, credential, at) => {
+          const p = await platform();
+          const c = await p.ready();
+          const r = await p.call('POST', `/checkout-sessions/${c.id}/complete`, {
+            payment: {
+              instruments: [
+                {
+                  id: 'po_1',
+                  handler_id: 'purchase_order',
+                  type: 'purchase_order',
+                  selected: true,
+                  credential,
+                },
+              ],
+            },
+          });
+          const after = expectCheckout(r);
+          expect(after.status).toBe('ready_for_complete');
+          expect(messages(after)).toContainEqual(
+            expect.objectContaining({ code: 'payment_failed', path: `$.payment.instruments[0]${at}` }),
+          );
+        },
+      );
 
       it('complete_without_fulfillment: 200, not completed, a recoverable message into $.fulfillment', async () => {
         const p = await platform();

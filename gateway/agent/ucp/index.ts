@@ -7,7 +7,17 @@ import type { AcpParts } from '../acp/index.ts';
 import type { AgentChainParts } from '../index.ts';
 import { serveUcpToolsOnMcp } from '../mcp/ucp/binding.ts';
 import { registerUcpCatalogRoutes } from './catalog.ts';
-import { DEFAULT_MERCHANT_NAMESPACE, defaultNamespaceInPublic, paymentHandlers } from './payment.ts';
+import {
+  DEFAULT_MERCHANT_NAMESPACE,
+  defaultNamespaceInPublic,
+  paymentHandlerName,
+  paymentHandlers,
+} from './payment.ts';
+import {
+  HANDLER_PATH,
+  purchaseOrderHandlerSchema,
+  purchaseOrderHandlerSpec,
+} from './payment-handler-schema.ts';
 import { profileFetcher } from './platform-profile.ts';
 import { businessProfile, registerBusinessProfile } from './profile.ts';
 import { fetchBudget } from './profile-budget.ts';
@@ -40,7 +50,8 @@ export async function mountUcp(
   const origin = publicOrigin(config);
   const restEndpoint = ucpApiBaseUrl(config);
   const basePath = new URL(restEndpoint).pathname.replace(/\/+$/, '');
-  const handlers = paymentHandlers(config.UCP_MERCHANT_NAMESPACE);
+  const handlers = paymentHandlers(config.UCP_MERCHANT_NAMESPACE, origin);
+  registerPaymentHandlerDocuments(app, paymentHandlerName(config.UCP_MERCHANT_NAMESPACE), origin);
   if (defaultNamespaceInPublic(config.UCP_MERCHANT_NAMESPACE, restEndpoint))
     log.warn(
       { namespace: DEFAULT_MERCHANT_NAMESPACE, restEndpoint },
@@ -126,4 +137,16 @@ export async function mountUcp(
         bodyLimit: config.ACP_BODY_LIMIT_BYTES,
       }),
   });
+}
+
+/** The purchase-order handler's spec and schema, public as the profile is (cacheable an hour). */
+function registerPaymentHandlerDocuments(app: FastifyInstance, name: string, origin: string): void {
+  const schema = JSON.stringify(purchaseOrderHandlerSchema(name, origin));
+  const spec = purchaseOrderHandlerSpec(name, origin);
+  app.get(`${HANDLER_PATH}/schema.json`, async (_req, reply) =>
+    reply.header('cache-control', 'public, max-age=3600').type('application/schema+json').send(schema),
+  );
+  app.get(`${HANDLER_PATH}/spec.md`, async (_req, reply) =>
+    reply.header('cache-control', 'public, max-age=3600').type('text/markdown; charset=utf-8').send(spec),
+  );
 }

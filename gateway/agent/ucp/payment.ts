@@ -1,4 +1,5 @@
 import { isLocalName, isPrivateAddress } from '../../../lib/net/address.ts';
+import { handlerSchemaUrl, handlerSpecUrl, instrumentViolation } from './payment-handler-schema.ts';
 import { UCP_VERSION } from './schema/index.ts';
 
 /**
@@ -18,9 +19,6 @@ import { UCP_VERSION } from './schema/index.ts';
 
 export const PURCHASE_ORDER_HANDLER_ID = 'purchase_order';
 export const PURCHASE_ORDER_TYPE = 'purchase_order';
-/** A purchase order number as ACP takes one (1–100 characters, no control characters). */
-const PO_NUMBER = /^[^\p{Cc}]{1,100}$/u;
-
 export const paymentHandlerName = (namespace: string): string => `${namespace}.purchase_order`;
 
 /** UCP_MERCHANT_NAMESPACE's default (lib/config.ts): a placeholder, not any merchant's domain. */
@@ -54,13 +52,19 @@ export function defaultNamespaceInPublic(namespace: string, restEndpoint: string
   return !isLocalOrExampleHost(host);
 }
 
-/** The `payment_handlers` registry, as the profile (business schema) and every checkout show it. */
-export function paymentHandlers(namespace: string): Record<string, unknown[]> {
+/**
+ * The `payment_handlers` registry, as the profile (business schema) and every checkout show it,
+ * with the handler's `spec` and `schema` served by this system at `origin`
+ * (payment-handler-schema.ts).
+ */
+export function paymentHandlers(namespace: string, origin: string): Record<string, unknown[]> {
   return {
     [paymentHandlerName(namespace)]: [
       {
         id: PURCHASE_ORDER_HANDLER_ID,
         version: UCP_VERSION,
+        spec: handlerSpecUrl(origin),
+        schema: handlerSchemaUrl(origin),
         available_instruments: [{ type: PURCHASE_ORDER_TYPE }],
         config: { payment_terms: 'net_30', currency: 'USD' },
       },
@@ -96,12 +100,8 @@ export function purchaseOrderOf(payment: unknown): PaymentChoice {
       path: `${at}.handler_id`,
       content: `This business takes payment on account only: use the handler ${PURCHASE_ORDER_HANDLER_ID}.`,
     };
-  const number = chosen.credential?.purchase_order_number;
-  if (typeof number !== 'string' || !PO_NUMBER.test(number))
-    return {
-      ok: false,
-      path: `${at}.credential.purchase_order_number`,
-      content: 'A purchase order number of 1 to 100 characters is required.',
-    };
-  return { ok: true, purchaseOrderNumber: number };
+  // The handler's published schema decides (payment-handler-schema.ts), as a platform reads it.
+  const violation = instrumentViolation(chosen);
+  if (violation) return { ok: false, path: `${at}${violation.path}`, content: violation.content };
+  return { ok: true, purchaseOrderNumber: chosen.credential?.purchase_order_number as string };
 }
