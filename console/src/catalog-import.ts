@@ -68,8 +68,16 @@ export async function* feedLines(
     if (utf8Bytes(text) > maxBytes) return { tooLong: true, bytes: total };
     return { text, bytes: total };
   };
+  let carry = '';
   for await (const read of texts) {
-    let rest = read;
+    // A character cut between two pieces (a surrogate pair) is counted whole, in the next one.
+    let rest = carry + read;
+    carry = '';
+    const lastUnit = rest.charCodeAt(rest.length - 1);
+    if (lastUnit >= 0xd800 && lastUnit < 0xdc00) {
+      carry = rest.slice(-1);
+      rest = rest.slice(0, -1);
+    }
     for (;;) {
       const nl = rest.indexOf('\n');
       const piece = nl < 0 ? rest : rest.slice(0, nl);
@@ -96,6 +104,13 @@ export async function* feedLines(
       any = false;
       rest = rest.slice(nl + 1);
     }
+  }
+  if (carry) {
+    const size = utf8Bytes(carry);
+    bytes += size;
+    any = true;
+    if (!tooLong && held + size > maxBytes + 1) tooLong = true;
+    else if (!tooLong) parts.push(carry);
   }
   if (any || tooLong) yield end(false);
 }
