@@ -27,6 +27,9 @@ const config = loadConfig({
   NODE_ENV: 'development',
   CATALOG_SIZE: '500',
   PORT: '0',
+  // A throwaway system on a busy machine: no warm-up wait, and no request shed as at capacity.
+  WARM_UP_MS: '0',
+  SHED_QUOTE_BUDGET_MS: '0',
 });
 const sys = await buildEmbedded(config);
 const url = await sys.listen(0);
