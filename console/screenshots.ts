@@ -3,7 +3,7 @@
  * in Chromium (playwright-core, /usr/bin/chromium or CHROMIUM_PATH) against a throwaway embedded
  * system with a little traffic: orders, a blocked agent, a price, a promotion preview, orders
  * waiting for approval, a webhook endpoint, ACP checkout API keys and sessions (one completed,
- * one waiting for approval).
+ * one waiting for approval), a catalog search and a feed import.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +27,9 @@ const config = loadConfig({
   NODE_ENV: 'development',
   CATALOG_SIZE: '500',
   PORT: '0',
+  // A throwaway system on a busy machine: no warm-up wait, and no request shed as at capacity.
+  WARM_UP_MS: '0',
+  SHED_QUOTE_BUDGET_MS: '0',
 });
 const sys = await buildEmbedded(config);
 const url = await sys.listen(0);
@@ -215,6 +218,51 @@ try {
   await page.getByRole('button', { name: 'Deliveries of https://erp.example/hooks' }).click();
   await page.getByTestId('webhook-deliveries').getByRole('row').nth(1).waitFor();
   await shot(page, 'webhooks');
+
+  // Catalog: a misspelt search narrowed by a facet, one product's variants; then a feed imported
+  // from the browser with one bad line.
+  await page.getByRole('link', { name: 'Catalog' }).click();
+  await page.getByLabel('Search products').fill('ergnomic chair');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.getByTestId('search-summary').filter({ hasText: 'corrected from' }).waitFor();
+  await page.getByTestId('products').getByRole('link').first().click();
+  await page.getByTestId('variants').waitFor();
+  await shot(page, 'catalog');
+  const feedLine = (n: number) =>
+    JSON.stringify({
+      id: `stool-${n}`,
+      title: `Saddle Stool ${n}`,
+      description: { plain: 'A saddle stool for standing desks.' },
+      variants: [
+        {
+          id: `stool-${n}-black`,
+          title: `Saddle Stool ${n} - Black`,
+          price: { amount: 12900 + n, currency: 'USD' },
+          availability: { available: true, status: 'in_stock' },
+          categories: [{ value: 'Office > Chairs', taxonomy: 'merchant' }],
+        },
+      ],
+    });
+  const feedImport = page.getByTestId('catalog-import');
+  await feedImport.getByLabel('metadata.json').setInputFiles({
+    name: 'metadata.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ id: 'feed_screens', target_country: 'US' })),
+  });
+  await feedImport.getByLabel('products.jsonl').setInputFiles({
+    name: 'products.jsonl',
+    mimeType: 'application/x-ndjson',
+    buffer: Buffer.from(`${[feedLine(1), feedLine(2), '{"id": "broken"', feedLine(3)].join('\n')}\n`),
+  });
+  await feedImport.getByRole('button', { name: 'Import' }).click();
+  const ended = feedImport.locator('[data-phase="done"], [data-phase="failed"], [data-phase="stopped"]');
+  await ended.waitFor().catch(async (err) => {
+    throw new Error(`the catalog import did not end: ${await feedImport.textContent()}`, { cause: err });
+  });
+  if ((await ended.getAttribute('data-phase')) !== 'done')
+    throw new Error(`the catalog import did not end DONE: ${await feedImport.textContent()}`);
+  await feedImport.scrollIntoViewIfNeeded();
+  await shot(page, 'catalog-import');
 
   await page.getByRole('link', { name: 'Prices' }).click();
   await page.getByRole('button', { name: 'Calculate' }).click();

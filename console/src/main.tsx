@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import './styles.css';
 import { AgentsPage } from './pages/agents.tsx';
 import { ApprovalsPage } from './pages/approvals.tsx';
+import { CatalogPage } from './pages/catalog.tsx';
 import { CheckoutPage } from './pages/checkout.tsx';
 import { ExplorerPage } from './pages/explorer.tsx';
 import { LivePage } from './pages/live.tsx';
@@ -29,6 +30,7 @@ const PAGES = [
   { id: 'approvals', label: 'Approvals' },
   { id: 'spend', label: 'Spend policies' },
   { id: 'webhooks', label: 'Webhooks' },
+  { id: 'catalog', label: 'Catalog' },
   { id: 'prices', label: 'Prices' },
   { id: 'promotions', label: 'Promotions' },
   { id: 'explorer', label: 'GraphQL explorer' },
@@ -113,6 +115,7 @@ function App() {
         {token && page === 'approvals' ? <ApprovalsPage params={route.params} /> : null}
         {token && page === 'spend' ? <SpendPoliciesPage /> : null}
         {token && page === 'webhooks' ? <WebhooksPage /> : null}
+        {token && page === 'catalog' ? <CatalogPage params={route.params} /> : null}
         {token && page === 'prices' ? <PricesPage /> : null}
         {token && page === 'promotions' ? <PromotionsPage /> : null}
         {token && page === 'explorer' ? <ExplorerPage /> : null}

@@ -32,7 +32,14 @@ export type ConsoleOperation =
   | 'IssueCheckoutApiKey'
   | 'RevokeCheckoutApiKey'
   | 'SetCheckoutWebhook'
-  | 'CheckoutSessions';
+  | 'CheckoutSessions'
+  | 'SearchProducts'
+  | 'CatalogProduct'
+  | 'StartCatalogImport'
+  | 'AppendCatalogImport'
+  | 'CommitCatalogImport'
+  | 'CancelCatalogImport'
+  | 'CatalogImport';
 
 /** The manifest's printed text of a registered operation (what hashes to its id). */
 export function operation(name: ConsoleOperation): string {
