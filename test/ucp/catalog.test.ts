@@ -38,7 +38,14 @@ let profiles: ProfileServer;
 let profileUrl: string;
 let bare: string;
 beforeAll(async () => {
-  sys = await startEmbedded({ UCP_PROFILE_ALLOW_INSECURE: 'true', CATALOG_SIZE: String(SIZE) });
+  sys = await startEmbedded({
+    UCP_PROFILE_ALLOW_INSECURE: 'true',
+    CATALOG_SIZE: String(SIZE),
+    // Every call here comes from one address: on a slow machine the default bucket (20, 10/s)
+    // ran dry mid-file. The rate limit has its own tests.
+    RATE_LIMIT_CAPACITY: '100000',
+    RATE_LIMIT_REFILL_PER_SECOND: '10000',
+  });
   profiles = await startProfileServer();
   profileUrl = profiles.set(
     '/platform.json',
