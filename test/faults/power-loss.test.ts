@@ -199,7 +199,11 @@ describe('the embedded store on disk (EMBEDDED_DB_FSYNC=on, the default)', () =>
   });
 
   it('has every acknowledged order after the power cut, read through the restarted system', async () => {
-    const sys = await startProcess('embedded', { DATA_DIR: run.disk, CATALOG_SIZE: '500', ...UNLIMITED }, 120_000);
+    const sys = await startProcess(
+      'embedded',
+      { DATA_DIR: run.disk, CATALOG_SIZE: '500', ...UNLIMITED },
+      120_000,
+    );
     started.push(sys);
     const missing: string[] = [];
     for (const id of run.acked) {
