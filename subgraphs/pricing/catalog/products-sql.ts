@@ -251,14 +251,22 @@ const media = (m: ProductRow['media']): Media[] =>
     ...(x.height !== undefined ? { height: x.height } : {}),
   }));
 
+const PRODUCT_FIELDS = `'product_id', g.product_id, 'handle', g.handle, 'title', g.title, 'description_plain', g.description_plain,
+    'description_html', g.description_html, 'url', g.url, 'brand', g.brand, 'categories', g.categories,
+    'condition', g.condition, 'media', g.media, 'options', g.options, 'tags', g.tags`;
+
+/**
+ * The SELECT list of a product without its variants (an empty list), as PRODUCT_JSON's row: for
+ * a search whose caller shows none (SearchRequest.variants). Variants and their prices are most
+ * of what PRODUCT_JSON costs.
+ */
+export const PRODUCT_JSON_BARE = `json_build_object(${PRODUCT_FIELDS}, 'variants', '[]'::json)`;
+
 /**
  * The SELECT list of a product with its variants (by position) and their prices, as one JSON
  * row; `g` is catalog_product_groups. Shared by every read (lookup, search).
  */
-export const PRODUCT_JSON = `json_build_object(
-    'product_id', g.product_id, 'handle', g.handle, 'title', g.title, 'description_plain', g.description_plain,
-    'description_html', g.description_html, 'url', g.url, 'brand', g.brand, 'categories', g.categories,
-    'condition', g.condition, 'media', g.media, 'options', g.options, 'tags', g.tags,
+export const PRODUCT_JSON = `json_build_object(${PRODUCT_FIELDS},
     'variants', (SELECT coalesce(json_agg(json_build_object(
         'sku', v.sku, 'variant_id', v.variant_id, 'title', v.title, 'name', v.name, 'category', v.category,
         'inventory_level', v.inventory_level, 'availability', v.availability, 'options', v.options,

@@ -2,7 +2,7 @@ import distance from 'damerau-levenshtein';
 import type { Db } from '../../../../lib/db/index.ts';
 import { minorUnits } from '../../../../lib/graphql/decimal.ts';
 import type { CatalogProduct } from '../model.ts';
-import { PRODUCT_JSON, type ProductRow, productOfRow } from '../products-sql.ts';
+import { PRODUCT_JSON, PRODUCT_JSON_BARE, type ProductRow, productOfRow } from '../products-sql.ts';
 import { type Cursors, cursors } from './cursor.ts';
 import { SearchInputError, type SearchRequest } from './request.ts';
 
@@ -169,8 +169,11 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
       : '';
     const vp = new Params();
     vp.values.push(...p.values);
-    const matching = variantCondition(req, vp);
-    const join = priceJoin(req, vp);
+    // The page's variants: those the filters let through (none read when the caller shows none).
+    const product = req.variants
+      ? `${PRODUCT_JSON} AS p, ARRAY(SELECT v.sku FROM catalog_products v ${priceJoin(req, vp)}
+           WHERE v.product_id = g.product_id AND ${variantCondition(req, vp)}) AS skus`
+      : `${PRODUCT_JSON_BARE} AS p, '{}'::text[] AS skus`;
     const limit = vp.add(req.limit + 1);
     const rows = await db.query<{
       product_id: string;
@@ -182,8 +185,7 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
       `WITH matched AS (${matched}),
             counted AS (SELECT m.*, count(*) OVER () AS total FROM matched m),
             page AS (SELECT * FROM counted m ${keyset} ORDER BY m.rank DESC, m.product_id LIMIT ${limit})
-       SELECT page.product_id, page.rank, page.total::int AS total, ${PRODUCT_JSON} AS p,
-              ARRAY(SELECT v.sku FROM catalog_products v ${join} WHERE v.product_id = g.product_id AND ${matching}) AS skus
+       SELECT page.product_id, page.rank, page.total::int AS total, ${product}
          FROM page JOIN catalog_product_groups g ON g.product_id = page.product_id
         ORDER BY page.rank DESC, page.product_id`,
       vp.values,
