@@ -129,8 +129,12 @@ function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Params): str
   let rank = '0::real';
   let from = 'catalog_product_groups g';
   if (m.kind === 'text') {
-    from += `, websearch_to_tsquery('english', ${p.add(m.query)}) AS q`;
-    where.unshift('g.search @@ q');
+    // The query behind a fence (OFFSET 0): the planner does not fold it into a constant, so every
+    // query text gets the same plan (the search index, then the rank), which a prepared statement
+    // then keeps (PGlite: pglite-prepared.ts). Folded, each text looked cheaper to plan afresh,
+    // and planning cost the embedded store more than a search of the default catalog did.
+    from += `, (SELECT websearch_to_tsquery('english', ${p.add(m.query)}) AS q OFFSET 0) AS tq`;
+    where.unshift('g.search @@ tq.q');
     // Weights D, C, B, A (description … title and brand); normalisation 1: longer text ranks a
     // little lower, so a title that is mostly the query comes first. A product whose title and
     // brand alone hold every word comes before any that needs its other text: ts_rank weighs
@@ -141,8 +145,8 @@ function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Params): str
     // An option value the query names ("tennis racket s", "pasta 250 g") lifts the products
     // that have it by half that: a size's letter is a stop word the vector drops.
     const spaced = p.add(` ${m.query.toLowerCase()} `);
-    rank = `ts_rank('{0.05, 0.2, 0.4, 1.0}', g.search, q, 1)
-      + CASE WHEN ts_filter(g.search, '{a}') @@ q THEN 1 ELSE 0 END
+    rank = `ts_rank('{0.05, 0.2, 0.4, 1.0}', g.search, tq.q, 1)
+      + CASE WHEN ts_filter(g.search, '{a}') @@ tq.q THEN 1 ELSE 0 END
       + CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(g.options) o, jsonb_array_elements_text(o->'values') v
                            WHERE strpos(${spaced}, ' ' || lower(v) || ' ') > 0) THEN 0.5 ELSE 0 END`;
   } else if (m.kind === 'similar') {
