@@ -200,7 +200,8 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
   /**
    * Catalog words for the query's words it does not have. Candidates are the catalog words most
    * alike by trigrams (pg_trgm's index, at a similarity of 0.2: a transposed letter in a short
-   * word, "chiar", shares few trigrams with "chair"); the one fewest edits away wins (optimal
+   * word, "chiar", shares few trigrams with "chair"; catalog_search_near_words in migrations.ts);
+   * the one fewest edits away wins (optimal
    * string alignment: a transposition is one edit), and only within reach: one edit for a word
    * of up to five letters, two for longer ones.
    */
@@ -208,16 +209,10 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
     const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
     const candidates = [...new Set(words.filter((w) => w.length >= 3 && !/^\d+$/.test(w)))];
     if (candidates.length === 0) return undefined;
-    const rows = await db.transaction(async (tx) => {
-      await tx.query("SELECT set_config('pg_trgm.similarity_threshold', '0.2', true)");
-      return tx.query<{ word: string; known: boolean; near: string[] | null }>(
-        `SELECT t.word, EXISTS (SELECT 1 FROM catalog_search_words w WHERE w.word = t.word) AS known,
-                ARRAY(SELECT w.word FROM catalog_search_words w WHERE w.word OPERATOR(${ext}.%) t.word
-                       ORDER BY ${ext}.similarity(w.word, t.word) DESC, w.word LIMIT 10) AS near
-           FROM unnest($1::text[]) AS t(word)`,
-        [candidates],
-      );
-    });
+    const rows = await db.query<{ word: string; known: boolean; near: string[] | null }>(
+      'SELECT word, known, near FROM catalog_search_near_words($1::text[])',
+      [candidates],
+    );
     const fix = new Map<string, string>();
     for (const r of rows) {
       if (r.known || !r.near) continue;
