@@ -88,11 +88,12 @@ export async function writeProducts(
   await q.query(
     `INSERT INTO catalog_product_groups (product_id, handle, title, description_plain, description_html, url,
         brand, categories, category_paths, condition, media, options, tags, category_text, option_text, source,
-        content_hash)
+        content_hash, option_values)
      SELECT x.product_id, x.handle, x.title, x.description_plain, x.description_html, x.url, x.brand,
             ARRAY(SELECT jsonb_array_elements_text(x.categories)), ARRAY(SELECT jsonb_array_elements_text(x.category_paths)),
             x.condition, x.media, x.options, ARRAY(SELECT jsonb_array_elements_text(x.tags)), x.category_text,
-            x.option_text, $2, x.content_hash
+            x.option_text, $2, x.content_hash,
+            ARRAY(SELECT lower(v) FROM jsonb_array_elements(x.options) o, jsonb_array_elements_text(o->'values') v)
        FROM jsonb_to_recordset($1::jsonb) AS x(product_id text, handle text, title text, description_plain text,
             description_html text, url text, brand text, categories jsonb, category_paths jsonb, condition text,
             media jsonb, options jsonb, tags jsonb, category_text text, option_text text, content_hash text)
@@ -102,6 +103,7 @@ export async function writeProducts(
         category_paths = EXCLUDED.category_paths, condition = EXCLUDED.condition, media = EXCLUDED.media,
         options = EXCLUDED.options, tags = EXCLUDED.tags, category_text = EXCLUDED.category_text,
         option_text = EXCLUDED.option_text, source = EXCLUDED.source, content_hash = EXCLUDED.content_hash,
+        option_values = EXCLUDED.option_values,
         updated_at = now()
       WHERE catalog_product_groups.content_hash IS DISTINCT FROM EXCLUDED.content_hash
          OR EXCLUDED.content_hash = ''`,

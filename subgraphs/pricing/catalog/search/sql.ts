@@ -144,11 +144,13 @@ function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Params): str
     // the same vector as to_tsvector of the two without parsing the text again for every match.
     // An option value the query names ("tennis racket s", "pasta 250 g") lifts the products
     // that have it by half that: a size's letter is a stop word the vector drops.
-    const spaced = p.add(` ${m.query.toLowerCase()} `);
+    // The query's runs of whole words, each a value the product may have (option_values).
+    const words = m.query.toLowerCase().split(' ');
+    const runs = words.flatMap((_, i) => words.slice(i).map((__, j) => words.slice(i, i + j + 1).join(' ')));
+    const named = p.add(runs);
     rank = `ts_rank('{0.05, 0.2, 0.4, 1.0}', g.search, tq.q, 1)
       + CASE WHEN ts_filter(g.search, '{a}') @@ tq.q THEN 1 ELSE 0 END
-      + CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(g.options) o, jsonb_array_elements_text(o->'values') v
-                           WHERE strpos(${spaced}, ' ' || lower(v) || ' ') > 0) THEN 0.5 ELSE 0 END`;
+      + CASE WHEN g.option_values && ${named}::text[] THEN 0.5 ELSE 0 END`;
   } else if (m.kind === 'similar') {
     const q = p.add(m.query.toLowerCase());
     where.unshift(`lower(g.title) OPERATOR(${ext}.%) ${q}`);
