@@ -70,6 +70,20 @@ function selects(info: GraphQLResolveInfo, field: string): boolean {
   return info.fieldNodes.some((n) => visit(n.selectionSet));
 }
 
+/** Whether the selection asks for any of `fields` at any depth (through fragments too). */
+function selectsWithin(info: GraphQLResolveInfo, fields: ReadonlySet<string>): boolean {
+  const visit = (set: SelectionSetNode | undefined): boolean =>
+    (set?.selections ?? []).some((s) => {
+      if (s.kind === Kind.FIELD) return fields.has(s.name.value) || visit(s.selectionSet);
+      if (s.kind === Kind.INLINE_FRAGMENT) return visit(s.selectionSet);
+      return visit(info.fragments[s.name.value]?.selectionSet);
+    });
+  return info.fieldNodes.some((n) => visit(n.selectionSet));
+}
+
+/** The CatalogProduct fields that read its variants. */
+const VARIANT_FIELDS: ReadonlySet<string> = new Set(['variants', 'priceRange']);
+
 const mediaOf = (m: Media) => ({
   type: m.type,
   url: m.url,
@@ -171,6 +185,7 @@ export function catalogResolvers(
             limit: args.first ?? undefined,
             cursor: args.after ?? undefined,
             facets: selects(info, 'facets'),
+            variants: selectsWithin(info, VARIANT_FIELDS),
           };
           request = searchRequest(input);
         } catch (err) {

@@ -110,6 +110,26 @@ describe('searchProducts', () => {
     expect(total).toBeGreaterThan(7);
   });
 
+  it("reads a product's variants when the query selects them, through a fragment too, the rest alike", async () => {
+    const input = { query: 'office chair' };
+    const bare = await sys.gql(
+      'query($input: ProductSearchInput!) { searchProducts(input: $input) { totalCount nodes { id title } } }',
+      { variables: { input } },
+    );
+    const withVariants = await sys.gql(
+      `query($input: ProductSearchInput!) { searchProducts(input: $input) { totalCount nodes { ...P } } }
+       fragment P on CatalogProduct { id title variants { sku } }`,
+      { variables: { input } },
+    );
+    const full = withVariants.data?.searchProducts as { totalCount: number; nodes: (Node & object)[] };
+    expect(full.nodes.length).toBeGreaterThan(0);
+    for (const node of full.nodes) expect(node.variants.length).toBeGreaterThan(0);
+    expect(bare.data?.searchProducts).toEqual({
+      totalCount: full.totalCount,
+      nodes: full.nodes.map(({ variants: _, ...rest }) => rest),
+    });
+  });
+
   it.each([
     ['no query and no filter', {}, {}, '/input'],
     ['a query of 100 kB', { query: 'x'.repeat(100_000) }, {}, '/input/query'],

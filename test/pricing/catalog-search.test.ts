@@ -242,6 +242,15 @@ describe.each(stores)('catalog search: %s', (_name, open) => {
     expect(desk?.variants[0]).toMatchObject({ availability: 'discontinued', available: false });
   });
 
+  it('leaves the variants out for a caller that shows none, the page otherwise the same', async () => {
+    const input = { query: 'chair or drill', filters: { pricedIn: 'USD' }, limit: 2 };
+    const full = await search.search(searchRequest(input));
+    const bare = await search.search(searchRequest({ ...input, variants: false }));
+    expect(bare.products.map((p) => p.variants)).toEqual([[], []]);
+    expect(bare.products).toEqual(full.products.map((p) => ({ ...p, variants: [] })));
+    expect({ ...bare, products: [] }).toEqual({ ...full, products: [] });
+  });
+
   it('counts facets over every match, not the page', async () => {
     const page = await search.search(
       searchRequest({

@@ -88,11 +88,12 @@ export async function writeProducts(
   await q.query(
     `INSERT INTO catalog_product_groups (product_id, handle, title, description_plain, description_html, url,
         brand, categories, category_paths, condition, media, options, tags, category_text, option_text, source,
-        content_hash)
+        content_hash, option_values)
      SELECT x.product_id, x.handle, x.title, x.description_plain, x.description_html, x.url, x.brand,
             ARRAY(SELECT jsonb_array_elements_text(x.categories)), ARRAY(SELECT jsonb_array_elements_text(x.category_paths)),
             x.condition, x.media, x.options, ARRAY(SELECT jsonb_array_elements_text(x.tags)), x.category_text,
-            x.option_text, $2, x.content_hash
+            x.option_text, $2, x.content_hash,
+            ARRAY(SELECT lower(v) FROM jsonb_array_elements(x.options) o, jsonb_array_elements_text(o->'values') v)
        FROM jsonb_to_recordset($1::jsonb) AS x(product_id text, handle text, title text, description_plain text,
             description_html text, url text, brand text, categories jsonb, category_paths jsonb, condition text,
             media jsonb, options jsonb, tags jsonb, category_text text, option_text text, content_hash text)
@@ -102,6 +103,7 @@ export async function writeProducts(
         category_paths = EXCLUDED.category_paths, condition = EXCLUDED.condition, media = EXCLUDED.media,
         options = EXCLUDED.options, tags = EXCLUDED.tags, category_text = EXCLUDED.category_text,
         option_text = EXCLUDED.option_text, source = EXCLUDED.source, content_hash = EXCLUDED.content_hash,
+        option_values = EXCLUDED.option_values,
         updated_at = now()
       WHERE catalog_product_groups.content_hash IS DISTINCT FROM EXCLUDED.content_hash
          OR EXCLUDED.content_hash = ''`,
@@ -251,14 +253,22 @@ const media = (m: ProductRow['media']): Media[] =>
     ...(x.height !== undefined ? { height: x.height } : {}),
   }));
 
+const PRODUCT_FIELDS = `'product_id', g.product_id, 'handle', g.handle, 'title', g.title, 'description_plain', g.description_plain,
+    'description_html', g.description_html, 'url', g.url, 'brand', g.brand, 'categories', g.categories,
+    'condition', g.condition, 'media', g.media, 'options', g.options, 'tags', g.tags`;
+
+/**
+ * The SELECT list of a product without its variants (an empty list), as PRODUCT_JSON's row: for
+ * a search whose caller shows none (SearchRequest.variants). Variants and their prices are most
+ * of what PRODUCT_JSON costs.
+ */
+export const PRODUCT_JSON_BARE = `json_build_object(${PRODUCT_FIELDS}, 'variants', '[]'::json)`;
+
 /**
  * The SELECT list of a product with its variants (by position) and their prices, as one JSON
  * row; `g` is catalog_product_groups. Shared by every read (lookup, search).
  */
-export const PRODUCT_JSON = `json_build_object(
-    'product_id', g.product_id, 'handle', g.handle, 'title', g.title, 'description_plain', g.description_plain,
-    'description_html', g.description_html, 'url', g.url, 'brand', g.brand, 'categories', g.categories,
-    'condition', g.condition, 'media', g.media, 'options', g.options, 'tags', g.tags,
+export const PRODUCT_JSON = `json_build_object(${PRODUCT_FIELDS},
     'variants', (SELECT coalesce(json_agg(json_build_object(
         'sku', v.sku, 'variant_id', v.variant_id, 'title', v.title, 'name', v.name, 'category', v.category,
         'inventory_level', v.inventory_level, 'availability', v.availability, 'options', v.options,

@@ -61,6 +61,12 @@ export interface SearchRequest {
   readonly cursor?: string;
   /** Count categories, brands, options, availability and price bands over every match. */
   readonly facets: boolean;
+  /**
+   * Read each product's variants (with their prices). A caller that shows none (a GraphQL query
+   * that selects neither `variants` nor `priceRange`) passes false, and its products come with
+   * none: building them is most of a page's cost.
+   */
+  readonly variants: boolean;
 }
 
 /** What the edges hand in, loosely typed: each field is checked here. */
@@ -78,6 +84,8 @@ export interface SearchInput {
   limit?: unknown;
   cursor?: unknown;
   facets?: unknown;
+  /** False: the products without their variants (SearchRequest.variants). */
+  variants?: unknown;
 }
 
 /**
@@ -219,5 +227,6 @@ export function searchRequest(input: SearchInput): SearchRequest {
     limit,
     ...(cursor ? { cursor } : {}),
     facets: input.facets === true,
+    variants: input.variants !== false,
   };
 }

@@ -2,7 +2,7 @@ import distance from 'damerau-levenshtein';
 import type { Db } from '../../../../lib/db/index.ts';
 import { minorUnits } from '../../../../lib/graphql/decimal.ts';
 import type { CatalogProduct } from '../model.ts';
-import { PRODUCT_JSON, type ProductRow, productOfRow } from '../products-sql.ts';
+import { PRODUCT_JSON, PRODUCT_JSON_BARE, type ProductRow, productOfRow } from '../products-sql.ts';
 import { type Cursors, cursors } from './cursor.ts';
 import { SearchInputError, type SearchRequest } from './request.ts';
 
@@ -129,20 +129,28 @@ function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Params): str
   let rank = '0::real';
   let from = 'catalog_product_groups g';
   if (m.kind === 'text') {
-    from += `, websearch_to_tsquery('english', ${p.add(m.query)}) AS q`;
-    where.unshift('g.search @@ q');
+    // The query behind a fence (OFFSET 0): the planner does not fold it into a constant, so every
+    // query text gets the same plan (the search index, then the rank), which a prepared statement
+    // then keeps (PGlite: pglite-prepared.ts). Folded, each text looked cheaper to plan afresh,
+    // and planning cost the embedded store more than a search of the default catalog did.
+    from += `, (SELECT websearch_to_tsquery('english', ${p.add(m.query)}) AS q OFFSET 0) AS tq`;
+    where.unshift('g.search @@ tq.q');
     // Weights D, C, B, A (description … title and brand); normalisation 1: longer text ranks a
     // little lower, so a title that is mostly the query comes first. A product whose title and
     // brand alone hold every word comes before any that needs its other text: ts_rank weighs
     // how near the words are, so "shea butter body lotion" ranked a lotion whose description
     // lists shea butter above the Shea Butter Body Lotions (bench/catalog: nDCG@10).
+    // Title and brand are the vector's weight A: ts_filter keeps their lexemes and positions,
+    // the same vector as to_tsvector of the two without parsing the text again for every match.
     // An option value the query names ("tennis racket s", "pasta 250 g") lifts the products
     // that have it by half that: a size's letter is a stop word the vector drops.
-    const spaced = p.add(` ${m.query.toLowerCase()} `);
-    rank = `ts_rank('{0.05, 0.2, 0.4, 1.0}', g.search, q, 1)
-      + CASE WHEN to_tsvector('english', g.title || ' ' || coalesce(g.brand, '')) @@ q THEN 1 ELSE 0 END
-      + CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(g.options) o, jsonb_array_elements_text(o->'values') v
-                           WHERE strpos(${spaced}, ' ' || lower(v) || ' ') > 0) THEN 0.5 ELSE 0 END`;
+    // The query's runs of whole words, each a value the product may have (option_values).
+    const words = m.query.toLowerCase().split(' ');
+    const runs = words.flatMap((_, i) => words.slice(i).map((__, j) => words.slice(i, i + j + 1).join(' ')));
+    const named = p.add(runs);
+    rank = `ts_rank('{0.05, 0.2, 0.4, 1.0}', g.search, tq.q, 1)
+      + CASE WHEN ts_filter(g.search, '{a}') @@ tq.q THEN 1 ELSE 0 END
+      + CASE WHEN g.option_values && ${named}::text[] THEN 0.5 ELSE 0 END`;
   } else if (m.kind === 'similar') {
     const q = p.add(m.query.toLowerCase());
     where.unshift(`lower(g.title) OPERATOR(${ext}.%) ${q}`);
@@ -167,8 +175,11 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
       : '';
     const vp = new Params();
     vp.values.push(...p.values);
-    const matching = variantCondition(req, vp);
-    const join = priceJoin(req, vp);
+    // The page's variants: those the filters let through (none read when the caller shows none).
+    const product = req.variants
+      ? `${PRODUCT_JSON} AS p, ARRAY(SELECT v.sku FROM catalog_products v ${priceJoin(req, vp)}
+           WHERE v.product_id = g.product_id AND ${variantCondition(req, vp)}) AS skus`
+      : `${PRODUCT_JSON_BARE} AS p, '{}'::text[] AS skus`;
     const limit = vp.add(req.limit + 1);
     const rows = await db.query<{
       product_id: string;
@@ -180,8 +191,7 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
       `WITH matched AS (${matched}),
             counted AS (SELECT m.*, count(*) OVER () AS total FROM matched m),
             page AS (SELECT * FROM counted m ${keyset} ORDER BY m.rank DESC, m.product_id LIMIT ${limit})
-       SELECT page.product_id, page.rank, page.total::int AS total, ${PRODUCT_JSON} AS p,
-              ARRAY(SELECT v.sku FROM catalog_products v ${join} WHERE v.product_id = g.product_id AND ${matching}) AS skus
+       SELECT page.product_id, page.rank, page.total::int AS total, ${product}
          FROM page JOIN catalog_product_groups g ON g.product_id = page.product_id
         ORDER BY page.rank DESC, page.product_id`,
       vp.values,
@@ -192,7 +202,8 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
   /**
    * Catalog words for the query's words it does not have. Candidates are the catalog words most
    * alike by trigrams (pg_trgm's index, at a similarity of 0.2: a transposed letter in a short
-   * word, "chiar", shares few trigrams with "chair"); the one fewest edits away wins (optimal
+   * word, "chiar", shares few trigrams with "chair"; catalog_search_near_words in migrations.ts);
+   * the one fewest edits away wins (optimal
    * string alignment: a transposition is one edit), and only within reach: one edit for a word
    * of up to five letters, two for longer ones.
    */
@@ -200,16 +211,10 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
     const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
     const candidates = [...new Set(words.filter((w) => w.length >= 3 && !/^\d+$/.test(w)))];
     if (candidates.length === 0) return undefined;
-    const rows = await db.transaction(async (tx) => {
-      await tx.query("SELECT set_config('pg_trgm.similarity_threshold', '0.2', true)");
-      return tx.query<{ word: string; known: boolean; near: string[] | null }>(
-        `SELECT t.word, EXISTS (SELECT 1 FROM catalog_search_words w WHERE w.word = t.word) AS known,
-                ARRAY(SELECT w.word FROM catalog_search_words w WHERE w.word OPERATOR(${ext}.%) t.word
-                       ORDER BY ${ext}.similarity(w.word, t.word) DESC, w.word LIMIT 10) AS near
-           FROM unnest($1::text[]) AS t(word)`,
-        [candidates],
-      );
-    });
+    const rows = await db.query<{ word: string; known: boolean; near: string[] | null }>(
+      'SELECT word, known, near FROM catalog_search_near_words($1::text[])',
+      [candidates],
+    );
     const fix = new Map<string, string>();
     for (const r of rows) {
       if (r.known || !r.near) continue;
