@@ -1,4 +1,5 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { formatJsonPath, pointerSegments } from '../../../lib/json/json-path.ts';
 import { UCP_VERSION } from './schema/index.ts';
 
 /**
@@ -93,12 +94,10 @@ const validateInstrument = new Ajv2020({ allErrors: false, strict: false }).comp
 export function instrumentViolation(value: unknown): { path: string; content: string } | undefined {
   if (validateInstrument(value)) return undefined;
   const e = validateInstrument.errors?.[0] as ErrorObject;
-  const pointer = e.keyword === 'required' ? `${e.instancePath}/${e.params.missingProperty}` : e.instancePath;
-  const path = pointer
-    .split('/')
-    .slice(1)
-    .map((t) => `.${t.replace(/~1/g, '/').replace(/~0/g, '~')}`)
-    .join('');
+  const at = pointerSegments(e.instancePath, value);
+  if (e.keyword === 'required') at.push(String(e.params.missingProperty));
+  // Relative to the instrument: the caller puts `$.payment.instruments[i]` before it.
+  const path = formatJsonPath(at).slice(1);
   return {
     path,
     content:

@@ -1,4 +1,3 @@
-import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
 import type { Logger } from '../../../lib/logger.ts';
@@ -48,6 +47,7 @@ import {
 import { checkoutInput } from './request.ts';
 import { ucpValidator } from './schema/index.ts';
 import type { UcpSignatureVerifier } from './signature.ts';
+import { tls13 } from './tls.ts';
 
 export interface UcpRouteDeps {
   readonly clock: Clock;
@@ -470,22 +470,4 @@ function unmatched(
       ),
     );
   return sendUcpError(reply, ucpError(404, 'not_found', 'No such resource under the UCP endpoint.'));
-}
-
-/**
- * UCP's REST endpoints MUST be served with TLS 1.3 at least (checkout-rest.md, order-rest.md).
- * Served TLS refuses older handshakes by default (TLS_MIN_VERSION); where an operator lowered it
- * for other callers, a UCP request on an older connection is refused here, before any step.
- * Plain HTTP (behind a proxy that terminates TLS) is the proxy's to judge.
- */
-async function tls13(req: FastifyRequest, reply: FastifyReply) {
-  const socket = req.raw.socket as Partial<TLSSocket>;
-  if (!socket.encrypted || typeof socket.getProtocol !== 'function') return;
-  const version = socket.getProtocol();
-  if (version === 'TLSv1.3') return;
-  if (req.agent) req.agent.reason = `ucp: ${version ?? 'unknown TLS'} below TLS 1.3`;
-  return sendUcpError(
-    reply,
-    ucpError(403, 'tls_version_unsupported', 'UCP endpoints are served over TLS 1.3 or later.'),
-  );
 }
