@@ -37,6 +37,10 @@ export const UCP_DEFS = {
   checkout_with_discount_and_fulfillment: {
     allOf: [{ $ref: checkoutOf('discount') }, { $ref: checkoutOf('fulfillment') }],
   },
+  /** shopping/cart.json: the cart (cart.md; requests: create, update). */
+  cart: id('schemas/shopping/cart.json'),
+  /** cart.json's checkout with `cart_id` (create only): cart-to-checkout conversion. */
+  checkout_with_cart: `${id('schemas/shopping/cart.json')}#/$defs/checkout`,
   /** shopping/order.json: the order (GET /orders/{id}, and the body of an order event webhook). */
   order: id('schemas/shopping/order.json'),
   /** The platform's order capability config in its profile ({webhook_url}). */
