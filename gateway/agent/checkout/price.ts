@@ -5,6 +5,7 @@ import {
   type QuotedCart,
   type UnquotedItem,
 } from '../../../subgraphs/procurement/checkout/pricing.ts';
+import { mergeRepeats, spreadQuote } from '../../../subgraphs/procurement/checkout/repeats.ts';
 import type { SessionItem, SessionPricing } from '../../../subgraphs/procurement/checkout/session.ts';
 import { type CheckoutDeps, CheckoutUnavailable } from './types.ts';
 
@@ -30,17 +31,11 @@ export type Price = (
 
 /** A session's pricing: the cart quote's, with what it cannot take as blocking problems. */
 export function createPricer(d: Pick<CheckoutDeps, 'quoter'>): Price {
-  /** Prices the items through the cart quote; the ones it cannot take become blocking problems. */
-  async function price(
-    items: readonly SessionItem[],
-    codes: readonly string[],
-    currency: string,
-    region: string,
-    agentId: string,
-  ): Promise<SessionPricing> {
-    const unquoted: UnquotedItem[] = [];
-    let indexes: number[] = [];
-    // An item named by the merchant's own variant id is priced as the SKU it has in the catalog.
+  /**
+   * Each item's SKU: a SKU names itself, the merchant's own variant id the SKU it has in the
+   * catalog (undefined: the catalog has neither).
+   */
+  async function skusOf(items: readonly SessionItem[]): Promise<(string | undefined)[]> {
     const foreign = items.filter((it) => !SKU.test(it.sku)).map((it) => it.sku);
     const resolved = new Map<string, string | undefined>();
     if (foreign.length > 0 && d.quoter.resolveItems) {
@@ -51,18 +46,34 @@ export function createPricer(d: Pick<CheckoutDeps, 'quoter'>): Price {
         resolved.set(id, skus[i]);
       });
     }
-    const skuOf = (it: SessionItem) => (SKU.test(it.sku) ? it.sku : resolved.get(it.sku));
+    return items.map((it) => (SKU.test(it.sku) ? it.sku : resolved.get(it.sku)));
+  }
+
+  /**
+   * Prices the items through the cart quote; the ones it cannot take become blocking problems.
+   * Items of one SKU (repeated, or named once by SKU and once by variant id) are quoted as one
+   * line and spread back (subgraphs/procurement/checkout/repeats.ts).
+   */
+  async function price(
+    items: readonly SessionItem[],
+    codes: readonly string[],
+    currency: string,
+    region: string,
+    agentId: string,
+  ): Promise<SessionPricing> {
+    const unquoted: UnquotedItem[] = [];
+    const skus = await skusOf(items);
+    let indexes: number[] = [];
     items.forEach((it, i) => {
-      if (skuOf(it) !== undefined) indexes.push(i);
+      if (skus[i] !== undefined) indexes.push(i);
       else unquoted.push({ item: i, kind: 'unknown_sku', message: `${it.sku} is not in the catalog` });
     });
+    const quantityOf = (i: number) => (items[i] as SessionItem).quantity;
     for (let round = 0; round < QUOTE_ROUNDS && indexes.length > 0; round++) {
+      const merged = mergeRepeats(indexes, (i) => skus[i] as string, quantityOf);
       try {
         const q = await d.quoter.quote({
-          lines: indexes.map((i) => {
-            const it = items[i] as SessionItem;
-            return { sku: skuOf(it) as string, quantity: it.quantity };
-          }),
+          lines: merged.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })),
           currency,
           region,
           // Promotions count per-customer caps by the agent the order will carry.
@@ -79,15 +90,17 @@ export function createPricer(d: Pick<CheckoutDeps, 'quoter'>): Price {
           quote: { id: quoteIdOf(q.quoteToken), expiresAt: q.expiresAt, token: q.quoteToken },
           ...(q.inventoryLevels ? { inventoryLevels: q.inventoryLevels } : {}),
         };
-        return pricedSession(items, codes, indexes, quoted, unquoted);
+        const spread = spreadQuote(quoted, merged, quantityOf);
+        return pricedSession(items, codes, spread.quotedItems, spread.quoted, unquoted);
       } catch (err) {
         if (!(err instanceof Problem)) throw err;
         if (err.status !== 422) throw new CheckoutUnavailable(err.message);
-        // The quote names the lines it cannot take (/line/<j>); the others are quoted again.
+        // The quote names the lines it cannot take (/line/<j>): every item of that line is
+        // refused; the others are quoted again.
         const refused = new Map<number, string>();
         for (const e of (err.body.errors ?? []) as { pointer: string; message: string }[]) {
           const j = Number(/^\/line\/(\d+)$/.exec(e.pointer)?.[1]);
-          if (Number.isInteger(j) && indexes[j] !== undefined) refused.set(indexes[j] as number, e.message);
+          for (const item of (Number.isInteger(j) && merged.groups[j]) || []) refused.set(item, e.message);
         }
         if (refused.size === 0) throw new CheckoutUnavailable(err.message);
         for (const [item, message] of refused)
