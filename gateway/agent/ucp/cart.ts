@@ -163,7 +163,7 @@ function cartHandlers(d: UcpCartDeps) {
   return {
     async create(req: FastifyRequest, reply: FastifyReply) {
       const body = req.body as Body;
-      const items = lineItemsInput(body, 'cart');
+      const items = lineItemsInput(body);
       if (!items.ok) return refused(req, reply, items.error.path, items.error.content);
       const ucp = req.ucp;
       const o = await d.carts.create({
@@ -189,7 +189,7 @@ function cartHandlers(d: UcpCartDeps) {
       const id = cartId(req, reply);
       if (!id) return reply;
       const body = req.body as Body;
-      const items = lineItemsInput(body, 'cart');
+      const items = lineItemsInput(body);
       if (!items.ok) return refused(req, reply, items.error.path, items.error.content);
       const o = await d.carts.update(id, identityOf(req), {
         items: items.value,
