@@ -20,6 +20,8 @@ import {
   type SessionItem,
   type SessionPricing,
 } from '../../../subgraphs/procurement/checkout/session.ts';
+import type { Price } from '../checkout/price.ts';
+import { CheckoutUnavailable } from '../checkout/types.ts';
 
 /**
  * The cart service: one protocol-neutral core under UCP's cart capability and ACP's Cart API,
@@ -28,15 +30,6 @@ import {
  * it does: it reserves no stock, spends no budget and places nothing. Conversion makes (or
  * finds) the one checkout session of a cart (cart.md, "Cart-to-Checkout Conversion").
  */
-
-/** The checkout's pricing of items (gateway/agent/checkout/: the cart quote, SKUs or feed ids). */
-export type PriceItems = (
-  items: readonly SessionItem[],
-  codes: readonly string[],
-  currency: string,
-  region: string,
-  agentId: string,
-) => Promise<SessionPricing>;
 
 /** What conversion needs of the checkout service. */
 export interface CheckoutPort {
@@ -47,7 +40,8 @@ export interface CheckoutPort {
 
 export interface CartDeps {
   readonly store: CartStore;
-  readonly price: PriceItems;
+  /** The checkout's own pricing (../checkout/price.ts: the cart quote; SKUs or feed ids). */
+  readonly price: Price;
   readonly clock: Clock;
   readonly log: Logger;
   /** How long a cart lives after its last change (CART_TTL_SECONDS). */
@@ -72,8 +66,8 @@ export type ConversionOutcome =
   /** The cart's checkout was completed: the cart is cleared (cart.md: then `not_found`). */
   | { readonly kind: 'cleared' };
 
-/** The store or the catalog cannot answer now: 503, nothing changed. */
-export class CartUnavailable extends Error {
+/** The store cannot answer now, or the cart kept changing: 503, nothing changed (as checkout's). */
+export class CartUnavailable extends CheckoutUnavailable {
   override name = 'CartUnavailable';
 }
 
