@@ -86,6 +86,8 @@ export async function mountAcp(
     clock,
     log,
     ttlMs: config.CART_TTL_SECONDS * 1000,
+    // A cart whose checkout was completed is cleared (cart.md).
+    sessions: { get: (id, owner) => checkout.get(id, owner) },
   });
   // Embedded, a completion's session is written behind its answer (cached.ts). A stop that let
   // every such write land leaves a mark beside the store; without it (a crash, a first start),

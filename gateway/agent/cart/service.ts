@@ -46,6 +46,11 @@ export interface CartDeps {
   readonly log: Logger;
   /** How long a cart lives after its last change (CART_TTL_SECONDS). */
   readonly ttlMs: number;
+  /**
+   * The checkout sessions (the checkout service's `get`): a cart whose checkout was completed is
+   * cleared. Absent: carts are never cleared (conversion then needs one: toCheckout's port).
+   */
+  readonly sessions?: Pick<CheckoutPort, 'get'>;
 }
 
 export interface CreateCartCommand extends Omit<NewCart, 'id' | 'owner'> {
@@ -91,10 +96,10 @@ export function createCartService(d: CartDeps) {
   }
 
   /** The cart unless its checkout was completed (then cleared, as cart.md allows: not found). */
-  async function live(id: string, owner: SpiffeId, checkout?: CheckoutPort): Promise<Cart | null> {
+  async function live(id: string, owner: SpiffeId): Promise<Cart | null> {
     const c = await load(id, owner);
-    if (!c?.checkoutId || !checkout) return c;
-    const s = await checkout.get(c.checkoutId, owner);
+    if (!c?.checkoutId || !d.sessions) return c;
+    const s = await d.sessions.get(c.checkoutId, owner);
     return s && orderPlaced(s) ? null : c;
   }
 
@@ -117,10 +122,10 @@ export function createCartService(d: CartDeps) {
     id: string,
     owner: SpiffeId,
     change: CartChange,
-    opts: { readonly refuseUnbuyable?: boolean; readonly checkout?: CheckoutPort } = {},
+    opts: { readonly refuseUnbuyable?: boolean } = {},
   ): Promise<CartOutcome> {
     for (let round = 0; round < CAS_ROUNDS; round++) {
-      const c = await live(id, owner, opts.checkout);
+      const c = await live(id, owner);
       if (!c) return { kind: 'not-found' };
       const pricing = await price({ ...c, region: change.region ?? c.region }, change.items);
       if (opts.refuseUnbuyable && !buyable(pricing)) return { kind: 'unavailable', pricing };
@@ -131,9 +136,9 @@ export function createCartService(d: CartDeps) {
   }
 
   /** Deletes the cart and answers it as it was (cart.md: "the cart state before deletion"). */
-  async function cancel(id: string, owner: SpiffeId, checkout?: CheckoutPort): Promise<CartOutcome> {
+  async function cancel(id: string, owner: SpiffeId): Promise<CartOutcome> {
     for (let round = 0; round < CAS_ROUNDS; round++) {
-      const c = await live(id, owner, checkout);
+      const c = await live(id, owner);
       if (!c) return { kind: 'not-found' };
       if (await d.store.delete(c.id, c.version)) return { kind: 'ok', cart: c };
     }
