@@ -117,6 +117,7 @@ describe('the documentation examples', () => {
         'README.md',
         'docs/acp.md',
         'docs/acp-keys.md',
+        'docs/carts.md',
         'docs/catalog.md',
         'docs/audit-proofs.md',
         'docs/deployment.md',
