@@ -49,7 +49,15 @@ beforeAll(async () => {
   ucpProfile = profiles.set(
     '/ucp/profile.json',
     platformProfile({
-      capabilities: ['checkout', 'order', 'discount', 'fulfillment', 'cart', 'catalog.search', 'catalog.lookup'],
+      capabilities: [
+        'checkout',
+        'order',
+        'discount',
+        'fulfillment',
+        'cart',
+        'catalog.search',
+        'catalog.lookup',
+      ],
     }),
   );
 }, 120_000);

@@ -26,7 +26,15 @@ beforeAll(async () => {
   ucpProfile = profiles.set(
     '/platform.json',
     platformProfile({
-      capabilities: ['checkout', 'order', 'discount', 'fulfillment', 'cart', 'catalog.search', 'catalog.lookup'],
+      capabilities: [
+        'checkout',
+        'order',
+        'discount',
+        'fulfillment',
+        'cart',
+        'catalog.search',
+        'catalog.lookup',
+      ],
     }),
   );
   operatorToken = await sys.token(['agents:admin']);
