@@ -19,6 +19,7 @@ export const ORDER = 'dev.ucp.shopping.order';
 export const DISCOUNT = 'dev.ucp.shopping.discount';
 export const FULFILLMENT = 'dev.ucp.shopping.fulfillment';
 export const CART = 'dev.ucp.shopping.cart';
+export const BUYER_CONSENT = 'dev.ucp.shopping.buyer_consent';
 
 /** Each capability this merchant implements, with the capability it extends (if any). */
 export const BUSINESS_CAPABILITIES: readonly {
@@ -32,6 +33,7 @@ export const BUSINESS_CAPABILITIES: readonly {
   { name: CART, page: 'cart', schema: 'shopping/cart.json' },
   { name: DISCOUNT, page: 'discount', schema: 'shopping/discount.json', extends: CHECKOUT },
   { name: FULFILLMENT, page: 'fulfillment', schema: 'shopping/fulfillment.json', extends: CHECKOUT },
+  { name: BUYER_CONSENT, page: 'buyer-consent', schema: 'shopping/buyer_consent.json', extends: CHECKOUT },
   { name: 'dev.ucp.shopping.catalog.search', page: 'catalog/search', schema: 'shopping/catalog_search.json' },
   { name: 'dev.ucp.shopping.catalog.lookup', page: 'catalog/lookup', schema: 'shopping/catalog_lookup.json' },
 ];

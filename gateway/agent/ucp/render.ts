@@ -8,7 +8,7 @@ import {
   type SessionProblem,
 } from '../../../subgraphs/procurement/checkout/session.ts';
 import { lineItemId, missingSelections } from './fulfillment.ts';
-import { CHECKOUT, DISCOUNT, FULFILLMENT } from './profile.ts';
+import { BUYER_CONSENT, CHECKOUT, DISCOUNT, FULFILLMENT } from './profile.ts';
 import { UCP_VERSION } from './schema/index.ts';
 
 /**
@@ -79,7 +79,7 @@ export function checkoutCapabilities(
   negotiated: ReadonlyMap<string, string>,
 ): Record<string, { version: string }[]> {
   const out: Record<string, { version: string }[]> = {};
-  for (const name of [CHECKOUT, DISCOUNT, FULFILLMENT]) {
+  for (const name of [CHECKOUT, DISCOUNT, FULFILLMENT, BUYER_CONSENT]) {
     const v = negotiated.get(name);
     if (v) out[name] = [{ version: v }];
   }

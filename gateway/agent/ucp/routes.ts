@@ -35,7 +35,7 @@ import { ucpIdempotencyStep } from './idempotency.ts';
 import { ucpAgentStep, ucpIdentityStep, ucpProfileStep, ucpScopeStep } from './identity.ts';
 import { purchaseOrderOf } from './payment.ts';
 import type { ProfileFetcher } from './platform-profile.ts';
-import { CART, CHECKOUT, DISCOUNT, FULFILLMENT, ORDER } from './profile.ts';
+import { BUYER_CONSENT, CART, CHECKOUT, DISCOUNT, FULFILLMENT, ORDER } from './profile.ts';
 import {
   type ExtraMessage,
   errorResponse,
@@ -44,7 +44,7 @@ import {
   UCP_CODE,
   type UcpRenderOptions,
 } from './render.ts';
-import { checkoutInput, type UcpCheckoutInput } from './request.ts';
+import { buyerOf, checkoutInput, type UcpCheckoutInput } from './request.ts';
 import { routePattern, ucpErrorHandler, unmatched } from './route-errors.ts';
 import { type UcpValidate, ucpValidator } from './schema/index.ts';
 import type { UcpSignatureVerifier } from './signature.ts';
@@ -174,18 +174,14 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
 }
 
 /**
- * Step 6: the body against the operation's view of checkout with both extensions (400), or of
+ * Step 6: the body against the operation's view of checkout with its extensions (400), or of
  * another shape (the cart's: ./cart.ts).
  */
 function contract(op: Op | UcpValidate) {
   const validate =
     typeof op === 'function'
       ? op
-      : ucpValidator(
-          op === 'complete' ? 'checkout' : 'checkout_with_discount_and_fulfillment',
-          'request',
-          op,
-        );
+      : ucpValidator(op === 'complete' ? 'checkout' : 'checkout_with_extensions', 'request', op);
   return async function schema(req: FastifyRequest, reply: FastifyReply) {
     const violations = validate(req.body);
     const first = violations[0];
@@ -293,7 +289,7 @@ function handlers(d: UcpRouteDeps) {
   const newCheckout = async (req: FastifyRequest, input: UcpCheckoutInput, region: string) => {
     const ucp = req.ucp;
     const n = negotiated(req);
-    const extensions = [DISCOUNT, FULFILLMENT].filter((c) => n.has(c));
+    const extensions = [DISCOUNT, FULFILLMENT, BUYER_CONSENT].filter((c) => n.has(c));
     const f = n.has(FULFILLMENT) ? nextFulfillment(null, input.fulfillment, input.items.length) : undefined;
     const { session } = await d.checkout.create({
       protocol: 'ucp',
@@ -310,7 +306,7 @@ function handlers(d: UcpRouteDeps) {
       items: input.items,
       codes: n.has(DISCOUNT) ? (input.codes ?? []) : [],
       extensions,
-      buyer: input.buyer ?? null,
+      buyer: buyerOf(input.buyer, extensions) ?? null,
       fulfillment: f?.fulfillment ?? null,
     });
     return { session, f };
@@ -399,7 +395,7 @@ function handlers(d: UcpRouteDeps) {
       const o = await d.checkout.update(id, owner, {
         items: input.value.items,
         ...(input.value.codes && before.extensions.includes(DISCOUNT) ? { codes: input.value.codes } : {}),
-        ...(input.value.buyer !== undefined ? { buyer: input.value.buyer } : {}),
+        ...(input.value.buyer !== undefined ? { buyer: buyerOf(input.value.buyer, before.extensions) } : {}),
         ...(f ? { fulfillment: f.fulfillment, region: regionOf(f.fulfillment, d.defaultRegion) } : {}),
       });
       if (o.kind === 'ok' && f && f.problems.length > 0)
