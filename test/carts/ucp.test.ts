@@ -168,6 +168,16 @@ describe('the UCP cart capability', () => {
     expectError(await p.call('POST', `/carts/${created.id}/cancel`), 404, 'not_found');
   });
 
+  it('replays a create under the same Idempotency-Key, and refuses another body under it (409)', async () => {
+    const p = await platform();
+    const headers = { 'idempotency-key': `ucp-cart-idem-${process.pid}` };
+    const first = expectCart(await p.call('POST', '/carts', lines([A, 1]), headers), 201);
+    const again = await p.call('POST', '/carts', lines([A, 1]), headers);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(expectCart(again, 201).id).toBe(first.id);
+    expectError(await p.call('POST', '/carts', lines([A, 2]), headers), 409, 'idempotency_conflict');
+  });
+
   it('shows unknown items as messages; a cart of nothing buyable is the spec’s error_response, not stored', async () => {
     const p = await platform();
     const mixed = expectCart(await p.call('POST', '/carts', lines([A, 1], ['pink_wumpus', 1])), 201);

@@ -23,6 +23,8 @@ import { registerAcpRoutes } from './routes.ts';
 
 /** Beside the embedded store (DATA_DIR): written when a stop let every session write land. */
 const CLEAN_STOP_FILE = 'checkout-stopped-cleanly';
+/** How often expired carts are deleted. */
+const CART_PURGE_MS = 3_600_000;
 
 /** What UCP (gateway/agent/ucp/) shares with ACP: one session service, one idempotency store, one key verifier. */
 export interface AcpParts {
@@ -89,6 +91,13 @@ export async function mountAcp(
     // A cart whose checkout was completed is cleared (cart.md).
     sessions: { get: (id, owner) => checkout.get(id, owner) },
   });
+  // Expired carts nobody reads again are deleted hourly (a read deletes one on the way); every
+  // replica may, the DELETE is the same.
+  const purge = setInterval(() => {
+    carts.purgeExpired().catch((err: unknown) => log.warn({ err }, 'expired carts not purged; next hour'));
+  }, CART_PURGE_MS);
+  purge.unref();
+  app.addHook('onClose', async () => clearInterval(purge));
   // Embedded, a completion's session is written behind its answer (cached.ts). A stop that let
   // every such write land leaves a mark beside the store; without it (a crash, a first start),
   // before any request, sessions whose write was lost follow their order.
