@@ -52,7 +52,15 @@ beforeAll(async () => {
   ucpProfile = profiles.set(
     '/ucp/profile.json',
     platformProfile({
-      capabilities: ['checkout', 'order', 'discount', 'fulfillment', 'catalog.search', 'catalog.lookup'],
+      capabilities: [
+        'checkout',
+        'order',
+        'discount',
+        'fulfillment',
+        'cart',
+        'catalog.search',
+        'catalog.lookup',
+      ],
     }),
   );
 }, 120_000);
@@ -120,6 +128,7 @@ describe('the documentation examples', () => {
         'README.md',
         'docs/acp.md',
         'docs/acp-keys.md',
+        'docs/carts.md',
         'docs/catalog.md',
         'docs/audit-proofs.md',
         'docs/deployment.md',

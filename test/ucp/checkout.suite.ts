@@ -210,6 +210,7 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
         expect(service[0]?.endpoint).toMatch(/\/ucp$/);
         expect(Object.keys(doc.ucp.capabilities ?? {}).sort()).toEqual([
           'dev.ucp.shopping.buyer_consent',
+          'dev.ucp.shopping.cart',
           'dev.ucp.shopping.catalog.lookup',
           'dev.ucp.shopping.catalog.search',
           'dev.ucp.shopping.checkout',

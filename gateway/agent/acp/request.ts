@@ -30,7 +30,7 @@ const refuse = <T>(code: string, message: string, param: string): Result<T> => (
   error: acpError(400, code, message, param),
 });
 
-function itemsOf(body: Body): Result<SessionItem[] | undefined> {
+export function itemsOf(body: Body): Result<SessionItem[] | undefined> {
   const raw = body.line_items as { id: string; quantity?: number }[] | undefined;
   if (raw === undefined) return { ok: true, value: undefined };
   if (raw.length > CART_LIMITS.maxLines)

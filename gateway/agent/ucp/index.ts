@@ -103,6 +103,7 @@ export async function mountUcp(
     idempotency: acp.idempotency,
     audit: chain.audit,
     checkout: acp.checkout,
+    carts: { carts: acp.carts, defaultRegion: config.ACP_DEFAULT_REGION, continueUrl },
     orders: chain.orders,
     render: {
       paymentHandlers: handlers,

@@ -4,8 +4,8 @@ import { UCP_VERSION } from './schema/index.ts';
 /**
  * The business profile at `/.well-known/ucp` (overview.md, "Business Profile"): the protocol
  * version, the `dev.ucp.shopping` service over REST and MCP, the capabilities this merchant
- * implements (checkout, order, the discount and fulfillment extensions of checkout, catalog
- * search and lookup), the
+ * implements (checkout, order, cart, the discount and fulfillment extensions of checkout,
+ * catalog search and lookup), the
  * one payment handler (buying on account, ./payment.ts) and the keys order webhooks are signed
  * with. Public, no authentication, `Cache-Control: public, max-age=3600` (at least 60 s, never
  * private/no-store, as "Hosting" asks).
@@ -18,6 +18,7 @@ export const CHECKOUT = 'dev.ucp.shopping.checkout';
 export const ORDER = 'dev.ucp.shopping.order';
 export const DISCOUNT = 'dev.ucp.shopping.discount';
 export const FULFILLMENT = 'dev.ucp.shopping.fulfillment';
+export const CART = 'dev.ucp.shopping.cart';
 export const BUYER_CONSENT = 'dev.ucp.shopping.buyer_consent';
 
 /** Each capability this merchant implements, with the capability it extends (if any). */
@@ -29,6 +30,7 @@ export const BUSINESS_CAPABILITIES: readonly {
 }[] = [
   { name: CHECKOUT, page: 'checkout', schema: 'shopping/checkout.json' },
   { name: ORDER, page: 'order', schema: 'shopping/order.json' },
+  { name: CART, page: 'cart', schema: 'shopping/cart.json' },
   { name: DISCOUNT, page: 'discount', schema: 'shopping/discount.json', extends: CHECKOUT },
   { name: FULFILLMENT, page: 'fulfillment', schema: 'shopping/fulfillment.json', extends: CHECKOUT },
   { name: BUYER_CONSENT, page: 'buyer-consent', schema: 'shopping/buyer_consent.json', extends: CHECKOUT },

@@ -32,7 +32,8 @@ export interface UcpCheckoutInput {
   readonly fulfillment?: unknown;
 }
 
-export function checkoutInput(body: Record<string, unknown>): Result<UcpCheckoutInput> {
+/** The line items of a checkout or cart request as the core's items, within the merchant's limits. */
+export function lineItemsInput(body: Record<string, unknown>): Result<SessionItem[]> {
   const lines = (body.line_items ?? []) as { item: { id: string }; quantity: number }[];
   if (lines.length === 0)
     return { ok: false, error: { path: '$.line_items', content: 'At least one line item is required.' } };
@@ -47,6 +48,17 @@ export function checkoutInput(body: Record<string, unknown>): Result<UcpCheckout
       };
     items.push({ sku: l.item.id, quantity: l.quantity });
   }
+  return { ok: true, value: items };
+}
+
+/**
+ * `fromCart`: a create with `cart_id` (cart.md): the line items are the cart's, and the
+ * request's own (overlapping) are ignored, unread; `items` is then empty.
+ */
+export function checkoutInput(body: Record<string, unknown>, fromCart = false): Result<UcpCheckoutInput> {
+  const lines = fromCart ? { ok: true as const, value: [] } : lineItemsInput(body);
+  if (!lines.ok) return lines;
+  const items = lines.value;
   const discounts = body.discounts as { codes?: string[] } | undefined;
   const codes = discounts?.codes;
   if (codes && codes.length > MAX_CODES)

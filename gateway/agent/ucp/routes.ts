@@ -21,7 +21,6 @@ import {
   mediaTypeStep,
   optionalBodyMediaType,
   optionalJson,
-  parseErrorProblem,
   registerStrictJsonParser,
   requireJson,
 } from '../parse/parse.ts';
@@ -29,13 +28,14 @@ import type { BucketPolicy } from '../rate-limit/bucket.ts';
 import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import type { BucketStore } from '../rate-limit/store.ts';
 import { ORDER_CREATE_SCOPE, ORDER_READ_SCOPE, type ScopePolicy } from '../scope/policy.ts';
-import { problemAsUcpError, sendUcpError, UcpError, ucpError, ucpErrorOfProblem } from './errors.ts';
+import { checkoutFromCart, registerUcpCartRoutes, type UcpCartDeps } from './cart.ts';
+import { problemAsUcpError, sendUcpError, ucpError, ucpErrorOfProblem } from './errors.ts';
 import { missingSelections, nextFulfillment, regionOf } from './fulfillment.ts';
 import { ucpIdempotencyStep } from './idempotency.ts';
 import { ucpAgentStep, ucpIdentityStep, ucpProfileStep, ucpScopeStep } from './identity.ts';
 import { purchaseOrderOf } from './payment.ts';
 import type { ProfileFetcher } from './platform-profile.ts';
-import { BUYER_CONSENT, CHECKOUT, DISCOUNT, FULFILLMENT, ORDER } from './profile.ts';
+import { BUYER_CONSENT, CART, CHECKOUT, DISCOUNT, FULFILLMENT, ORDER } from './profile.ts';
 import {
   type ExtraMessage,
   errorResponse,
@@ -44,8 +44,9 @@ import {
   UCP_CODE,
   type UcpRenderOptions,
 } from './render.ts';
-import { buyerOf, checkoutInput } from './request.ts';
-import { ucpValidator } from './schema/index.ts';
+import { buyerOf, checkoutInput, type UcpCheckoutInput } from './request.ts';
+import { routePattern, ucpErrorHandler, unmatched } from './route-errors.ts';
+import { type UcpValidate, ucpValidator } from './schema/index.ts';
 import type { UcpSignatureVerifier } from './signature.ts';
 import { tls13 } from './tls.ts';
 
@@ -72,6 +73,8 @@ export interface UcpRouteDeps {
   readonly continueUrl: string;
   readonly defaultRegion: string;
   readonly bodyLimit: number;
+  /** The cart capability (./cart.ts) and `cart_id` conversion; absent: neither. */
+  readonly carts?: UcpCartDeps;
   /** More routes of the endpoint, in its scope (its parser, errors and unmatched paths): the catalog. */
   readonly more?: (scope: FastifyInstance) => void;
 }
@@ -151,15 +154,34 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
         onResponse,
         handler: h.order,
       });
+      if (d.carts)
+        registerUcpCartRoutes(
+          scope,
+          {
+            gate: gate(ORDER_CREATE_SCOPE, CART),
+            onSend,
+            onResponse,
+            idempotency: [idempotency],
+            contract,
+            bodyLimit: d.bodyLimit,
+          },
+          d.carts,
+        );
       d.more?.(scope);
     },
     { prefix: d.basePath },
   );
 }
 
-/** Step 6: the body against the operation's view of checkout with its extensions (400). */
-function contract(op: Op) {
-  const validate = ucpValidator(op === 'complete' ? 'checkout' : 'checkout_with_extensions', 'request', op);
+/**
+ * Step 6: the body against the operation's view of checkout with its extensions (400), or of
+ * another shape (the cart's: ./cart.ts).
+ */
+function contract(op: Op | UcpValidate) {
+  const validate =
+    typeof op === 'function'
+      ? op
+      : ucpValidator(op === 'complete' ? 'checkout' : 'checkout_with_extensions', 'request', op);
   return async function schema(req: FastifyRequest, reply: FastifyReply) {
     const violations = validate(req.body);
     const first = violations[0];
@@ -263,34 +285,71 @@ function handlers(d: UcpRouteDeps) {
     return sendUcpError(reply, ucpError(400, 'invalid', content, { path }));
   };
 
+  /** A new checkout for the platform from its (or its cart's) items; the region falls back to `region`. */
+  const newCheckout = async (req: FastifyRequest, input: UcpCheckoutInput, region: string) => {
+    const ucp = req.ucp;
+    const n = negotiated(req);
+    const extensions = [DISCOUNT, FULFILLMENT, BUYER_CONSENT].filter((c) => n.has(c));
+    const f = n.has(FULFILLMENT) ? nextFulfillment(null, input.fulfillment, input.items.length) : undefined;
+    const { session } = await d.checkout.create({
+      protocol: 'ucp',
+      owner: identityOf(req),
+      agentId: ucp?.agentId ?? '',
+      keyId: ucp?.key?.id ?? null,
+      channel: {
+        protocol: 'ucp',
+        profileUrl: ucp?.profileUrl ?? '',
+        ...(ucp?.profile?.orderWebhookUrl ? { orderWebhookUrl: ucp.profile.orderWebhookUrl } : {}),
+      },
+      currency: 'USD',
+      region: regionOf(f?.fulfillment ?? null, region),
+      items: input.items,
+      codes: n.has(DISCOUNT) ? (input.codes ?? []) : [],
+      extensions,
+      buyer: buyerOf(input.buyer, extensions) ?? null,
+      fulfillment: f?.fulfillment ?? null,
+    });
+    return { session, f };
+  };
+
   return {
     async create(req: FastifyRequest, reply: FastifyReply) {
-      const input = checkoutInput(req.body as Record<string, unknown>);
+      const body = req.body as Record<string, unknown>;
+      const cartId = typeof body.cart_id === 'string' ? body.cart_id : undefined;
+      const input = checkoutInput(body, cartId !== undefined);
       if (!input.ok) return refused(req, reply, input.error.path, input.error.content);
-      const ucp = req.ucp;
-      const n = negotiated(req);
-      const extensions = [DISCOUNT, FULFILLMENT, BUYER_CONSENT].filter((c) => n.has(c));
-      const f = n.has(FULFILLMENT)
-        ? nextFulfillment(null, input.value.fulfillment, input.value.items.length)
-        : undefined;
-      const { session } = await d.checkout.create({
-        protocol: 'ucp',
-        owner: identityOf(req),
-        agentId: ucp?.agentId ?? '',
-        keyId: ucp?.key?.id ?? null,
-        channel: {
-          protocol: 'ucp',
-          profileUrl: ucp?.profileUrl ?? '',
-          ...(ucp?.profile?.orderWebhookUrl ? { orderWebhookUrl: ucp.profile.orderWebhookUrl } : {}),
-        },
-        currency: 'USD',
-        region: regionOf(f?.fulfillment ?? null, d.defaultRegion),
-        items: input.value.items,
-        codes: n.has(DISCOUNT) ? (input.value.codes ?? []) : [],
-        extensions,
-        buyer: buyerOf(input.value.buyer, extensions) ?? null,
-        fulfillment: f?.fulfillment ?? null,
-      });
+      // Conversion (cart.md): the cart's line items, buyer and region; the request's own ignored.
+      if (cartId !== undefined) {
+        if (!d.carts || !negotiated(req).has(CART))
+          return refused(
+            req,
+            reply,
+            '$.cart_id',
+            'cart_id needs dev.ucp.shopping.cart in the platform profile.',
+          );
+        return checkoutFromCart(req, reply, {
+          cartId,
+          carts: d.carts.carts,
+          checkout: {
+            get: (id, owner) => d.checkout.get(id, owner),
+            create: async (cart) =>
+              (
+                await newCheckout(
+                  req,
+                  {
+                    ...input.value,
+                    items: [...cart.items],
+                    ...(cart.buyer ? { buyer: { ...cart.buyer } } : {}),
+                  },
+                  cart.region,
+                )
+              ).session,
+          },
+          show: (session, status) => show(req, reply, session, [], status),
+          basePath: d.basePath,
+        });
+      }
+      const { session, f } = await newCheckout(req, input.value, d.defaultRegion);
       // Nothing in it can be bought (every item unknown or out of stock): UCP's error_response,
       // no checkout to show.
       if (!buyable(session)) {
@@ -420,50 +479,3 @@ const fulfillmentMessages = (problems: { path: string; content: string }[] | und
     content: p.content,
     severity: 'recoverable',
   }));
-
-/** Anything thrown: the client's mistakes as 4xx, the dependencies' absence as 503, never a 500. */
-function ucpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply, d: UcpRouteDeps) {
-  const parsed = parseErrorProblem(req, err as { code?: string; statusCode?: number }, d.bodyLimit);
-  if (parsed) return sendUcpError(reply, ucpErrorOfProblem(parsed.body));
-  if (err instanceof UcpError) return sendUcpError(reply, err);
-  if (!(err instanceof CheckoutUnavailable)) d.log.error({ err, traceId: req.traceId }, 'UCP step failed');
-  if (req.agent) req.agent.reason = `ucp: unavailable (${err instanceof Error ? err.message : 'unknown'})`;
-  return sendUcpError(
-    reply,
-    ucpError(503, 'service_unavailable', 'The business cannot answer this now; retry shortly.', {
-      headers: { 'retry-after': '1' },
-    }),
-  );
-}
-
-/** A route's URL (`/ucp/checkout-sessions/:id`) as a pattern for a raw request path. */
-const routePattern = (url: string): RegExp =>
-  new RegExp(
-    `^${url
-      .split('/')
-      .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('/')}$`,
-  );
-
-/** No route under the endpoint: 405 with Allow when the path is a route's under another method, else 404. */
-function unmatched(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  routes: readonly { path: RegExp; method: string }[],
-) {
-  const path = req.url.split('?', 1)[0] ?? '';
-  const allowed = [...new Set(routes.filter((r) => r.path.test(path)).map((r) => r.method))];
-  if (allowed.length > 0)
-    return sendUcpError(
-      reply,
-      ucpError(
-        405,
-        'method_not_allowed',
-        `${req.method.slice(0, 16)} is not allowed here; use ${allowed.join(', ')}.`,
-        {
-          headers: { allow: allowed.join(', ') },
-        },
-      ),
-    );
-  return sendUcpError(reply, ucpError(404, 'not_found', 'No such resource under the UCP endpoint.'));
-}

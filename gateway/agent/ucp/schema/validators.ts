@@ -37,6 +37,10 @@ export const UCP_DEFS = {
   checkout_with_discount_and_fulfillment: {
     allOf: [{ $ref: checkoutOf('discount') }, { $ref: checkoutOf('fulfillment') }],
   },
+  /** shopping/cart.json: the cart (cart.md; requests: create, update). */
+  cart: id('schemas/shopping/cart.json'),
+  /** cart.json's checkout with `cart_id` (create only): cart-to-checkout conversion. */
+  checkout_with_cart: `${id('schemas/shopping/cart.json')}#/$defs/checkout`,
   /**
    * Every checkout extension this merchant offers (the two above and buyer_consent.json's
    * `buyer.consent`): what a create or update is validated against. An extension the platform
