@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../../lib/platform.ts';
 import { publicOrigin, ucpApiBaseUrl } from '../../../lib/public-origin.ts';
-import { ucpPublicJwks } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
+import { ucpPublicJwks, ucpSigningKey } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
 import type { CatalogService } from '../../catalog/service.ts';
 import type { AcpParts } from '../acp/index.ts';
 import type { AgentChainParts } from '../index.ts';
@@ -104,6 +104,16 @@ export async function mountUcp(
     audit: chain.audit,
     checkout: acp.checkout,
     orders: chain.orders,
+    // The key ring that signs order webhooks signs checkouts too: one set of signing_keys.
+    ap2: {
+      clock,
+      signingKey: () => ucpSigningKey(config, clock),
+      verifyingKeys: () => ucpPublicJwks(config, clock),
+      audience: `${origin}/.well-known/ucp`,
+      used: acp.idempotency,
+      // Below the idempotency store's retention, so a mandate is remembered as long as it is usable.
+      maxAgeS: Math.min(3600, config.IDEMPOTENCY_TTL_SECONDS),
+    },
     render: {
       paymentHandlers: handlers,
       links: config.ACP_LINKS.map((l) => {

@@ -29,13 +29,14 @@ import type { BucketPolicy } from '../rate-limit/bucket.ts';
 import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import type { BucketStore } from '../rate-limit/store.ts';
 import { ORDER_CREATE_SCOPE, ORDER_READ_SCOPE, type ScopePolicy } from '../scope/policy.ts';
+import { type Ap2Parts, ap2Locked, verifyCompletion, withMerchantAuthorization } from './ap2.ts';
 import { problemAsUcpError, sendUcpError, UcpError, ucpError, ucpErrorOfProblem } from './errors.ts';
 import { missingSelections, nextFulfillment, regionOf } from './fulfillment.ts';
 import { ucpIdempotencyStep } from './idempotency.ts';
 import { ucpAgentStep, ucpIdentityStep, ucpProfileStep, ucpScopeStep } from './identity.ts';
 import { purchaseOrderOf } from './payment.ts';
 import type { ProfileFetcher } from './platform-profile.ts';
-import { CHECKOUT, DISCOUNT, FULFILLMENT, ORDER } from './profile.ts';
+import { AP2, CHECKOUT, DISCOUNT, FULFILLMENT, ORDER } from './profile.ts';
 import {
   type ExtraMessage,
   errorResponse,
@@ -64,6 +65,8 @@ export interface UcpRouteDeps {
   readonly checkout: CheckoutService;
   readonly orders: OrderPort;
   readonly render: UcpRenderOptions;
+  /** The AP2 mandates extension: the business's signing key, its verifying keys, the used mandates. */
+  readonly ap2: Ap2Parts;
   /** The path of the REST endpoint, where the routes are served (`/ucp`). */
   readonly basePath: string;
   /** The REST endpoint (absolute), for order permalinks. */
@@ -191,13 +194,17 @@ function handlers(d: UcpRouteDeps) {
   const send = (reply: FastifyReply, status: number, body: unknown) =>
     reply.code(status).type('application/json').send(JSON.stringify(body));
   const negotiated = (req: FastifyRequest) => req.ucp?.negotiated ?? new Map<string, string>();
-  const show = (
+  /** The checkout as UCP's; a session locked into AP2 signs every one (ap2.merchant_authorization). */
+  const show = async (
     req: FastifyRequest,
     reply: FastifyReply,
     s: CheckoutSession,
     extra: ExtraMessage[] = [],
     status = 200,
-  ) => send(reply, status, renderCheckout(s, negotiated(req), d.render, extra));
+  ) => {
+    const body = renderCheckout(s, negotiated(req), d.render, extra);
+    return send(reply, status, ap2Locked(s) ? await withMerchantAuthorization(body, d.ap2) : body);
+  };
   const identityOf = (req: FastifyRequest) => {
     const id = req.agent.identity;
     if (!id) throw new Error('UCP chain reached a handler without identity');
@@ -254,6 +261,10 @@ function handlers(d: UcpRouteDeps) {
     }
   };
 
+  /** A locked session's completion: the mandate verified against the checkout as it stands. */
+  const completionMandate = (req: FastifyRequest, s: CheckoutSession, body: { ap2?: unknown }) =>
+    verifyCompletion(body, s, renderCheckout(s, negotiated(req), d.render), req.ucp?.profile, d.ap2);
+
   const sessionId = (req: WithId, reply: FastifyReply): string | undefined => {
     if (SESSION_ID.test(req.params.id)) return req.params.id;
     notFound(req, reply, 'checkout session');
@@ -273,7 +284,8 @@ function handlers(d: UcpRouteDeps) {
       if (!input.ok) return refused(req, reply, input.error.path, input.error.content);
       const ucp = req.ucp;
       const n = negotiated(req);
-      const extensions = [DISCOUNT, FULFILLMENT].filter((c) => n.has(c));
+      // AP2 negotiated at creation locks the session into the mandate flow (./ap2.ts).
+      const extensions = [DISCOUNT, FULFILLMENT, AP2].filter((c) => n.has(c));
       const f = n.has(FULFILLMENT)
         ? nextFulfillment(null, input.value.fulfillment, input.value.items.length)
         : undefined;
@@ -353,7 +365,7 @@ function handlers(d: UcpRouteDeps) {
       const owner = identityOf(req);
       const s = await d.checkout.get(id, owner);
       if (!s) return notFound(req, reply, 'checkout session');
-      const body = req.body as { payment?: unknown };
+      const body = req.body as { payment?: unknown; ap2?: unknown };
       const pay = purchaseOrderOf(body.payment);
       const open = s.status === 'ready_for_payment' || s.status === 'not_ready_for_payment';
       // Business outcomes before anything is reserved: the checkout, not completed, with why.
@@ -373,10 +385,21 @@ function handlers(d: UcpRouteDeps) {
         req.agent.reason = 'ucp: complete: fulfillment not selected';
         return show(req, reply, s);
       }
-      const o = await d.checkout.complete(id, owner, {
-        purchaseOrderNumber: pay.ok ? pay.purchaseOrderNumber : '',
-        traceId: req.traceId,
-      });
+      const mandate = open && ap2Locked(s) ? await completionMandate(req, s, body) : undefined;
+      if (mandate && !mandate.ok) {
+        req.agent.reason = mandate.reason;
+        return sendUcpError(reply, mandate.error);
+      }
+      const o = await d.checkout
+        .complete(id, owner, {
+          purchaseOrderNumber: pay.ok ? pay.purchaseOrderNumber : '',
+          traceId: req.traceId,
+        })
+        .catch(async (err: unknown) => {
+          // Nothing completed: the mandate may be presented again.
+          await mandate?.release();
+          throw err;
+        });
       return answer(req, reply, o, 'complete');
     },
     async cancel(req: WithId, reply: FastifyReply) {
