@@ -128,7 +128,8 @@ export async function verifyCompletion(
       'mandate_scope_mismatch',
       'The checkout in the mandate differs from this checkout now (line items or totals).',
     );
-  const key = `ap2-mandate\0${m.hash}`;
+  // Idempotency records are 43-character hashes (recordKey): a `:` never meets one of them.
+  const key = `ap2-mandate:${m.hash}`;
   const now = p.clock.now();
   const claim = await p.used.begin(key, session.id, now);
   if (claim.kind !== 'started')
