@@ -3,7 +3,9 @@ import type { SessionItem } from '../../../subgraphs/procurement/checkout/sessio
 /**
  * UCP request bodies (already valid against the operation's view of the vendored schemas) as
  * the session core's commands. The merchant's own limits are the cart quote's: at most 50 line
- * items, a whole quantity of 1–999 each, each item once, at most 10 discount codes. Server-owned
+ * items, a whole quantity of 1–999 each, at most 10 discount codes; an item may be on several lines
+ * (each line its own id; priced as the cart quote prices the item once with their quantities'
+ * sum: subgraphs/procurement/checkout/repeats.ts). Server-owned
  * fields a request may carry (`id`, `status`, `currency`, `totals`, `item.title`/`price`:
  * `ucp_request: omit`) are ignored, as the vendored README says the schemas cannot refuse them.
  */
@@ -35,7 +37,6 @@ export function checkoutInput(body: Record<string, unknown>): Result<UcpCheckout
     return { ok: false, error: { path: '$.line_items', content: 'At least one line item is required.' } };
   if (lines.length > MAX_LINES)
     return { ok: false, error: { path: '$.line_items', content: `At most ${MAX_LINES} line items.` } };
-  const seen = new Set<string>();
   const items: SessionItem[] = [];
   for (const [i, l] of lines.entries()) {
     if (l.quantity > MAX_QUANTITY)
@@ -43,15 +44,6 @@ export function checkoutInput(body: Record<string, unknown>): Result<UcpCheckout
         ok: false,
         error: { path: `$.line_items[${i}].quantity`, content: `A quantity is at most ${MAX_QUANTITY}.` },
       };
-    if (seen.has(l.item.id))
-      return {
-        ok: false,
-        error: {
-          path: `$.line_items[${i}].item.id`,
-          content: 'This item is already in the checkout: give it once, with its quantity.',
-        },
-      };
-    seen.add(l.item.id);
     items.push({ sku: l.item.id, quantity: l.quantity });
   }
   const discounts = body.discounts as { codes?: string[] } | undefined;
