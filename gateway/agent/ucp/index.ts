@@ -131,8 +131,9 @@ export async function mountUcp(
     defaultRegion: config.ACP_DEFAULT_REGION,
     bodyLimit: config.ACP_BODY_LIMIT_BYTES,
     // The catalog's search and lookup under the same endpoint (gateway/agent/ucp/catalog.ts).
-    more: (scope) =>
+    more: (scope, signResponse) =>
       registerUcpCatalogRoutes(scope, {
+        signResponse,
         clock,
         log,
         keys: acp.keys,

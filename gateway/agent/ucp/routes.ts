@@ -46,6 +46,7 @@ import {
   type UcpRenderOptions,
 } from './render.ts';
 import { checkoutInput } from './request.ts';
+import { signUcpResponses } from './response-signature.ts';
 import { ucpValidator } from './schema/index.ts';
 import type { UcpSignatureVerifier } from './signature.ts';
 import { tls13 } from './tls.ts';
@@ -76,7 +77,7 @@ export interface UcpRouteDeps {
   readonly defaultRegion: string;
   readonly bodyLimit: number;
   /** More routes of the endpoint, in its scope (its parser, errors and unmatched paths): the catalog. */
-  readonly more?: (scope: FastifyInstance) => void;
+  readonly more?: (scope: FastifyInstance, signResponse: ReturnType<typeof signUcpResponses>) => void;
 }
 
 type Op = 'create' | 'update' | 'complete';
@@ -94,6 +95,7 @@ type Op = 'create' | 'update' | 'complete';
  *   preHandler    7 Idempotency-Key (replay, 409)
  *   handler       the session core (gateway/agent/checkout/), rendered as UCP's checkout
  *   onSend        problems as UCP errors → Request-Id echo → 3' block bookkeeping → 7' idempotency record
+ *                 → the response signed (RFC 9421 `@status`, Content-Digest; ./response-signature.ts)
  *   onResponse    9 audit entry
  */
 export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): Promise<void> {
@@ -107,11 +109,14 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
     ucpProfileStep(d.profiles, root, d.continueUrl),
   ];
   const checkoutGate = gate(ORDER_CREATE_SCOPE, CHECKOUT);
+  const signer = { clock: d.clock, log: d.log, signingKey: d.ap2.signingKey };
+  const signResponse = signUcpResponses(signer);
   const onSend = [
     problemAsUcpError,
     echoRequestId,
     blockBookkeeping(blockOptions),
     acpIdempotencyRecord({ store: d.idempotency, clock: d.clock, log: d.log }),
+    signResponse,
   ];
   const onResponse = [auditStep(d.audit, d.clock)];
   const idempotency = ucpIdempotencyStep({ store: d.idempotency, clock: d.clock });
@@ -130,6 +135,9 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
       registerStrictJsonParser(scope);
       scope.setErrorHandler((err, req, reply) => ucpErrorHandler(err, req, reply, d));
       scope.addHook('onRequest', tls13);
+      // Route hooks run after the scope's: routes sign last in their own onSend; this copy signs
+      // the answers of paths no route takes (404, 405).
+      scope.addHook('onSend', signUcpResponses(signer, { notFoundOnly: true }));
       // Paths under the endpoint that no route takes (or not with this method) are UCP errors too;
       // so are the router's refusals of paths it cannot read (lib/http/app.ts). Not when the
       // endpoint is the server's root: the rest of the server keeps its own answers.
@@ -154,7 +162,7 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
         onResponse,
         handler: h.order,
       });
-      d.more?.(scope);
+      d.more?.(scope, signResponse);
     },
     { prefix: d.basePath },
   );
