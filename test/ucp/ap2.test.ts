@@ -6,9 +6,11 @@
  * nothing of the system's own AP2 code. Then every hostile mandate the issue lists, each refused
  * with the spec's code, the checkout left uncompleted, the refusal audited.
  */
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { digest } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { compactVerify, importJWK, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
@@ -193,6 +195,53 @@ describe('AP2 mandates on the UCP checkout (ap2-mandates.md v2026-04-08)', () =>
     expect(await verifyBusiness(done)).toBe(true);
     const rows = await auditOf(p.spiffeId, '/complete', 1);
     expect(rows.at(-1)?.status).toBe(200);
+  });
+
+  it('keeps the evidence with the order: GET …/authorization, named by the completion’s audit entry', async () => {
+    const p = await platform();
+    const c = await p.ready();
+    const m = await p.mandate(c);
+    const done = expectCheckout(await p.complete(c.id, { checkout_mandate: m }));
+    const orderId = (done.order as { id: string }).id;
+    const evidence = async (spiffe: string) => {
+      const res = await fetch(`${sys.url}/api/v2/procurement/orders/${orderId}/authorization`, {
+        headers: { 'x-spiffe-id': spiffe },
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const mine = await evidence(p.spiffeId);
+    expect(mine.status).toBe(200);
+    const sha = createHash('sha256').update(m).digest('base64url');
+    expect(mine.body).toMatchObject({
+      order_id: orderId,
+      checkout_session_id: c.id,
+      authorization: {
+        type: 'ap2_checkout_mandate',
+        checkout_mandate: m,
+        mandate_sha256: sha,
+        merchant_authorization: (c.ap2 as { merchant_authorization: string }).merchant_authorization,
+        platform_profile: profileUrl,
+        platform_kid: KID,
+      },
+    });
+    // From the evidence alone: the checkout the user confirmed, and the business's signature on it.
+    const claims = (await new SDJwtVcInstance({ hasher: digest }).getClaims(m)) as { checkout: Checkout };
+    expect(claims.checkout.id).toBe(c.id);
+    expect(await verifyBusiness(claims.checkout)).toBe(true);
+    const rows = await auditOf(p.spiffeId, '/complete', 1);
+    expect(rows.at(-1)?.reason).toContain(`ap2: mandate sha-256 ${sha}`);
+    // Another identity's order is the same 404 as an unknown one.
+    const other = await platform();
+    expect((await evidence(other.spiffeId)).status).toBe(404);
+    // An order completed without AP2 has none.
+    const plain = await platform(() => plainProfileUrl);
+    const q = await plain.ready();
+    const placed = expectCheckout(await plain.complete(q.id));
+    const none = await fetch(
+      `${sys.url}/api/v2/procurement/orders/${(placed.order as { id: string }).id}/authorization`,
+      { headers: { 'x-spiffe-id': plain.spiffeId } },
+    );
+    expect(((await none.json()) as { authorization: unknown }).authorization).toBeNull();
   });
 
   it('does not sign, nor ask for a mandate, when the platform does not list the extension', async () => {

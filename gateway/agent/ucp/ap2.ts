@@ -7,7 +7,7 @@ import {
   verifyMerchantAuthorization,
 } from '../../../lib/ap2/merchant-authorization.ts';
 import type { Clock } from '../../../lib/clock.ts';
-import type { CheckoutSession } from '../../../subgraphs/procurement/checkout/session.ts';
+import type { CheckoutSession, OrderAuthorization } from '../../../subgraphs/procurement/checkout/session.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 import { type UcpError, ucpError } from './errors.ts';
 import type { PlatformProfile } from './platform-profile.ts';
@@ -48,17 +48,8 @@ export async function withMerchantAuthorization(
   return { ...checkout, ap2: { merchant_authorization } };
 }
 
-/** What a verified completion leaves as evidence (kept with the order and in the audit entry). */
-export interface Ap2Evidence {
-  readonly mandate: string;
-  readonly mandateHash: string;
-  readonly merchantAuthorization: string;
-  readonly platformKid: string;
-  readonly merchantKid: string;
-}
-
 export type Ap2Verdict =
-  | { readonly ok: true; readonly evidence: Ap2Evidence; release(): Promise<void> }
+  | { readonly ok: true; readonly authorization: OrderAuthorization; release(): Promise<void> }
   | { readonly ok: false; readonly error: UcpError; readonly reason: string };
 
 /** The checkout's terms the mandate must match now ("Verify Terms Match": id, totals, line items). */
@@ -142,12 +133,15 @@ export async function verifyCompletion(
   const ap2 = m.checkout.ap2 as { merchant_authorization: string };
   return {
     ok: true,
-    evidence: {
+    authorization: {
+      kind: 'ap2_checkout_mandate',
       mandate,
-      mandateHash: m.hash,
+      mandateSha256: m.hash,
       merchantAuthorization: ap2.merchant_authorization,
-      platformKid: m.kid,
       merchantKid: merchant.kid,
+      platformProfile: profile?.url ?? '',
+      platformKid: m.kid,
+      verifiedAt: now,
     },
     release: () => p.used.release(key),
   };

@@ -402,13 +402,18 @@ function handlers(d: UcpRouteDeps) {
         .complete(id, owner, {
           purchaseOrderNumber: pay.ok ? pay.purchaseOrderNumber : '',
           traceId: req.traceId,
+          ...(mandate?.ok ? { authorization: mandate.authorization } : {}),
         })
         .catch(async (err: unknown) => {
           // Nothing completed: the mandate may be presented again.
           await mandate?.release();
           throw err;
         });
-      return answer(req, reply, o, 'complete');
+      // answer() sets the reason before it sends: the audit entry then names the mandate (its
+      // SHA-256), so the entry's inclusion proof covers the evidence kept with the order.
+      const answered = answer(req, reply, o, 'complete');
+      if (mandate?.ok) req.agent.reason += `; ap2: mandate sha-256 ${mandate.authorization.mandateSha256}`;
+      return answered;
     },
     async cancel(req: WithId, reply: FastifyReply) {
       const id = sessionId(req, reply);
