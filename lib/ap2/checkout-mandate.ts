@@ -49,14 +49,17 @@ export type MandateCheck =
       readonly kid: string;
       /** When it stops being usable (Unix s): its `exp`, or the KB-JWT's `iat` + maxAgeS. */
       readonly expiresAt: number;
+      /** The KB-JWT's `aud` and `iat`: whom the user's confirmation was for, and when. */
+      readonly audience: string;
+      readonly confirmedAt: number;
     }
   | { readonly ok: false; readonly code: MandateCode; readonly reason: string };
 
 export interface MandateExpectations {
   /** The platform's public keys (its profile's `signing_keys`). */
   readonly issuerKeys: readonly Record<string, unknown>[];
-  /** The KB-JWT's `aud`: the business (its profile URL). */
-  readonly audience: string;
+  /** The KB-JWT's `aud`: the business (its profile URL); undefined: not checked (offline evidence). */
+  readonly audience: string | undefined;
   /** The KB-JWT's `nonce`: the checkout id. */
   readonly nonce: string;
   /** Now, Unix seconds. */
@@ -159,7 +162,7 @@ export async function verifyCheckoutMandate(mandate: string, e: MandateExpectati
   }
   const kb = verified.kb?.payload;
   if (!kb) return refuse('mandate_invalid_signature', 'the key binding JWT was not verified');
-  if (kb.aud !== e.audience)
+  if (e.audience !== undefined && kb.aud !== e.audience)
     return refuse('mandate_scope_mismatch', 'the key binding JWT is for another audience');
   if (typeof kb.iat !== 'number' || kb.iat > e.nowS + skewS)
     return refuse('mandate_invalid_signature', 'the key binding JWT is issued in the future');
@@ -176,6 +179,8 @@ export async function verifyCheckoutMandate(mandate: string, e: MandateExpectati
     hash: sha256b64url(mandate),
     kid: String(jwk.kid),
     expiresAt: Math.min(exp, kb.iat + maxAgeS),
+    audience: String(kb.aud),
+    confirmedAt: kb.iat,
   };
 }
 

@@ -11,8 +11,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { digest } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
-import { compactVerify, importJWK, type JWK } from 'jose';
+import { compactVerify, importJWK, type JSONWebKeySet, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyAuthorizedOrder } from '../../gateway/agent/order/authorization-verify.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { expectCheckout, FIXTURE } from './checkout.suite.ts';
@@ -201,6 +202,7 @@ describe('AP2 mandates on the UCP checkout (ap2-mandates.md v2026-04-08)', () =>
     const p = await platform();
     const c = await p.ready();
     const m = await p.mandate(c);
+    const read2 = expectCheckout(await p.call('GET', `/checkout-sessions/${c.id}`));
     const done = expectCheckout(await p.complete(c.id, { checkout_mandate: m }));
     const orderId = (done.order as { id: string }).id;
     const evidence = async (spiffe: string) => {
@@ -230,6 +232,54 @@ describe('AP2 mandates on the UCP checkout (ap2-mandates.md v2026-04-08)', () =>
     expect(await verifyBusiness(claims.checkout)).toBe(true);
     const rows = await auditOf(p.spiffeId, '/complete', 1);
     expect(rows.at(-1)?.reason).toContain(`ap2: mandate sha-256 ${sha}`);
+    // The whole chain offline, from public keys only: mandate → platform key → merchant
+    // signature → order → audit inclusion → signed tree head.
+    const get = async (path: string) =>
+      (await (
+        await fetch(`${sys.url}${path}`, { headers: { 'x-spiffe-id': p.spiffeId } })
+      ).json()) as unknown;
+    const chain = {
+      proof: await get(`/api/v2/procurement/orders/${orderId}/audit-proof`),
+      auditKeys: (await get('/.well-known/audit-keys.json')) as JSONWebKeySet,
+      evidence: mine.body,
+      platformKeys: [publicJwk(platformKey, KID, 'ES256') as JWK],
+      businessKeys,
+    };
+    const verdict = await verifyAuthorizedOrder(chain);
+    expect(verdict.ok, JSON.stringify(verdict)).toBe(true);
+    const auth = mine.body.authorization as Record<string, unknown>;
+    const bent: [string, Partial<typeof chain>][] = [
+      ['another platform key', { platformKeys: [publicJwk(otherKey, KID, 'ES256') as JWK] }],
+      [
+        'another business key',
+        { businessKeys: [{ ...(publicJwk(otherKey, String(businessKeys[0]?.kid), 'ES256') as JWK) }] },
+      ],
+      ['another order id', { evidence: { ...mine.body, order_id: `ord_${'0'.repeat(32)}` } }],
+      [
+        'an edited mandate hash',
+        {
+          evidence: {
+            ...mine.body,
+            authorization: { ...auth, mandate_sha256: sha.replace(/^./, sha[0] === 'A' ? 'B' : 'A') },
+          },
+        },
+      ],
+      [
+        'another merchant authorization',
+        {
+          evidence: {
+            ...mine.body,
+            authorization: {
+              ...auth,
+              merchant_authorization: (read2.ap2 as { merchant_authorization: string })
+                .merchant_authorization,
+            },
+          },
+        },
+      ],
+    ];
+    for (const [what, change] of bent)
+      expect((await verifyAuthorizedOrder({ ...chain, ...change })).ok, what).toBe(false);
     // Another identity's order is the same 404 as an unknown one.
     const other = await platform();
     expect((await evidence(other.spiffeId)).status).toBe(404);
