@@ -117,6 +117,7 @@ describe('the documentation examples', () => {
         'README.md',
         'docs/acp.md',
         'docs/acp-keys.md',
+        'docs/ap2.md',
         'docs/catalog.md',
         'docs/audit-proofs.md',
         'docs/deployment.md',
