@@ -61,6 +61,8 @@ export function createCompletion(d: CheckoutDeps, price: Price, core: SessionCor
     // Another completion holds it: this one waits (its own order id would be the same, but the
     // holder may give back what it reserved while this one places the order).
     if (completionHeld(s, now)) return { kind: 'busy', session: s };
+    if (c.authorizedVersion !== undefined && s.version !== c.authorizedVersion)
+      return { kind: 'busy', session: s };
     if (!completable(s)) return { kind: isOpen(s) ? 'not-ready' : 'not-allowed', session: s };
     if (s.status !== 'complete_in_progress') {
       const checked = await stillAsQuoted(s, now);

@@ -113,6 +113,11 @@ export interface CompleteCommand {
   readonly record?: string;
   /** The user's authorization the edge verified (an AP2 mandate), kept with the order. */
   readonly authorization?: OrderAuthorization;
+  /**
+   * The session version the authorization was verified against: a change since (a concurrent
+   * update) answers busy instead of completing terms the user did not confirm.
+   */
+  readonly authorizedVersion?: number;
 }
 
 /** `completedBy` of a session mended at start: the request that completed it is not known. */

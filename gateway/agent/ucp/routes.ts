@@ -402,13 +402,19 @@ function handlers(d: UcpRouteDeps) {
         .complete(id, owner, {
           purchaseOrderNumber: pay.ok ? pay.purchaseOrderNumber : '',
           traceId: req.traceId,
-          ...(mandate?.ok ? { authorization: mandate.authorization } : {}),
+          ...(mandate?.ok ? { authorization: mandate.authorization, authorizedVersion: s.version } : {}),
         })
         .catch(async (err: unknown) => {
           // Nothing completed: the mandate may be presented again.
           await mandate?.release();
           throw err;
         });
+      // Used only if the session took it (not busy, not changed by a concurrent update).
+      if (
+        mandate?.ok &&
+        !(o.kind === 'ok' && o.session.authorization?.mandateSha256 === mandate.authorization.mandateSha256)
+      )
+        await mandate.release();
       // answer() sets the reason before it sends: the audit entry then names the mandate (its
       // SHA-256), so the entry's inclusion proof covers the evidence kept with the order.
       const answered = answer(req, reply, o, 'complete');
