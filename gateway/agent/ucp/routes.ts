@@ -21,7 +21,6 @@ import {
   mediaTypeStep,
   optionalBodyMediaType,
   optionalJson,
-  parseErrorProblem,
   registerStrictJsonParser,
   requireJson,
 } from '../parse/parse.ts';
@@ -30,7 +29,7 @@ import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import type { BucketStore } from '../rate-limit/store.ts';
 import { ORDER_CREATE_SCOPE, ORDER_READ_SCOPE, type ScopePolicy } from '../scope/policy.ts';
 import { type Ap2Parts, ap2Locked, verifyCompletion, withMerchantAuthorization } from './ap2.ts';
-import { problemAsUcpError, sendUcpError, UcpError, ucpError, ucpErrorOfProblem } from './errors.ts';
+import { problemAsUcpError, sendUcpError, ucpError, ucpErrorOfProblem } from './errors.ts';
 import { missingSelections, nextFulfillment, regionOf } from './fulfillment.ts';
 import { ucpIdempotencyStep } from './idempotency.ts';
 import { ucpAgentStep, ucpIdentityStep, ucpProfileStep, ucpScopeStep } from './identity.ts';
@@ -50,6 +49,7 @@ import { signUcpResponses } from './response-signature.ts';
 import { ucpValidator } from './schema/index.ts';
 import type { UcpSignatureVerifier } from './signature.ts';
 import { tls13 } from './tls.ts';
+import { routePattern, ucpErrorHandler, unmatched } from './unmatched.ts';
 
 export interface UcpRouteDeps {
   readonly clock: Clock;
@@ -466,50 +466,3 @@ const fulfillmentMessages = (problems: { path: string; content: string }[] | und
     content: p.content,
     severity: 'recoverable',
   }));
-
-/** Anything thrown: the client's mistakes as 4xx, the dependencies' absence as 503, never a 500. */
-function ucpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply, d: UcpRouteDeps) {
-  const parsed = parseErrorProblem(req, err as { code?: string; statusCode?: number }, d.bodyLimit);
-  if (parsed) return sendUcpError(reply, ucpErrorOfProblem(parsed.body));
-  if (err instanceof UcpError) return sendUcpError(reply, err);
-  if (!(err instanceof CheckoutUnavailable)) d.log.error({ err, traceId: req.traceId }, 'UCP step failed');
-  if (req.agent) req.agent.reason = `ucp: unavailable (${err instanceof Error ? err.message : 'unknown'})`;
-  return sendUcpError(
-    reply,
-    ucpError(503, 'service_unavailable', 'The business cannot answer this now; retry shortly.', {
-      headers: { 'retry-after': '1' },
-    }),
-  );
-}
-
-/** A route's URL (`/ucp/checkout-sessions/:id`) as a pattern for a raw request path. */
-const routePattern = (url: string): RegExp =>
-  new RegExp(
-    `^${url
-      .split('/')
-      .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('/')}$`,
-  );
-
-/** No route under the endpoint: 405 with Allow when the path is a route's under another method, else 404. */
-function unmatched(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  routes: readonly { path: RegExp; method: string }[],
-) {
-  const path = req.url.split('?', 1)[0] ?? '';
-  const allowed = [...new Set(routes.filter((r) => r.path.test(path)).map((r) => r.method))];
-  if (allowed.length > 0)
-    return sendUcpError(
-      reply,
-      ucpError(
-        405,
-        'method_not_allowed',
-        `${req.method.slice(0, 16)} is not allowed here; use ${allowed.join(', ')}.`,
-        {
-          headers: { allow: allowed.join(', ') },
-        },
-      ),
-    );
-  return sendUcpError(reply, ucpError(404, 'not_found', 'No such resource under the UCP endpoint.'));
-}
