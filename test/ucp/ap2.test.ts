@@ -17,7 +17,7 @@ import { verifyAuthorizedOrder } from '../../gateway/agent/order/authorization-v
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { expectCheckout, FIXTURE } from './checkout.suite.ts';
-import { type MandateOpts, makeMandate, withAlgNone } from './support/mandate.ts';
+import { type MandateOpts, makeMandate, withAlgNone, withKbAlgNone } from './support/mandate.ts';
 import { publicJwk } from './support/sign.ts';
 import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from './support/ucp.ts';
 
@@ -361,6 +361,12 @@ describe('AP2 mandates on the UCP checkout (ap2-mandates.md v2026-04-08)', () =>
       (p, c) => p.mandate(c, { discloseNothing: true }),
     ],
     ['alg none', 403, 'mandate_invalid_signature', async (p, c) => withAlgNone(await p.mandate(c))],
+    [
+      'a key binding JWT with alg none',
+      403,
+      'mandate_invalid_signature',
+      async (p, c) => withKbAlgNone(await p.mandate(c)),
+    ],
     [
       'an edited total inside a valid-looking mandate',
       403,

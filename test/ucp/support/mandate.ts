@@ -75,3 +75,11 @@ export function withAlgNone(mandate: string): string {
   const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'dc+sd-jwt' })).toString('base64url');
   return [`${header}.${payload}.`, ...rest].join('~');
 }
+
+/** The same, with the KB-JWT (the last part) rewritten to `alg: none`, unsigned. */
+export function withKbAlgNone(mandate: string): string {
+  const parts = mandate.split('~');
+  const [, payload] = (parts.at(-1) ?? '').split('.');
+  const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'kb+jwt' })).toString('base64url');
+  return [...parts.slice(0, -1), `${header}.${payload}.`].join('~');
+}
