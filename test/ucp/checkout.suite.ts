@@ -210,6 +210,7 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
         expect(service[0]?.endpoint).toMatch(/\/ucp$/);
         expect(Object.keys(doc.ucp.capabilities ?? {}).sort()).toEqual([
           'dev.ucp.shopping.ap2_mandate',
+          'dev.ucp.shopping.buyer_consent',
           'dev.ucp.shopping.catalog.lookup',
           'dev.ucp.shopping.catalog.search',
           'dev.ucp.shopping.checkout',
@@ -339,6 +340,85 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
         ]);
         expect(c.discounts).toBeUndefined();
         expect(totalsOf(c).total).toBe(priceOf(c));
+      });
+
+      it('buyer consent (issue 50): negotiated, validated, echoed and kept with the order; dropped when not negotiated', async () => {
+        const p = await platform();
+        const at = profiles.set(
+          '/consent.json',
+          platformProfile({ capabilities: ['checkout', 'order', 'fulfillment', 'buyer_consent'] }),
+        );
+        const agent = { 'ucp-agent': `profile="${at}"` };
+        const consent = { analytics: false, marketing: true, sale_of_data: false };
+        const buyer = { email: 'jane.doe@example.com', first_name: 'Jane', consent };
+        const line_items = [{ item: { id: FIXTURE.itemA }, quantity: 1 }];
+        // A choice that is not a boolean is refused at its path, nothing created.
+        const bad = await p.call(
+          'POST',
+          '/checkout-sessions',
+          { line_items, buyer: { ...buyer, consent: { marketing: 'yes' } } },
+          agent,
+        );
+        expect(bad.status).toBe(400);
+        expect(bad.body.path).toBe('$.buyer.consent.marketing');
+        const c = expectCheckout(
+          await p.call(
+            'POST',
+            '/checkout-sessions',
+            {
+              line_items,
+              buyer,
+              fulfillment: { methods: [{ type: 'shipping', destinations: [FIXTURE.address] }] },
+            },
+            agent,
+          ),
+          201,
+        );
+        expect(Object.keys((c.ucp as { capabilities: object }).capabilities)).toContain(
+          'dev.ucp.shopping.buyer_consent',
+        );
+        expect(c.buyer).toEqual(buyer);
+        const u = expectCheckout(
+          await p.call(
+            'PUT',
+            `/checkout-sessions/${c.id}`,
+            {
+              line_items,
+              fulfillment: {
+                methods: [
+                  {
+                    line_item_ids: ['li_0'],
+                    groups: [{ id: 'group_1', selected_option_id: 'procurement_delivery' }],
+                  },
+                ],
+              },
+            },
+            agent,
+          ),
+        );
+        expect(u.buyer).toEqual(buyer);
+        const done = expectCheckout(
+          await p.call('POST', `/checkout-sessions/${c.id}/complete`, p.completeBody('PO-CONSENT-1'), agent),
+        );
+        expect(done.status).toBe('completed');
+        const orderId = (done.order as { id: string }).id;
+        const read = await sys.gql(
+          'query($id: ID!) { purchaseOrder(orderId: $id) { buyerConsent { analytics preferences marketing saleOfData } } }',
+          { token: await sys.token(['orders:read']), variables: { id: orderId } },
+        );
+        expect(read.errors).toBeUndefined();
+        expect(
+          (read.data as { purchaseOrder: { buyerConsent: unknown } }).purchaseOrder.buyerConsent,
+        ).toEqual({
+          analytics: false,
+          preferences: null,
+          marketing: true,
+          saleOfData: false,
+        });
+        // Not negotiated (the suite's default profile has no buyer_consent): the field is unknown
+        // to the business, dropped, and never reaches an order.
+        const plain = await p.create({ line_items, buyer });
+        expect(plain.buyer).toEqual({ email: buyer.email, first_name: buyer.first_name });
       });
 
       it('fetches a profile once and serves the next requests from the cache', async () => {

@@ -18,6 +18,7 @@ export const CHECKOUT = 'dev.ucp.shopping.checkout';
 export const ORDER = 'dev.ucp.shopping.order';
 export const DISCOUNT = 'dev.ucp.shopping.discount';
 export const FULFILLMENT = 'dev.ucp.shopping.fulfillment';
+export const BUYER_CONSENT = 'dev.ucp.shopping.buyer_consent';
 /** The AP2 mandates extension (ap2-mandates.md; ./ap2.ts). */
 export const AP2 = 'dev.ucp.shopping.ap2_mandate';
 
@@ -33,6 +34,7 @@ export const BUSINESS_CAPABILITIES: readonly {
   { name: ORDER, page: 'order', schema: 'shopping/order.json' },
   { name: DISCOUNT, page: 'discount', schema: 'shopping/discount.json', extends: CHECKOUT },
   { name: FULFILLMENT, page: 'fulfillment', schema: 'shopping/fulfillment.json', extends: CHECKOUT },
+  { name: BUYER_CONSENT, page: 'buyer-consent', schema: 'shopping/buyer_consent.json', extends: CHECKOUT },
   // Mandates as SD-JWT VCs with key binding (the only format the tag names); the business's
   // keys are the profile's signing_keys.
   {

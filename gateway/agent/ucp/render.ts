@@ -6,7 +6,7 @@ import {
   type SessionProblem,
 } from '../../../subgraphs/procurement/checkout/session.ts';
 import { lineItemId, missingSelections } from './fulfillment.ts';
-import { AP2, CHECKOUT, DISCOUNT, FULFILLMENT } from './profile.ts';
+import { AP2, BUYER_CONSENT, CHECKOUT, DISCOUNT, FULFILLMENT } from './profile.ts';
 import { UCP_VERSION } from './schema/index.ts';
 
 /**
@@ -76,7 +76,7 @@ export function checkoutCapabilities(
   negotiated: ReadonlyMap<string, string>,
 ): Record<string, { version: string }[]> {
   const out: Record<string, { version: string }[]> = {};
-  for (const name of [CHECKOUT, DISCOUNT, FULFILLMENT]) {
+  for (const name of [CHECKOUT, DISCOUNT, FULFILLMENT, BUYER_CONSENT]) {
     const v = negotiated.get(name);
     if (v) out[name] = [{ version: v }];
   }

@@ -1,4 +1,5 @@
 import type { SessionItem } from '../../../subgraphs/procurement/checkout/session.ts';
+import { BUYER_CONSENT } from './profile.ts';
 
 /**
  * UCP request bodies (already valid against the operation's view of the vendored schemas) as
@@ -62,4 +63,19 @@ export function checkoutInput(body: Record<string, unknown>): Result<UcpCheckout
       ...(body.fulfillment !== undefined ? { fulfillment: body.fulfillment } : {}),
     },
   };
+}
+
+/**
+ * The buyer as the session keeps it: `consent` (buyer_consent.json) only when the session
+ * negotiated the buyer consent extension; else the business does not know the field and drops
+ * it, as it drops discounts without the discount extension. Consent is kept as given (the
+ * schema checked its booleans); the order keeps the known choices (domain/buyer-consent.ts).
+ */
+export function buyerOf(
+  buyer: Record<string, unknown> | undefined,
+  extensions: readonly string[],
+): Record<string, unknown> | undefined {
+  if (!buyer || !('consent' in buyer) || extensions.includes(BUYER_CONSENT)) return buyer;
+  const { consent: _dropped, ...rest } = buyer;
+  return rest;
 }

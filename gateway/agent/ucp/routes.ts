@@ -35,7 +35,7 @@ import { ucpIdempotencyStep } from './idempotency.ts';
 import { ucpAgentStep, ucpIdentityStep, ucpProfileStep, ucpScopeStep } from './identity.ts';
 import { purchaseOrderOf } from './payment.ts';
 import type { ProfileFetcher } from './platform-profile.ts';
-import { AP2, CHECKOUT, DISCOUNT, FULFILLMENT, ORDER } from './profile.ts';
+import { AP2, BUYER_CONSENT, CHECKOUT, DISCOUNT, FULFILLMENT, ORDER } from './profile.ts';
 import {
   type ExtraMessage,
   errorResponse,
@@ -44,7 +44,7 @@ import {
   UCP_CODE,
   type UcpRenderOptions,
 } from './render.ts';
-import { checkoutInput } from './request.ts';
+import { buyerOf, checkoutInput } from './request.ts';
 import { signUcpResponses } from './response-signature.ts';
 import { ucpValidator } from './schema/index.ts';
 import type { UcpSignatureVerifier } from './signature.ts';
@@ -168,13 +168,9 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
   );
 }
 
-/** Step 6: the body against the operation's view of checkout with both extensions (400). */
+/** Step 6: the body against the operation's view of checkout with its extensions (400). */
 function contract(op: Op) {
-  const validate = ucpValidator(
-    op === 'complete' ? 'checkout' : 'checkout_with_discount_and_fulfillment',
-    'request',
-    op,
-  );
+  const validate = ucpValidator(op === 'complete' ? 'checkout' : 'checkout_with_extensions', 'request', op);
   return async function schema(req: FastifyRequest, reply: FastifyReply) {
     const violations = validate(req.body);
     const first = violations[0];
@@ -293,7 +289,7 @@ function handlers(d: UcpRouteDeps) {
       const ucp = req.ucp;
       const n = negotiated(req);
       // AP2 negotiated at creation locks the session into the mandate flow (./ap2.ts).
-      const extensions = [DISCOUNT, FULFILLMENT, AP2].filter((c) => n.has(c));
+      const extensions = [DISCOUNT, FULFILLMENT, BUYER_CONSENT, AP2].filter((c) => n.has(c));
       const f = n.has(FULFILLMENT)
         ? nextFulfillment(null, input.value.fulfillment, input.value.items.length)
         : undefined;
@@ -312,7 +308,7 @@ function handlers(d: UcpRouteDeps) {
         items: input.value.items,
         codes: n.has(DISCOUNT) ? (input.value.codes ?? []) : [],
         extensions,
-        buyer: input.value.buyer ?? null,
+        buyer: buyerOf(input.value.buyer, extensions) ?? null,
         fulfillment: f?.fulfillment ?? null,
       });
       // Nothing in it can be bought (every item unknown or out of stock): UCP's error_response,
@@ -360,7 +356,7 @@ function handlers(d: UcpRouteDeps) {
       const o = await d.checkout.update(id, owner, {
         items: input.value.items,
         ...(input.value.codes && before.extensions.includes(DISCOUNT) ? { codes: input.value.codes } : {}),
-        ...(input.value.buyer !== undefined ? { buyer: input.value.buyer } : {}),
+        ...(input.value.buyer !== undefined ? { buyer: buyerOf(input.value.buyer, before.extensions) } : {}),
         ...(f ? { fulfillment: f.fulfillment, region: regionOf(f.fulfillment, d.defaultRegion) } : {}),
       });
       if (o.kind === 'ok' && f && f.problems.length > 0)
