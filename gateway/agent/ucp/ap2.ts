@@ -68,7 +68,8 @@ const refused = (status: number, code: string, content: string, path?: string): 
  * it was never used before (any checkout). Status codes (the tag gives codes, not statuses):
  * 400 for a missing mandate, 422 for a profile without a usable key, 403 for every mandate or
  * signature that does not authorize this completion. A mandate is claimed before the session
- * completes; `release()` frees it when the completion failed for want of a dependency.
+ * completes; `release()` frees it when the completion did not take the session with it (busy,
+ * re-priced, a dependency missing: ./routes.ts).
  */
 export async function verifyCompletion(
   body: { ap2?: unknown },
