@@ -6,9 +6,12 @@
  * nothing of the system's own AP2 code. Then every hostile mandate the issue lists, each refused
  * with the spec's code, the checkout left uncompleted, the refusal audited.
  */
-import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { digest } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { compactVerify, importJWK, type JSONWebKeySet, type JWK } from 'jose';
@@ -292,6 +295,83 @@ describe('AP2 mandates on the UCP checkout (ap2-mandates.md v2026-04-08)', () =>
       { headers: { 'x-spiffe-id': plain.spiffeId } },
     );
     expect(((await none.json()) as { authorization: unknown }).authorization).toBeNull();
+  });
+
+  it('works the same over the MCP binding: signed checkouts, the mandate in checkout.ap2', async () => {
+    const spiffeId = `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-ap2-mcp-${process.pid}`;
+    const { key } = await issueKey(sys, { spiffeId, ucpProfile: profiles.origin });
+    const client = new Client({ name: 'ap2-platform', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${sys.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}`, 'ucp-agent': `profile="${profileUrl}"` } },
+      }),
+    );
+    try {
+      const meta = (write = false) => ({
+        'ucp-agent': { profile: profileUrl },
+        ...(write ? { 'idempotency-key': randomUUID() } : {}),
+      });
+      const tool = async (name: string, args: Record<string, unknown>) => {
+        const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+        expect(r.isError).toBeFalsy();
+        return r.structuredContent as Checkout;
+      };
+      const c = await tool('create_checkout', {
+        meta: meta(),
+        checkout: {
+          line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+          fulfillment: { methods: [{ type: 'shipping', destinations: [FIXTURE.address] }] },
+        },
+      });
+      const u = await tool('update_checkout', {
+        meta: meta(),
+        id: c.id,
+        checkout: {
+          line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+          fulfillment: {
+            methods: [
+              {
+                line_item_ids: ['li_0'],
+                groups: [{ id: 'group_1', selected_option_id: 'procurement_delivery' }],
+              },
+            ],
+          },
+        },
+      });
+      expect(await verifyBusiness(u)).toBe(true);
+      const payment = {
+        instruments: [
+          {
+            id: 'po_1',
+            handler_id: 'purchase_order',
+            type: 'purchase_order',
+            selected: true,
+            credential: { type: 'purchase_order', purchase_order_number: 'PO-AP2-MCP' },
+          },
+        ],
+      };
+      const refused = await client
+        .callTool({
+          name: 'complete_checkout',
+          arguments: { meta: meta(true), id: c.id, checkout: { payment } },
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(refused).toBeInstanceOf(McpError);
+      expect((refused as McpError & { data?: { code?: string } }).data?.code).toBe('mandate_required');
+      const m = await makeMandate(u, { key: platformKey, kid: KID, holder, audience });
+      const done = await tool('complete_checkout', {
+        meta: meta(true),
+        id: c.id,
+        checkout: { payment, ap2: { checkout_mandate: m } },
+      });
+      expect(done.status).toBe('completed');
+      expect(await verifyBusiness(done)).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 
   it('does not sign, nor ask for a mandate, when the platform does not list the extension', async () => {
