@@ -21,6 +21,19 @@ const SET = 'mutation($input: SpendPolicyInput!) { setSpendPolicy(input: $input)
 const APPROVE = 'mutation($id: ID!) { approvePurchaseOrder(orderId: $id) { orderId status } }';
 const REJECT =
   'mutation($id: ID!, $reason: String!) { rejectPurchaseOrder(orderId: $id, reason: $reason) { orderId status } }';
+/** A buyer's fulfilment details: a US address, so the session prices in region US. */
+const FULFILLMENT_DETAILS = {
+  name: 'Buyer',
+  address: {
+    name: 'Buyer',
+    line_one: '1 Main St',
+    city: 'Springfield',
+    state: 'IL',
+    country: 'US',
+    postal_code: '62701',
+  },
+};
+
 const ORDER = `query ($id: ID!) { purchaseOrder(orderId: $id) {
   orderId status totalDecimal checkoutSessionId lines { sku quantity unitPriceDecimal discountDecimal lineTotalDecimal } } }`;
 
@@ -94,17 +107,7 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
           currency: 'usd',
           capabilities: {},
           line_items: [{ id: 'SKU-ABC-000001', quantity: 2 }],
-          fulfillment_details: {
-            name: 'Buyer',
-            address: {
-              name: 'Buyer',
-              line_one: '1 Main St',
-              city: 'Springfield',
-              state: 'IL',
-              country: 'US',
-              postal_code: '62701',
-            },
-          },
+          fulfillment_details: FULFILLMENT_DETAILS,
         }),
         201,
       );
@@ -194,17 +197,7 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
             { id: 'SKU-ELC-000004', quantity: 3 },
             { id: 'SKU-ABC-000001', quantity: 2 },
           ],
-          fulfillment_details: {
-            name: 'Buyer',
-            address: {
-              name: 'Buyer',
-              line_one: '1 Main St',
-              city: 'Springfield',
-              state: 'IL',
-              country: 'US',
-              postal_code: '62701',
-            },
-          },
+          fulfillment_details: FULFILLMENT_DETAILS,
         }),
         201,
       );
