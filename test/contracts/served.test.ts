@@ -138,7 +138,8 @@ describe('an agent identity', () => {
       for (const [method, op] of Object.entries(item))
         if (method !== 'parameters') expect(op[AGENT_MARKER], `${method} ${path}`).toBe(true);
     // The order endpoint, its edge form, the order lifecycle, the agent's own spend policy
-    // (issue 12), the order's audit proof (issue 31), the catalog's search and product (issue 47)
+    // (issue 12), the order's audit proof (issue 31) and authorization evidence (issue 50), the
+    // catalog's search and product (issue 47)
     // and the narrowed agent quote at most: the edge quote (/cart/quote, coupons and
     // customer ids) is deliberately not agent-facing (docs/contracts.md); marking it so must be
     // a reviewed change of this test too.
@@ -150,6 +151,7 @@ describe('an agent identity', () => {
           '/api/v2/procurement/orders/{orderId}',
           '/api/v2/procurement/orders/{orderId}/cancel',
           '/api/v2/procurement/orders/{orderId}/audit-proof',
+          '/api/v2/procurement/orders/{orderId}/authorization',
           '/api/v2/procurement/spend',
           '/v2/quote',
           '/v2/products',

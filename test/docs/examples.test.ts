@@ -128,6 +128,7 @@ describe('the documentation examples', () => {
         'README.md',
         'docs/acp.md',
         'docs/acp-keys.md',
+        'docs/ap2.md',
         'docs/carts.md',
         'docs/catalog.md',
         'docs/audit-proofs.md',

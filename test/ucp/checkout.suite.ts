@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readUcpDocuments } from '../../gateway/agent/ucp/schema/files.ts';
 import type { Gql } from '../acp/support/acp.ts';
 import { issueKey } from '../acp/support/acp.ts';
+import { rawOf, verifyUcpResponse } from './support/response.ts';
 import {
   type ProfileServer,
   platformProfile,
@@ -209,6 +210,7 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
         expect(service.map((s) => s.transport)).toEqual(['rest', 'mcp']);
         expect(service[0]?.endpoint).toMatch(/\/ucp$/);
         expect(Object.keys(doc.ucp.capabilities ?? {}).sort()).toEqual([
+          'dev.ucp.shopping.ap2_mandate',
           'dev.ucp.shopping.buyer_consent',
           'dev.ucp.shopping.cart',
           'dev.ucp.shopping.catalog.lookup',
@@ -298,6 +300,34 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
           expect([path, r.status, r.body.code]).toEqual([path, status, code]);
           expect(typeof r.body.content).toBe('string');
         }
+      });
+
+      it('signs its answers (RFC 9421 @status, Content-Digest) with a key the profile publishes, on any replica', async () => {
+        const { key } = await platform();
+        const headers = { 'ucp-agent': `profile="${profileUrl}"`, authorization: `Bearer ${key}` };
+        const created = await rawOf(
+          await fetch(`${url()}/ucp/checkout-sessions`, {
+            method: 'POST',
+            headers: {
+              ...headers,
+              'content-type': 'application/json',
+              'idempotency-key': `sig-${label}-${Date.now()}`,
+            },
+            body: JSON.stringify({ line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }] }),
+          }),
+        );
+        const unknown = await rawOf(
+          await fetch(`${url()}/ucp/checkout-sessions/cs_${'0'.repeat(32)}`, { headers }),
+        );
+        // The keys as another replica publishes them (with several, consecutive calls alternate).
+        const keys = (
+          (await (await fetch(`${url()}/.well-known/ucp`)).json()) as {
+            signing_keys: Record<string, unknown>[];
+          }
+        ).signing_keys;
+        expect([created.status, unknown.status]).toEqual([201, 404]);
+        for (const r of [created, unknown])
+          expect(await verifyUcpResponse(r, keys)).toMatchObject({ ok: true });
       });
 
       it('answers capabilities_incompatible (200, error_response) when the platform has no checkout', async () => {

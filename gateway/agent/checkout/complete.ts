@@ -61,6 +61,8 @@ export function createCompletion(d: CheckoutDeps, price: Price, core: SessionCor
     // Another completion holds it: this one waits (its own order id would be the same, but the
     // holder may give back what it reserved while this one places the order).
     if (completionHeld(s, now)) return { kind: 'busy', session: s };
+    if (c.authorizedVersion !== undefined && s.version !== c.authorizedVersion)
+      return { kind: 'busy', session: s };
     if (!completable(s)) return { kind: isOpen(s) ? 'not-ready' : 'not-allowed', session: s };
     if (s.status !== 'complete_in_progress') {
       const checked = await stillAsQuoted(s, now);
@@ -80,6 +82,8 @@ export function createCompletion(d: CheckoutDeps, price: Price, core: SessionCor
       }),
       buyer,
       ...(c.record ? { completedBy: c.record } : {}),
+      // A resumed completion keeps the authorization it was taken with.
+      ...(s.status !== 'complete_in_progress' && c.authorization ? { authorization: c.authorization } : {}),
     };
     // Embedded (one process writes the store) the mark is held in memory, not written: it is a
     // lock no other process needs to see (docs/acp.md, "One process, one writer").

@@ -3,7 +3,11 @@ import type { Clock } from '../../../lib/clock.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { CartInput } from '../../../lib/quote-token/index.ts';
 import type { QuotedCart } from '../../../subgraphs/procurement/checkout/pricing.ts';
-import type { CheckoutSession, NewSession } from '../../../subgraphs/procurement/checkout/session.ts';
+import type {
+  CheckoutSession,
+  NewSession,
+  OrderAuthorization,
+} from '../../../subgraphs/procurement/checkout/session.ts';
 import type { CheckoutSessionStore } from '../../../subgraphs/procurement/checkout/store.ts';
 import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts';
 import type { OrderPort } from '../order/order-port.ts';
@@ -107,6 +111,13 @@ export interface CompleteCommand {
   readonly buyer?: Record<string, unknown> | null;
   /** The request's idempotency record (CheckoutSession.completedBy); absent: none is kept. */
   readonly record?: string;
+  /** The user's authorization the edge verified (an AP2 mandate), kept with the order. */
+  readonly authorization?: OrderAuthorization;
+  /**
+   * The session version the authorization was verified against: a change since (a concurrent
+   * update) answers busy instead of completing terms the user did not confirm.
+   */
+  readonly authorizedVersion?: number;
 }
 
 /** `completedBy` of a session mended at start: the request that completed it is not known. */

@@ -8,7 +8,7 @@ import {
   type SessionProblem,
 } from '../../../subgraphs/procurement/checkout/session.ts';
 import { lineItemId, missingSelections } from './fulfillment.ts';
-import { BUYER_CONSENT, CHECKOUT, DISCOUNT, FULFILLMENT } from './profile.ts';
+import { AP2, BUYER_CONSENT, CHECKOUT, DISCOUNT, FULFILLMENT } from './profile.ts';
 import { UCP_VERSION } from './schema/index.ts';
 
 /**
@@ -160,7 +160,11 @@ export function renderCheckout(
     ucp: {
       version: UCP_VERSION,
       status: 'success',
-      capabilities: checkoutCapabilities(negotiated),
+      // AP2 is the session's (locked at creation, gateway/agent/ucp/ap2.ts), not the request's.
+      capabilities: {
+        ...checkoutCapabilities(negotiated),
+        ...(s.extensions.includes(AP2) ? { [AP2]: [{ version: negotiated.get(AP2) ?? UCP_VERSION }] } : {}),
+      },
       payment_handlers: o.paymentHandlers,
     },
     id: s.id,

@@ -29,13 +29,14 @@ import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import type { BucketStore } from '../rate-limit/store.ts';
 import { ORDER_CREATE_SCOPE, ORDER_READ_SCOPE, type ScopePolicy } from '../scope/policy.ts';
 import { checkoutFromCart, registerUcpCartRoutes, type UcpCartDeps } from './cart.ts';
+import { type Ap2Parts, ap2Locked, verifyCompletion, withMerchantAuthorization } from './ap2.ts';
 import { problemAsUcpError, sendUcpError, ucpError, ucpErrorOfProblem } from './errors.ts';
 import { missingSelections, nextFulfillment, regionOf } from './fulfillment.ts';
 import { ucpIdempotencyStep } from './idempotency.ts';
 import { ucpAgentStep, ucpIdentityStep, ucpProfileStep, ucpScopeStep } from './identity.ts';
 import { purchaseOrderOf } from './payment.ts';
 import type { ProfileFetcher } from './platform-profile.ts';
-import { BUYER_CONSENT, CART, CHECKOUT, DISCOUNT, FULFILLMENT, ORDER } from './profile.ts';
+import { AP2, BUYER_CONSENT, CART, CHECKOUT, DISCOUNT, FULFILLMENT, ORDER } from './profile.ts';
 import {
   type ExtraMessage,
   errorResponse,
@@ -45,6 +46,7 @@ import {
   type UcpRenderOptions,
 } from './render.ts';
 import { buyerOf, checkoutInput, type UcpCheckoutInput } from './request.ts';
+import { signUcpResponses } from './response-signature.ts';
 import { routePattern, ucpErrorHandler, unmatched } from './route-errors.ts';
 import { type UcpValidate, ucpValidator } from './schema/index.ts';
 import type { UcpSignatureVerifier } from './signature.ts';
@@ -65,6 +67,8 @@ export interface UcpRouteDeps {
   readonly checkout: CheckoutService;
   readonly orders: OrderPort;
   readonly render: UcpRenderOptions;
+  /** The AP2 mandates extension: the business's signing key, its verifying keys, the used mandates. */
+  readonly ap2: Ap2Parts;
   /** The path of the REST endpoint, where the routes are served (`/ucp`). */
   readonly basePath: string;
   /** The REST endpoint (absolute), for order permalinks. */
@@ -76,7 +80,7 @@ export interface UcpRouteDeps {
   /** The cart capability (./cart.ts) and `cart_id` conversion; absent: neither. */
   readonly carts?: UcpCartDeps;
   /** More routes of the endpoint, in its scope (its parser, errors and unmatched paths): the catalog. */
-  readonly more?: (scope: FastifyInstance) => void;
+  readonly more?: (scope: FastifyInstance, signResponse: ReturnType<typeof signUcpResponses>) => void;
 }
 
 type Op = 'create' | 'update' | 'complete';
@@ -94,6 +98,7 @@ type Op = 'create' | 'update' | 'complete';
  *   preHandler    7 Idempotency-Key (replay, 409)
  *   handler       the session core (gateway/agent/checkout/), rendered as UCP's checkout
  *   onSend        problems as UCP errors → Request-Id echo → 3' block bookkeeping → 7' idempotency record
+ *                 → the response signed (RFC 9421 `@status`, Content-Digest; ./response-signature.ts)
  *   onResponse    9 audit entry
  */
 export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): Promise<void> {
@@ -107,11 +112,14 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
     ucpProfileStep(d.profiles, root, d.continueUrl),
   ];
   const checkoutGate = gate(ORDER_CREATE_SCOPE, CHECKOUT);
+  const signer = { clock: d.clock, log: d.log, signingKey: d.ap2.signingKey };
+  const signResponse = signUcpResponses(signer);
   const onSend = [
     problemAsUcpError,
     echoRequestId,
     blockBookkeeping(blockOptions),
     acpIdempotencyRecord({ store: d.idempotency, clock: d.clock, log: d.log }),
+    signResponse,
   ];
   const onResponse = [auditStep(d.audit, d.clock)];
   const idempotency = ucpIdempotencyStep({ store: d.idempotency, clock: d.clock });
@@ -130,6 +138,9 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
       registerStrictJsonParser(scope);
       scope.setErrorHandler((err, req, reply) => ucpErrorHandler(err, req, reply, d));
       scope.addHook('onRequest', tls13);
+      // Route hooks run after the scope's: routes sign last in their own onSend; this copy signs
+      // the answers of paths no route takes (404, 405).
+      scope.addHook('onSend', signUcpResponses(signer, { notFoundOnly: true }));
       // Paths under the endpoint that no route takes (or not with this method) are UCP errors too;
       // so are the router's refusals of paths it cannot read (lib/http/app.ts). Not when the
       // endpoint is the server's root: the rest of the server keeps its own answers.
@@ -167,7 +178,7 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
           },
           d.carts,
         );
-      d.more?.(scope);
+      d.more?.(scope, signResponse);
     },
     { prefix: d.basePath },
   );
@@ -209,13 +220,17 @@ function handlers(d: UcpRouteDeps) {
   const send = (reply: FastifyReply, status: number, body: unknown) =>
     reply.code(status).type('application/json').send(JSON.stringify(body));
   const negotiated = (req: FastifyRequest) => req.ucp?.negotiated ?? new Map<string, string>();
-  const show = (
+  /** The checkout as UCP's; a session locked into AP2 signs every one (ap2.merchant_authorization). */
+  const show = async (
     req: FastifyRequest,
     reply: FastifyReply,
     s: CheckoutSession,
     extra: ExtraMessage[] = [],
     status = 200,
-  ) => send(reply, status, renderCheckout(s, negotiated(req), d.render, extra));
+  ) => {
+    const body = renderCheckout(s, negotiated(req), d.render, extra);
+    return send(reply, status, ap2Locked(s) ? await withMerchantAuthorization(body, d.ap2) : body);
+  };
   const identityOf = (req: FastifyRequest) => {
     const id = req.agent.identity;
     if (!id) throw new Error('UCP chain reached a handler without identity');
@@ -272,6 +287,10 @@ function handlers(d: UcpRouteDeps) {
     }
   };
 
+  /** A locked session's completion: the mandate verified against the checkout as it stands. */
+  const completionMandate = (req: FastifyRequest, s: CheckoutSession, body: { ap2?: unknown }) =>
+    verifyCompletion(body, s, renderCheckout(s, negotiated(req), d.render), req.ucp?.profile, d.ap2);
+
   const sessionId = (req: WithId, reply: FastifyReply): string | undefined => {
     if (SESSION_ID.test(req.params.id)) return req.params.id;
     notFound(req, reply, 'checkout session');
@@ -289,7 +308,8 @@ function handlers(d: UcpRouteDeps) {
   const newCheckout = async (req: FastifyRequest, input: UcpCheckoutInput, region: string) => {
     const ucp = req.ucp;
     const n = negotiated(req);
-    const extensions = [DISCOUNT, FULFILLMENT, BUYER_CONSENT].filter((c) => n.has(c));
+    // AP2 negotiated at creation locks the session into the mandate flow (./ap2.ts).
+    const extensions = [DISCOUNT, FULFILLMENT, BUYER_CONSENT, AP2].filter((c) => n.has(c));
     const f = n.has(FULFILLMENT) ? nextFulfillment(null, input.fulfillment, input.items.length) : undefined;
     const { session } = await d.checkout.create({
       protocol: 'ucp',
@@ -408,7 +428,7 @@ function handlers(d: UcpRouteDeps) {
       const owner = identityOf(req);
       const s = await d.checkout.get(id, owner);
       if (!s) return notFound(req, reply, 'checkout session');
-      const body = req.body as { payment?: unknown };
+      const body = req.body as { payment?: unknown; ap2?: unknown };
       const pay = purchaseOrderOf(body.payment);
       const open = s.status === 'ready_for_payment' || s.status === 'not_ready_for_payment';
       // Business outcomes before anything is reserved: the checkout, not completed, with why.
@@ -428,11 +448,33 @@ function handlers(d: UcpRouteDeps) {
         req.agent.reason = 'ucp: complete: fulfillment not selected';
         return show(req, reply, s);
       }
-      const o = await d.checkout.complete(id, owner, {
-        purchaseOrderNumber: pay.ok ? pay.purchaseOrderNumber : '',
-        traceId: req.traceId,
-      });
-      return answer(req, reply, o, 'complete');
+      const mandate = open && ap2Locked(s) ? await completionMandate(req, s, body) : undefined;
+      if (mandate && !mandate.ok) {
+        req.agent.reason = mandate.reason;
+        return sendUcpError(reply, mandate.error);
+      }
+      const o = await d.checkout
+        .complete(id, owner, {
+          purchaseOrderNumber: pay.ok ? pay.purchaseOrderNumber : '',
+          traceId: req.traceId,
+          ...(mandate?.ok ? { authorization: mandate.authorization, authorizedVersion: s.version } : {}),
+        })
+        .catch(async (err: unknown) => {
+          // Nothing completed: the mandate may be presented again.
+          await mandate?.release();
+          throw err;
+        });
+      // Used only if the session took it (not busy, not changed by a concurrent update).
+      if (
+        mandate?.ok &&
+        !(o.kind === 'ok' && o.session.authorization?.mandateSha256 === mandate.authorization.mandateSha256)
+      )
+        await mandate.release();
+      // answer() sets the reason before it sends: the audit entry then names the mandate (its
+      // SHA-256), so the entry's inclusion proof covers the evidence kept with the order.
+      const answered = answer(req, reply, o, 'complete');
+      if (mandate?.ok) req.agent.reason += `; ap2: mandate sha-256 ${mandate.authorization.mandateSha256}`;
+      return answered;
     },
     async cancel(req: WithId, reply: FastifyReply) {
       const id = sessionId(req, reply);
