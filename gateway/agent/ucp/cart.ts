@@ -223,7 +223,7 @@ export async function checkoutFromCart(
     readonly cartId: string;
     readonly carts: CartService;
     readonly checkout: CheckoutPort;
-    readonly show: (session: CheckoutSession, status: number) => FastifyReply;
+    readonly show: (session: CheckoutSession, status: number) => FastifyReply | Promise<FastifyReply>;
     readonly basePath: string;
   },
 ) {
