@@ -16,6 +16,11 @@ import { createLogger } from '../../lib/logger.ts';
 import { seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
 import { MAX_LINE_BYTES } from '../../subgraphs/pricing/catalog/feed/line.ts';
 import {
+  CATALOG_GIN_INDEXES,
+  settleBulkIndexing,
+  startBulkIndexing,
+} from '../../subgraphs/pricing/catalog/import/gin.ts';
+import {
   type CatalogImport,
   type CatalogImports,
   createCatalogImports,
@@ -264,6 +269,34 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     await importLines('PARTIAL', [keep]);
     expect((await products.product('full-1-a'))?.variantSku).toBe(skuBefore);
     expect(announced.some((a) => a.removed.length > 10)).toBe(true);
+  });
+
+  /** The catalog's GIN indexes whose pending list is on (`fastupdate = on`). */
+  const gathering = async () =>
+    (
+      await db.query<{ relname: string }>(
+        `SELECT relname FROM pg_class WHERE relname = ANY($1::text[]) AND 'fastupdate=on' = ANY(reloptions)`,
+        [[...CATALOG_GIN_INDEXES]],
+      )
+    ).map((r) => r.relname);
+
+  it('a commit leaves the GIN indexes as it found them (fastupdate off, the products it wrote found)', async () => {
+    const done = await importLines('PARTIAL', [
+      line(product('gin-1', 'Quokka Lamp', [{ id: 'gin-1-a', cents: 900, color: 'Teal' }], 'Garden > Lamps')),
+    ]);
+    expect(done).toMatchObject({ status: 'DONE', created: 1 });
+    expect(await gathering()).toEqual([]);
+    const found = await products.search(searchRequest({ query: 'quokka lamp' }));
+    expect(found.products.map((p) => p.productId)).toEqual(['gin-1']);
+    const byCategory = await products.search(searchRequest({ filters: { categories: ['Garden > Lamps'] } }));
+    expect(byCategory.products.map((p) => p.productId)).toEqual(['gin-1']);
+  });
+
+  it('a start settles the pending lists a commit stopped midway left on', async () => {
+    await startBulkIndexing(db);
+    expect((await gathering()).sort()).toEqual([...CATALOG_GIN_INDEXES].sort());
+    await settleBulkIndexing(db);
+    expect(await gathering()).toEqual([]);
   });
 
   it('refuses to commit a full import without one accepted product (it would empty the catalog)', async () => {
