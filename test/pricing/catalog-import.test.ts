@@ -15,6 +15,7 @@ import { openPostgres } from '../../lib/db/postgres.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
 import { MAX_LINE_BYTES } from '../../subgraphs/pricing/catalog/feed/line.ts';
+import { ANALYSE_THRESHOLD, analyseIfChanged } from '../../subgraphs/pricing/catalog/import/analyse.ts';
 import {
   CATALOG_GIN_INDEXES,
   settleBulkIndexing,
@@ -297,6 +298,38 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     expect((await gathering()).sort()).toEqual([...CATALOG_GIN_INDEXES].sort());
     await settleBulkIndexing(db);
     expect(await gathering()).toEqual([]);
+  });
+
+  it('refreshes the statistics only when the imports changed a share of the catalog that counts', async () => {
+    const statements: string[] = [];
+    const query = db.query.bind(db);
+    (db as { query: Db['query'] }).query = ((sql: string, params?: readonly unknown[]) => {
+      statements.push(sql);
+      return query(sql, params);
+    }) as Db['query'];
+    const analysed = () => statements.filter((s) => s.startsWith('ANALYZE')).length;
+    try {
+      await db.query('UPDATE catalog_imports SET analysed = true');
+      const one = line(product('stats-1', 'Statistic Stool', [{ id: 'stats-1-a', cents: 1200 }]));
+      expect(await importLines('PARTIAL', [one])).toMatchObject({ status: 'DONE', created: 1 });
+      expect(await importLines('PARTIAL', [one])).toMatchObject({ status: 'DONE', unchanged: 1 });
+      expect(analysed()).toBe(0);
+      // The changes add up across imports: past the threshold, one ANALYZE counts them all.
+      await db.query(
+        `INSERT INTO catalog_imports (id, mode, status, metadata, created) VALUES ('imp_stats', 'PARTIAL', 'DONE', '{"id":"f"}', $1)`,
+        [ANALYSE_THRESHOLD + 1000],
+      );
+      expect(await analyseIfChanged(db)).toBe(true);
+      expect(analysed()).toBe(1);
+      const [left] = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM catalog_imports WHERE NOT analysed',
+      );
+      expect(Number(left?.n)).toBe(0);
+      expect(await analyseIfChanged(db)).toBe(false);
+      expect(analysed()).toBe(1);
+    } finally {
+      (db as { query: Db['query'] }).query = query;
+    }
   });
 
   it('refuses to commit a full import without one accepted product (it would empty the catalog)', async () => {

@@ -276,6 +276,16 @@ const base: readonly Migration[] = [
             ALTER COLUMN options SET STATISTICS 0, ALTER COLUMN barcodes SET STATISTICS 0,
             ALTER COLUMN description SET STATISTICS 0, ALTER COLUMN url SET STATISTICS 0`,
   },
+  {
+    // Whether the catalog's statistics were refreshed since an import's changes (import/analyse.ts):
+    // the imports before this column were each followed by an ANALYZE.
+    id: 'pricing:047-catalog-imports-analysed',
+    sql: 'ALTER TABLE catalog_imports ADD COLUMN analysed boolean NOT NULL DEFAULT true',
+  },
+  {
+    id: 'pricing:048-catalog-imports-analysed-default',
+    sql: 'ALTER TABLE catalog_imports ALTER COLUMN analysed SET DEFAULT false',
+  },
 ];
 
 /** The statements that name pg_trgm's objects, qualified by the schema it lives in. */

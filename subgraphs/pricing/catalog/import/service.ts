@@ -22,11 +22,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../../../lib/clock.ts';
 import type { Db } from '../../../../lib/db/index.ts';
 import type { Logger } from '../../../../lib/logger.ts';
-import { analyseCatalog } from '../catalog.ts';
 import { type FeedProduct, judgeLine, MAX_LINE_BYTES } from '../feed/line.ts';
 import { productOfFeed, promotionCategory } from '../feed/map.ts';
 import { feedViolations } from '../feed/schema.ts';
 import { removeProducts, writeProducts } from '../products-sql.ts';
+import { analyseIfChanged } from './analyse.ts';
 import { endBulkIndexing, startBulkIndexing } from './gin.ts';
 import { assignSkus, skuCode } from './skus.ts';
 
@@ -281,7 +281,7 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
         [id, replaced, note],
       );
       await db.query('DELETE FROM catalog_import_products WHERE import_id = $1', [id]);
-      await analyseCatalog(db);
+      await analyseIfChanged(db);
     } catch (err) {
       deps.log.error({ err, importId: id }, 'catalog import commit failed');
       await db
