@@ -90,7 +90,9 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
   const seeded = await seedCatalog(platform.db, platform.config.CATALOG_SIZE);
   if (seeded > 0) platform.log.info({ products: seeded }, 'catalog seeded');
   // A process stopped in an import's commit may have left the GIN indexes gathering keys.
-  await settleBulkIndexing(platform.db);
+  await settleBulkIndexing(platform.db).catch((err) =>
+    platform.log.warn({ err }, 'catalog indexes not settled (fastupdate)'),
+  );
   const counters = newCounters();
   const store = createSqlCatalog(platform.db);
   // Embedded: PGlite is this process's own store, mirrored in memory (see catalog/mirror.ts).

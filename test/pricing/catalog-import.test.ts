@@ -293,6 +293,25 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     expect(byCategory.products.map((p) => p.productId)).toEqual(['gin-1']);
   });
 
+  it('commits row by row when the indexes cannot be altered (a role that does not own them)', async () => {
+    const query = db.query.bind(db);
+    (db as { query: Db['query'] }).query = ((sql: string, params?: readonly unknown[]) =>
+      sql.startsWith('ALTER INDEX')
+        ? Promise.reject(new Error('must be owner of index'))
+        : query(sql, params)) as Db['query'];
+    try {
+      const done = await importLines('PARTIAL', [
+        line(product('gin-2', 'Wombat Rug', [{ id: 'gin-2-a', cents: 4900 }], 'Home > Rugs')),
+      ]);
+      expect(done).toMatchObject({ status: 'DONE', created: 1 });
+    } finally {
+      (db as { query: Db['query'] }).query = query;
+    }
+    expect(await gathering()).toEqual([]);
+    const found = await products.search(searchRequest({ query: 'wombat rug' }));
+    expect(found.products.map((p) => p.productId)).toEqual(['gin-2']);
+  });
+
   it('a start settles the pending lists a commit stopped midway left on', async () => {
     await startBulkIndexing(db);
     expect((await gathering()).sort()).toEqual([...CATALOG_GIN_INDEXES].sort());

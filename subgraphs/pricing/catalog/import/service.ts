@@ -256,8 +256,15 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
         [id],
       );
       let after = progress?.line !== undefined && progress.line !== null ? Number(progress.line) : 0;
-      bulk = true;
-      await startBulkIndexing(db);
+      // Only faster: a role that may not ALTER the indexes still commits, row by row.
+      bulk = await startBulkIndexing(db).then(
+        () => true,
+        async (err) => {
+          deps.log.warn({ err, importId: id }, 'catalog indexes not set to fastupdate = on');
+          await endBulkIndexing(db).catch(() => {});
+          return false;
+        },
+      );
       for (;;) {
         const batch = await commitBatch(id, after);
         if (batch.last === undefined) break;
@@ -274,8 +281,10 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
         else
           note = `${imp.refused} line(s) were refused, so no product was removed: fix them and import the file again to replace the catalog.`;
       }
-      bulk = false;
-      await endBulkIndexing(db);
+      if (bulk) {
+        bulk = false;
+        await endBulkIndexing(db);
+      }
       await db.query(
         `UPDATE catalog_imports SET status = 'DONE', replaced = $2, note = $3, finished_at = now(), updated_at = now() WHERE id = $1`,
         [id, replaced, note],
