@@ -9,6 +9,7 @@ import type { PriceCache } from './cache/price-cache.ts';
 import { createRedisPriceCache } from './cache/redis.ts';
 import { type Catalog, countingCatalog, createSqlCatalog, seedCatalog } from './catalog/catalog.ts';
 import { createFeedPusher } from './catalog/feed/push.ts';
+import { settleBulkIndexing } from './catalog/import/gin.ts';
 import { createCatalogImports } from './catalog/import/service.ts';
 import { migrateCatalog } from './catalog/migrations.ts';
 import { createMirroredCatalog } from './catalog/mirror.ts';
@@ -88,6 +89,10 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
   const schemaOfCatalog = await migrateCatalog(platform.db);
   const seeded = await seedCatalog(platform.db, platform.config.CATALOG_SIZE);
   if (seeded > 0) platform.log.info({ products: seeded }, 'catalog seeded');
+  // A process stopped in an import's commit may have left the GIN indexes gathering keys.
+  await settleBulkIndexing(platform.db).catch((err) =>
+    platform.log.warn({ err }, 'catalog indexes not settled (fastupdate)'),
+  );
   const counters = newCounters();
   const store = createSqlCatalog(platform.db);
   // Embedded: PGlite is this process's own store, mirrored in memory (see catalog/mirror.ts).

@@ -15,6 +15,12 @@ import { openPostgres } from '../../lib/db/postgres.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
 import { MAX_LINE_BYTES } from '../../subgraphs/pricing/catalog/feed/line.ts';
+import { ANALYSE_THRESHOLD, analyseIfChanged } from '../../subgraphs/pricing/catalog/import/analyse.ts';
+import {
+  CATALOG_GIN_INDEXES,
+  settleBulkIndexing,
+  startBulkIndexing,
+} from '../../subgraphs/pricing/catalog/import/gin.ts';
 import {
   type CatalogImport,
   type CatalogImports,
@@ -264,6 +270,85 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     await importLines('PARTIAL', [keep]);
     expect((await products.product('full-1-a'))?.variantSku).toBe(skuBefore);
     expect(announced.some((a) => a.removed.length > 10)).toBe(true);
+  });
+
+  /** The catalog's GIN indexes whose pending list is on (`fastupdate = on`). */
+  const gathering = async () =>
+    (
+      await db.query<{ relname: string }>(
+        `SELECT relname FROM pg_class WHERE relname = ANY($1::text[]) AND 'fastupdate=on' = ANY(reloptions)`,
+        [[...CATALOG_GIN_INDEXES]],
+      )
+    ).map((r) => r.relname);
+
+  it('a commit leaves the GIN indexes as it found them (fastupdate off, the products it wrote found)', async () => {
+    const done = await importLines('PARTIAL', [
+      line(product('gin-1', 'Quokka Lamp', [{ id: 'gin-1-a', cents: 900, color: 'Teal' }], 'Garden > Lamps')),
+    ]);
+    expect(done).toMatchObject({ status: 'DONE', created: 1 });
+    expect(await gathering()).toEqual([]);
+    const found = await products.search(searchRequest({ query: 'quokka lamp' }));
+    expect(found.products.map((p) => p.productId)).toEqual(['gin-1']);
+    const byCategory = await products.search(searchRequest({ filters: { categories: ['Garden > Lamps'] } }));
+    expect(byCategory.products.map((p) => p.productId)).toEqual(['gin-1']);
+  });
+
+  it('commits row by row when the indexes cannot be altered (a role that does not own them)', async () => {
+    const query = db.query.bind(db);
+    (db as { query: Db['query'] }).query = ((sql: string, params?: readonly unknown[]) =>
+      sql.startsWith('ALTER INDEX')
+        ? Promise.reject(new Error('must be owner of index'))
+        : query(sql, params)) as Db['query'];
+    try {
+      const done = await importLines('PARTIAL', [
+        line(product('gin-2', 'Wombat Rug', [{ id: 'gin-2-a', cents: 4900 }], 'Home > Rugs')),
+      ]);
+      expect(done).toMatchObject({ status: 'DONE', created: 1 });
+    } finally {
+      (db as { query: Db['query'] }).query = query;
+    }
+    expect(await gathering()).toEqual([]);
+    const found = await products.search(searchRequest({ query: 'wombat rug' }));
+    expect(found.products.map((p) => p.productId)).toEqual(['gin-2']);
+  });
+
+  it('a start settles the pending lists a commit stopped midway left on', async () => {
+    await startBulkIndexing(db);
+    expect((await gathering()).sort()).toEqual([...CATALOG_GIN_INDEXES].sort());
+    await settleBulkIndexing(db);
+    expect(await gathering()).toEqual([]);
+  });
+
+  it('refreshes the statistics only when the imports changed a share of the catalog that counts', async () => {
+    const statements: string[] = [];
+    const query = db.query.bind(db);
+    (db as { query: Db['query'] }).query = ((sql: string, params?: readonly unknown[]) => {
+      statements.push(sql);
+      return query(sql, params);
+    }) as Db['query'];
+    const analysed = () => statements.filter((s) => s.startsWith('ANALYZE')).length;
+    try {
+      await db.query('UPDATE catalog_imports SET analysed = true');
+      const one = line(product('stats-1', 'Statistic Stool', [{ id: 'stats-1-a', cents: 1200 }]));
+      expect(await importLines('PARTIAL', [one])).toMatchObject({ status: 'DONE', created: 1 });
+      expect(await importLines('PARTIAL', [one])).toMatchObject({ status: 'DONE', unchanged: 1 });
+      expect(analysed()).toBe(0);
+      // The changes add up across imports: past the threshold, one ANALYZE counts them all.
+      await db.query(
+        `INSERT INTO catalog_imports (id, mode, status, metadata, created) VALUES ('imp_stats', 'PARTIAL', 'DONE', '{"id":"f"}', $1)`,
+        [ANALYSE_THRESHOLD + 1000],
+      );
+      expect(await analyseIfChanged(db)).toBe(true);
+      expect(analysed()).toBe(1);
+      const [left] = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM catalog_imports WHERE NOT analysed',
+      );
+      expect(Number(left?.n)).toBe(0);
+      expect(await analyseIfChanged(db)).toBe(false);
+      expect(analysed()).toBe(1);
+    } finally {
+      (db as { query: Db['query'] }).query = query;
+    }
   });
 
   it('refuses to commit a full import without one accepted product (it would empty the catalog)', async () => {

@@ -8,6 +8,7 @@
  */
 import { formatJsonPath } from '../../../../lib/json/json-path.ts';
 import { numberLexeme, parseStrictJson } from '../../../../lib/json/strict-json.ts';
+import { MAX_LINE_BYTES } from './lines.ts';
 import { feedViolations } from './schema.ts';
 
 /** An ACP feed Product as this code reads it (the schema has checked it). */
@@ -50,11 +51,7 @@ export interface FeedVariant {
   readonly marketplace?: { name?: string };
 }
 
-/**
- * The longest line read (a product is a few kilobytes; a longer line is refused, not held). A
- * line travels in a chunk of at most ~200 KiB (the gateway's GraphQL body limit is 256 KiB).
- */
-export const MAX_LINE_BYTES = 128 * 1024;
+export { MAX_LINE_BYTES } from './lines.ts';
 
 export type LineVerdict =
   | { readonly ok: true; readonly product: FeedProduct; readonly text: string }

@@ -6,6 +6,14 @@
  * line, so a character split across reads is whole. Written here because readline holds a whole
  * line however long it is.
  */
+
+/**
+ * The longest line read (a product is a few kilobytes; a longer line is refused, not held). A
+ * line travels in a chunk of at most ~200 KiB (the gateway's GraphQL body limit is 256 KiB).
+ * Here, beside the reader, so that the CLI takes it without loading the feed's schema (Ajv).
+ */
+export const MAX_LINE_BYTES = 128 * 1024;
+
 export type FeedLine = { readonly text: string; readonly tooLong?: false } | { readonly tooLong: true };
 
 export async function* readLines(

@@ -22,11 +22,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../../../lib/clock.ts';
 import type { Db } from '../../../../lib/db/index.ts';
 import type { Logger } from '../../../../lib/logger.ts';
-import { analyseCatalog } from '../catalog.ts';
 import { type FeedProduct, judgeLine, MAX_LINE_BYTES } from '../feed/line.ts';
 import { productOfFeed, promotionCategory } from '../feed/map.ts';
 import { feedViolations } from '../feed/schema.ts';
 import { removeProducts, writeProducts } from '../products-sql.ts';
+import { analyseIfChanged } from './analyse.ts';
+import { endBulkIndexing, startBulkIndexing } from './gin.ts';
 import { assignSkus, skuCode } from './skus.ts';
 
 export type ImportMode = 'FULL' | 'PARTIAL';
@@ -245,6 +246,8 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
   async function runCommit(id: string): Promise<void> {
     const changed: string[] = [];
     const removed: string[] = [];
+    // The GIN indexes take the commit's keys in bulk (gin.ts), and are merged before DONE.
+    let bulk = false;
     try {
       const [progress] = await db.query<{ line: number | null }>(
         // A resumed commit starts after the products already written (committed counts them in line order).
@@ -253,6 +256,15 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
         [id],
       );
       let after = progress?.line !== undefined && progress.line !== null ? Number(progress.line) : 0;
+      // Only faster: a role that may not ALTER the indexes still commits, row by row.
+      bulk = await startBulkIndexing(db).then(
+        () => true,
+        async (err) => {
+          deps.log.warn({ err, importId: id }, 'catalog indexes not set to fastupdate = on');
+          await endBulkIndexing(db).catch(() => {});
+          return false;
+        },
+      );
       for (;;) {
         const batch = await commitBatch(id, after);
         if (batch.last === undefined) break;
@@ -269,12 +281,16 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
         else
           note = `${imp.refused} line(s) were refused, so no product was removed: fix them and import the file again to replace the catalog.`;
       }
+      if (bulk) {
+        bulk = false;
+        await endBulkIndexing(db);
+      }
       await db.query(
         `UPDATE catalog_imports SET status = 'DONE', replaced = $2, note = $3, finished_at = now(), updated_at = now() WHERE id = $1`,
         [id, replaced, note],
       );
       await db.query('DELETE FROM catalog_import_products WHERE import_id = $1', [id]);
-      await analyseCatalog(db);
+      await analyseIfChanged(db);
     } catch (err) {
       deps.log.error({ err, importId: id }, 'catalog import commit failed');
       await db
@@ -287,6 +303,10 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
         )
         .catch(() => {});
     } finally {
+      if (bulk)
+        await endBulkIndexing(db).catch((err) =>
+          deps.log.error({ err, importId: id }, 'catalog indexes not set back to fastupdate = off'),
+        );
       if (changed.length + removed.length > 0)
         await deps
           .changed(id, [...new Set(changed)], [...new Set(removed)])
