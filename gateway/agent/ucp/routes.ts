@@ -24,7 +24,6 @@ import { routePattern, ucpErrorHandler, unmatched } from './route-errors.ts';
 import { type UcpValidate, ucpValidator } from './schema/index.ts';
 import { tls13 } from './tls.ts';
 
-
 type Op = 'create' | 'update' | 'complete';
 
 /**

@@ -19,48 +19,12 @@
  *   the same file changes nothing and emits nothing).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Clock } from '../../../../lib/clock.ts';
-import type { Db } from '../../../../lib/db/index.ts';
-import type { Logger } from '../../../../lib/logger.ts';
-import { type FeedProduct, judgeLine, MAX_LINE_BYTES } from '../feed/line.ts';
-import { productOfFeed, promotionCategory } from '../feed/map.ts';
+import { judgeLine, MAX_LINE_BYTES } from '../feed/line.ts';
 import { feedViolations } from '../feed/schema.ts';
-import { removeProducts, writeProducts } from '../products-sql.ts';
-import { analyseIfChanged } from './analyse.ts';
-import { endBulkIndexing, startBulkIndexing } from './gin.ts';
-import { assignSkus, skuCode } from './skus.ts';
+import { createCommit } from './commit.ts';
+import type { CatalogImport, ImportDeps, ImportLineError, ImportMode, ImportStatus } from './types.ts';
 
-export type ImportMode = 'FULL' | 'PARTIAL';
-export type ImportStatus = 'OPEN' | 'COMMITTING' | 'DONE' | 'FAILED' | 'CANCELLED';
-
-export interface ImportLineError {
-  readonly line: number;
-  readonly path: string;
-  readonly reason: string;
-}
-
-export interface CatalogImport {
-  readonly id: string;
-  readonly mode: ImportMode;
-  readonly status: ImportStatus;
-  readonly feedId: string;
-  readonly linesRead: number;
-  readonly accepted: number;
-  readonly refused: number;
-  /** Products written by the commit so far (progress), of `accepted`. */
-  readonly committed: number;
-  readonly created: number;
-  readonly updated: number;
-  readonly unchanged: number;
-  readonly removed: number;
-  /** A full import: whether the products its file did not have were removed. */
-  readonly replaced: boolean | null;
-  readonly note: string | null;
-  readonly startedAt: string;
-  readonly finishedAt: string | null;
-  /** The first refused lines (at most `errorsLimit` of get, 100 by default). */
-  readonly errors: readonly ImportLineError[];
-}
+export type { CatalogImport, ImportDeps, ImportLineError, ImportMode, ImportStatus } from './types.ts';
 
 /** A refusal of the import's input as a whole (400, BAD_USER_INPUT), with a JSONPath or field. */
 export class ImportInputError extends Error {
@@ -80,20 +44,6 @@ export class ImportStateError extends Error {}
 export const MAX_APPEND_LINES = 5000;
 /** Refused lines whose reason is stored (the count is always whole). */
 const MAX_STORED_ERRORS = 1000;
-/** Products per commit batch (one transaction each). */
-const COMMIT_BATCH = 500;
-
-export interface ImportDeps {
-  readonly db: Db;
-  readonly clock: Clock;
-  readonly log: Logger;
-  /** After a commit changed the catalog: the SKUs changed and removed (events, caches, mirror). */
-  readonly changed: (
-    importId: string,
-    changedSkus: readonly string[],
-    removedSkus: readonly string[],
-  ) => Promise<void>;
-}
 
 export interface CatalogImports {
   start(input: { mode: ImportMode; metadata: unknown; startedBy?: string }): Promise<CatalogImport>;
@@ -175,144 +125,7 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
     return found;
   }
 
-  /** One batch of the commit: the products of staging lines after `afterLine`; returns the last line. */
-  async function commitBatch(id: string, afterLine: number) {
-    return db.transaction(async (tx) => {
-      const staged = await tx.query<{ product_id: string; line: number; product: FeedProduct; hash: string }>(
-        `SELECT product_id, line, product, hash FROM catalog_import_products
-          WHERE import_id = $1 AND line > $2 ORDER BY line LIMIT $3`,
-        [id, afterLine, COMMIT_BATCH],
-      );
-      if (staged.length === 0) return { last: undefined, changed: [], removed: [] };
-      const stored = new Map(
-        (
-          await tx.query<{ product_id: string; content_hash: string }>(
-            'SELECT product_id, content_hash FROM catalog_product_groups WHERE product_id = ANY($1::text[])',
-            [staged.map((s) => s.product_id)],
-          )
-        ).map((r) => [r.product_id, r.content_hash]),
-      );
-      const fresh = staged.filter((s) => stored.get(s.product_id) !== s.hash);
-      const codes = fresh.flatMap((s) => {
-        const categories = s.product.variants.flatMap((v) => (v.categories ?? []).map((c) => c.value));
-        const code = skuCode(promotionCategory(categories));
-        return s.product.variants.map((v) => ({ id: v.id, code }));
-      });
-      const skus = await assignSkus(tx, codes);
-      const products = fresh.map((s) => ({
-        ...productOfFeed(s.product, (variantId) => skus.get(variantId) as string),
-        hash: s.hash,
-      }));
-      const written = await writeProducts(tx, products, 'feed');
-      const created = fresh.filter((s) => !stored.has(s.product_id)).length;
-      await tx.query(
-        `UPDATE catalog_imports SET committed = committed + $2, created = created + $3, updated = updated + $4,
-                unchanged = unchanged + $5, updated_at = now() WHERE id = $1`,
-        [id, staged.length, created, fresh.length - created, staged.length - fresh.length],
-      );
-      return {
-        last: Number(staged.at(-1)?.line),
-        changed: written.changedSkus,
-        removed: written.removedSkus,
-      };
-    });
-  }
-
-  /** A full import of a clean file: the products its file did not have go, in batches. */
-  async function removeAbsent(id: string): Promise<string[]> {
-    const removed: string[] = [];
-    for (;;) {
-      const gone = await db.transaction(async (tx) => {
-        const ids = (
-          await tx.query<{ product_id: string }>(
-            `SELECT g.product_id FROM catalog_product_groups g
-              WHERE NOT EXISTS (SELECT 1 FROM catalog_import_products s WHERE s.import_id = $1 AND s.product_id = g.product_id)
-              LIMIT $2`,
-            [id, COMMIT_BATCH],
-          )
-        ).map((r) => r.product_id);
-        const skus = await removeProducts(tx, ids);
-        await tx.query(
-          'UPDATE catalog_imports SET removed = removed + $2, updated_at = now() WHERE id = $1',
-          [id, ids.length],
-        );
-        return { ids, skus };
-      });
-      removed.push(...gone.skus);
-      if (gone.ids.length < COMMIT_BATCH) return removed;
-    }
-  }
-
-  async function runCommit(id: string): Promise<void> {
-    const changed: string[] = [];
-    const removed: string[] = [];
-    // The GIN indexes take the commit's keys in bulk (gin.ts), and are merged before DONE.
-    let bulk = false;
-    try {
-      const [progress] = await db.query<{ line: number | null }>(
-        // A resumed commit starts after the products already written (committed counts them in line order).
-        `SELECT (SELECT line FROM catalog_import_products WHERE import_id = $1 ORDER BY line OFFSET greatest(c.committed - 1, 0) LIMIT 1) AS line
-           FROM catalog_imports c WHERE c.id = $1 AND c.committed > 0`,
-        [id],
-      );
-      let after = progress?.line !== undefined && progress.line !== null ? Number(progress.line) : 0;
-      // Only faster: a role that may not ALTER the indexes still commits, row by row.
-      bulk = await startBulkIndexing(db).then(
-        () => true,
-        async (err) => {
-          deps.log.warn({ err, importId: id }, 'catalog indexes not set to fastupdate = on');
-          await endBulkIndexing(db).catch(() => {});
-          return false;
-        },
-      );
-      for (;;) {
-        const batch = await commitBatch(id, after);
-        if (batch.last === undefined) break;
-        after = batch.last;
-        changed.push(...batch.changed);
-        removed.push(...batch.removed);
-      }
-      const imp = await mustRead(id);
-      let replaced: boolean | null = null;
-      let note: string | null = null;
-      if (imp.mode === 'FULL') {
-        replaced = imp.refused === 0;
-        if (replaced) removed.push(...(await removeAbsent(id)));
-        else
-          note = `${imp.refused} line(s) were refused, so no product was removed: fix them and import the file again to replace the catalog.`;
-      }
-      if (bulk) {
-        bulk = false;
-        await endBulkIndexing(db);
-      }
-      await db.query(
-        `UPDATE catalog_imports SET status = 'DONE', replaced = $2, note = $3, finished_at = now(), updated_at = now() WHERE id = $1`,
-        [id, replaced, note],
-      );
-      await db.query('DELETE FROM catalog_import_products WHERE import_id = $1', [id]);
-      await analyseIfChanged(db);
-    } catch (err) {
-      deps.log.error({ err, importId: id }, 'catalog import commit failed');
-      await db
-        .query(
-          `UPDATE catalog_imports SET status = 'FAILED', note = $2, finished_at = now(), updated_at = now() WHERE id = $1`,
-          [
-            id,
-            `the commit failed: ${(err as Error).message.slice(0, 300)}; the products written so far stay`,
-          ],
-        )
-        .catch(() => {});
-    } finally {
-      if (bulk)
-        await endBulkIndexing(db).catch((err) =>
-          deps.log.error({ err, importId: id }, 'catalog indexes not set back to fastupdate = off'),
-        );
-      if (changed.length + removed.length > 0)
-        await deps
-          .changed(id, [...new Set(changed)], [...new Set(removed)])
-          .catch((err) => deps.log.error({ err, importId: id }, 'catalog change not announced'));
-    }
-  }
+  const runCommit = createCommit(deps, mustRead);
 
   return {
     async start({ mode, metadata, startedBy }) {
