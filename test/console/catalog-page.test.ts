@@ -112,7 +112,7 @@ describe('the Catalog page in Chromium', { timeout: 120_000 }, () => {
       { variables: { id: first.id } },
     );
     const variants = (
-      (r.data ?? {}).catalogProduct as {
+      r.data?.catalogProduct as {
         variants: {
           sku: string;
           variantId: string;
