@@ -1,0 +1,90 @@
+/**
+ * Identity linking end to end (docs/identity-linking.md): the metadata, a platform's code flow
+ * with PKCE through the console's consent page, the token endpoint, and a UCP checkout made
+ * with the access token acting as the linked agent identity.
+ */
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { identityLinkingFor } from '../../subgraphs/procurement/identity-linking/service.ts';
+import { issueKey } from '../acp/support/acp.ts';
+import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../ucp/support/ucp.ts';
+import { form, link } from './support/platform.ts';
+
+const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/linked-buyer';
+const SCOPE = 'dev.ucp.shopping.checkout:manage dev.ucp.shopping.order:read';
+const REDIRECT = 'http://127.0.0.1/callback';
+
+describe('identity linking', () => {
+  let sys: TestSystem;
+  let profiles: ProfileServer;
+  let profileUrl: string;
+  let admin: string;
+  let publicClient: string;
+
+  beforeAll(async () => {
+    sys = await startEmbedded({ UCP_PROFILE_ALLOW_INSECURE: 'true' });
+    profiles = await startProfileServer();
+    profileUrl = profiles.set('/profile.json', platformProfile());
+    await issueKey(sys, {
+      spiffeId: SPIFFE,
+      scopes: ['orders:create', 'orders:read'],
+      ucpProfile: profiles.origin,
+    });
+    admin = await sys.token(['agents:admin'], 'buyer-admin');
+    const linking = await identityLinkingFor(sys.platform);
+    publicClient = String(
+      (await linking.registerClient({ name: 'Agent app', redirectUris: [REDIRECT] })).client_id,
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await profiles?.close();
+    await sys?.close();
+  });
+
+  it('publishes RFC 8414 metadata with the UCP scopes, S256 and iss in the response', async () => {
+    const res = await fetch(`${sys.url}/.well-known/oauth-authorization-server`);
+    expect(res.status).toBe(200);
+    const m = (await res.json()) as Record<string, unknown>;
+    expect(m.scopes_supported).toEqual(expect.arrayContaining(SCOPE.split(' ')));
+    expect(m.code_challenge_methods_supported).toEqual(['S256']);
+    expect(m.token_endpoint_auth_methods_supported).toEqual(['private_key_jwt', 'none']);
+    expect(m.authorization_response_iss_parameter_supported).toBe(true);
+  });
+
+  it('links an account and checks out with the access token', async () => {
+    const port = 49_152 + Math.floor(Math.random() * 1000);
+    const redirectUri = `http://127.0.0.1:${port}/callback`;
+    const r = await link({
+      base: sys.url,
+      clientId: publicClient,
+      redirectUri,
+      scope: SCOPE,
+      adminToken: admin,
+      spiffeId: SPIFFE,
+    });
+    expect(`${r.location.origin}${r.location.pathname}`).toBe(redirectUri);
+    const issuer =
+      sys.platform.config.PUBLIC_BASE_URL ?? `http://${sys.platform.config.HOST}:${sys.platform.config.PORT}`;
+    expect(r.location.searchParams.get('iss')).toBe(issuer);
+    expect(r.location.searchParams.get('state')).toBe(r.state);
+    const code = r.location.searchParams.get('code') as string;
+    const t = await form(`${sys.url}/oauth/token`, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: r.verifier,
+      client_id: publicClient,
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+    const at = String(t.body.access_token);
+    expect(decodeProtectedHeader(at).typ).toBe('at+jwt');
+    const claims = decodeJwt(at);
+    expect(claims).toMatchObject({ iss: issuer, client_id: publicClient, scope: SCOPE, spiffe_id: SPIFFE });
+    const created = await ucpCall(sys.url, { key: at, profileUrl }, 'POST', '/checkout-sessions', {
+      line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 1 }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+  });
+});
