@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerVerifierFor } from '../../lib/auth/jwt.ts';
 import { servedHosts } from '../../lib/http/served-hosts.ts';
 import type { Platform } from '../../lib/platform.ts';
@@ -15,7 +15,10 @@ import {
   protectedResourceMetadata,
   protectedResourcePaths,
 } from './metadata.ts';
-import { createProvider, OAUTH_PREFIX } from './provider.ts';
+import { createProvider, OAUTH_PREFIX, ROUTES } from './provider.ts';
+
+/** oidc-provider's own limit for form bodies (56 kB). */
+const OAUTH_BODY_LIMIT = 56 * 1024;
 
 /** What the UCP edge needs from identity linking: the token check and the challenge's parameters. */
 export interface LinkingParts {
@@ -48,19 +51,44 @@ export async function mountIdentityLinking(
   const keys = await oauthKeys(config, clock);
   const provider = createProvider({ issuer, resource, db, clock, keys, linking });
 
+  // Only the endpoints the metadata names (and the authorization endpoint's resume after consent)
+  // reach oidc-provider; its other routes (OpenID discovery, userinfo, logout, …) are not served.
   const callback = provider.callback();
-  app.route({
-    method: ['GET', 'POST', 'OPTIONS'],
-    url: `${OAUTH_PREFIX}/*`,
-    // Handed over at onRequest: oidc-provider reads the body itself (form-encoded, its own limits).
-    onRequest: async (req, reply) => {
-      reply.hijack();
-      const raw = req.raw as IncomingMessage & { originalUrl?: string };
-      raw.originalUrl = raw.url;
-      raw.url = (raw.url ?? '/').slice(OAUTH_PREFIX.length) || '/';
-      callback(raw, reply.raw);
-    },
-    handler: async () => undefined,
+  const handOver = async (req: FastifyRequest, reply: FastifyReply) => {
+    reply.hijack();
+    const raw = req.raw as IncomingMessage & { originalUrl?: string; body?: unknown };
+    // A body Fastify read (token, revocation) is handed over as read; oidc-provider parses it.
+    if (req.body !== undefined) raw.body = req.body;
+    raw.originalUrl = raw.url;
+    raw.url = (raw.url ?? '/').slice(OAUTH_PREFIX.length) || '/';
+    callback(raw, reply.raw);
+  };
+  const unreached = async () => undefined;
+  const at = (route: string) => `${OAUTH_PREFIX}${route}`;
+  app.get(at(ROUTES.authorization), { onRequest: handOver }, unreached);
+  app.get(`${at(ROUTES.authorization)}/:uid`, { onRequest: handOver }, unreached);
+  app.get(at(ROUTES.jwks), { onRequest: handOver }, unreached);
+  await app.register(async (scope) => {
+    // Fastify reads the body, so an oversized one is 413 however it arrives (announced or
+    // chunked), in RFC 6749's error shape; oidc-provider judges its content type and fields.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    scope.setErrorHandler((err: { statusCode?: number }, _req, reply) => {
+      const status = err.statusCode === 413 ? 413 : 400;
+      return reply
+        .code(status)
+        .header('cache-control', 'no-store')
+        .type('application/json')
+        .send(
+          JSON.stringify({
+            error: 'invalid_request',
+            error_description:
+              status === 413 ? 'The request body is too large.' : 'The request body cannot be read.',
+          }),
+        );
+    });
+    for (const route of [ROUTES.token, ROUTES.revocation])
+      scope.post(at(route), { bodyLimit: OAUTH_BODY_LIMIT, preHandler: handOver }, unreached);
   });
 
   const asMetadata = JSON.stringify(authorizationServerMetadata(issuer));
