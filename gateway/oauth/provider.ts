@@ -101,6 +101,15 @@ export function createProvider(o: ProviderOptions): Provider {
         agent_scopes: link.identity.scopes,
       };
     },
+    // An authorization error that cannot go back to the client (unknown client, a redirect_uri not
+    // registered) is RFC 6749's error object, not an HTML page: platforms and tests read it.
+    renderError: async (
+      ctx: { type: string; body: unknown },
+      out: { error: string; error_description?: string },
+    ) => {
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = JSON.stringify({ error: out.error, error_description: out.error_description });
+    },
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_S,
       AuthorizationCode: 60,

@@ -118,6 +118,8 @@ export async function link(o: LinkOptions): Promise<LinkResult> {
     body: JSON.stringify(o.spiffeId ? { grant: true, spiffeId: o.spiffeId } : { grant: false }),
   });
   jar.take(decision);
+  if (decision.status !== 200)
+    throw new Error(`consent decision: ${decision.status} ${await decision.text()}`);
   const { redirectTo } = (await decision.json()) as { redirectTo: string };
   const resumed = await fetch(new URL(redirectTo, o.base), {
     redirect: 'manual',
