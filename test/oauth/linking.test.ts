@@ -3,12 +3,15 @@
  * with PKCE through the console's consent page, the token endpoint, and a UCP checkout made
  * with the access token acting as the linked agent identity.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readUcpDocuments } from '../../gateway/agent/ucp/schema/files.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { identityLinkingFor } from '../../subgraphs/procurement/identity-linking/service.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../ucp/support/ucp.ts';
+import { expectUcp } from '../ucp/support/validate.ts';
 import { form, link } from './support/platform.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/linked-buyer';
@@ -51,6 +54,42 @@ describe('identity linking', () => {
     expect(m.code_challenge_methods_supported).toEqual(['S256']);
     expect(m.token_endpoint_auth_methods_supported).toEqual(['private_key_jwt', 'none']);
     expect(m.authorization_response_iss_parameter_supported).toBe(true);
+  });
+
+  it('publishes RFC 9728 metadata for the UCP endpoint at its well-known paths', async () => {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/ucp',
+      '/.well-known/oauth-protected-resource',
+    ]) {
+      const m = (await (await fetch(`${sys.url}${path}`)).json()) as Record<string, unknown>;
+      expect(m.resource).toBe(
+        `${sys.platform.config.PUBLIC_BASE_URL ?? `http://${sys.config.HOST}:${sys.config.PORT}`}/ucp`,
+      );
+      expect(m.authorization_servers).toHaveLength(1);
+      expect(m.scopes_supported).toEqual(expect.arrayContaining(SCOPE.split(' ')));
+    }
+  });
+
+  it('declares dev.ucp.common.identity_linking in /.well-known/ucp, valid against the vendored schema', async () => {
+    const doc = (await (await fetch(`${sys.url}/.well-known/ucp`)).json()) as {
+      ucp: {
+        capabilities: Record<
+          string,
+          { config: { scopes: Record<string, { description: { plain: string } }> } }[]
+        >;
+      };
+    };
+    expectUcp('business_profile', doc);
+    const entry = doc.ucp.capabilities['dev.ucp.common.identity_linking']?.[0];
+    expect(Object.keys(entry?.config.scopes ?? {}).sort()).toEqual(SCOPE.split(' ').sort());
+    for (const s of Object.values(entry?.config.scopes ?? {}))
+      expect(s.description.plain.length).toBeGreaterThan(10);
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    for (const d of readUcpDocuments()) ajv.addSchema(d.schema);
+    const business = ajv.getSchema(
+      'https://ucp.dev/schemas/common/identity_linking.json#/$defs/dev.ucp.common.identity_linking/business_schema',
+    );
+    expect(business?.(entry), JSON.stringify(business?.errors)).toBe(true);
   });
 
   it('links an account and checks out with the access token', async () => {
