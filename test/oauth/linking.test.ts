@@ -8,7 +8,6 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readUcpDocuments } from '../../gateway/agent/ucp/schema/files.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { identityLinkingFor } from '../../subgraphs/procurement/identity-linking/service.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../ucp/support/ucp.ts';
 import { expectUcp } from '../ucp/support/validate.ts';
@@ -17,6 +16,12 @@ import { form, link } from './support/platform.ts';
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/linked-buyer';
 const SCOPE = 'dev.ucp.shopping.checkout:manage dev.ucp.shopping.order:read';
 const REDIRECT = 'http://127.0.0.1/callback';
+const REGISTER = `mutation ($input: RegisterOAuthClientInput!) {
+  registerOAuthClient(input: $input) { clientId name redirectUris tokenEndpointAuthMethod }
+}`;
+const LINKED =
+  '{ linkedPlatforms { grantId clientId clientName linkedBy spiffeId agentId scopes revokedAt revokedBy } }';
+const REVOKE = 'mutation ($g: ID!) { revokeLinkedPlatform(grantId: $g) { grantId revokedAt revokedBy } }';
 
 describe('identity linking', () => {
   let sys: TestSystem;
@@ -35,10 +40,16 @@ describe('identity linking', () => {
       ucpProfile: profiles.origin,
     });
     admin = await sys.token(['agents:admin'], 'buyer-admin');
-    const linking = await identityLinkingFor(sys.platform);
-    publicClient = String(
-      (await linking.registerClient({ name: 'Agent app', redirectUris: [REDIRECT] })).client_id,
-    );
+    const reg = await sys.gql(REGISTER, {
+      token: admin,
+      variables: { input: { name: 'Agent app', redirectUris: [REDIRECT] } },
+    });
+    expect(reg.errors).toBeUndefined();
+    const client = (
+      reg.data as { registerOAuthClient: { clientId: string; tokenEndpointAuthMethod: string } }
+    ).registerOAuthClient;
+    expect(client.tokenEndpointAuthMethod).toBe('none');
+    publicClient = client.clientId;
   }, 60_000);
 
   afterAll(async () => {
@@ -125,5 +136,58 @@ describe('identity linking', () => {
       line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 1 }],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
+
+    // The buyer sees the link, revokes it, and the platform's token is refused at once.
+    const listed = await sys.gql(LINKED, { token: admin });
+    const links = (
+      listed.data as {
+        linkedPlatforms: { grantId: string; clientId: string; spiffeId: string; linkedBy: string }[];
+      }
+    ).linkedPlatforms;
+    const mine = links.find((l) => l.grantId === claims.grant_id);
+    expect(mine).toMatchObject({ clientId: publicClient, spiffeId: SPIFFE, linkedBy: 'buyer-admin' });
+    const revoked = await sys.gql(REVOKE, { token: admin, variables: { g: claims.grant_id } });
+    expect(revoked.errors).toBeUndefined();
+    expect(revoked.data).toMatchObject({ revokeLinkedPlatform: { revokedBy: 'buyer-admin' } });
+    const after = await ucpCall(sys.url, { key: at, profileUrl }, 'POST', '/checkout-sessions', {
+      line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 1 }],
+    });
+    expect(after.status).toBe(401);
+    const refreshed = await form(`${sys.url}/oauth/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: String(t.body.refresh_token),
+      client_id: publicClient,
+    });
+    expect(refreshed.body.error).toBe('invalid_grant');
+  });
+
+  it.each([
+    [
+      'http to a non-loopback host',
+      { name: 'P', redirectUris: ['http://platform.example/cb'] },
+      'redirectUris',
+    ],
+    ['no redirect URI', { name: 'P', redirectUris: [] }, 'redirectUris'],
+    [
+      'a private key in jwks',
+      { name: 'P', redirectUris: ['https://p.example/cb'], jwks: '{"keys":[{"kty":"EC","d":"x"}]}' },
+      'jwks',
+    ],
+    ['jwks that is not JSON', { name: 'P', redirectUris: ['https://p.example/cb'], jwks: '{' }, 'jwks'],
+    ['an empty name', { name: ' ', redirectUris: ['https://p.example/cb'] }, 'name'],
+  ])('refuses to register a client with %s (BAD_USER_INPUT)', async (_what, input, field) => {
+    const r = await sys.gql(REGISTER, { token: admin, variables: { input } });
+    expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+  });
+
+  it('registers clients and lists links for agents:admin only', async () => {
+    const other = await sys.token(['orders:read'], 'someone');
+    const reg = await sys.gql(REGISTER, {
+      token: other,
+      variables: { input: { name: 'P', redirectUris: [REDIRECT] } },
+    });
+    expect(reg.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await sys.gql(LINKED, { token: other })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await sys.gql(LINKED)).errors?.[0]?.extensions?.code).toMatch(/UNAUTHENTICATED|FORBIDDEN/);
   });
 });
