@@ -1,4 +1,5 @@
 import { createLocalJWKSet, type JWK, jwtVerify } from 'jose';
+import { BoundedMap } from '../../lib/bounded-map.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { RevokedGrants } from '../../subgraphs/procurement/identity-linking/links.ts';
 import { actingScopes } from '../../subgraphs/procurement/identity-linking/links.ts';
@@ -24,11 +25,17 @@ export interface AccessTokenVerifier {
   verify(token: string): Promise<AccessTokenVerdict>;
 }
 
+/** Tokens whose signature and claims were verified, kept until they expire (oldest dropped first). */
+const VERIFIED_ENTRIES = 10_000;
+
 /**
  * RFC 9068 access tokens checked where they are used, with no I/O per request: the signature by
  * a key of the authorization server's ring (public JWKs held in process), `typ` at+jwt, `iss`
  * the issuer byte for byte, `aud` the UCP endpoint, `exp` (no leeway), `client_id` and `scope`
- * present, and the grant not in the revoked set (a Map lookup). jose's verify is CPU only.
+ * present, and the grant not in the revoked set (a Map lookup). jose's verify is CPU only (an
+ * ECDSA P-256 verification through WebCrypto); a token seen before is not verified again until
+ * it expires (a platform sends the same token for its ten minutes), so the usual check is two
+ * Map lookups: the verified token, then the revoked set, which is asked on every call.
  */
 export function accessTokenVerifier(o: {
   readonly issuer: string;
@@ -38,8 +45,18 @@ export function accessTokenVerifier(o: {
   readonly clock: Clock;
 }): AccessTokenVerifier {
   const keys = createLocalJWKSet({ keys: [...o.jwks] });
+  const verified = new BoundedMap<string, { caller: LinkedCaller; expMs: number }>(VERIFIED_ENTRIES);
+  const live = (caller: LinkedCaller): AccessTokenVerdict =>
+    o.revoked.has(caller.grantId, o.clock.now())
+      ? { ok: false, reason: 'access token of a revoked grant' }
+      : { ok: true, caller };
   return {
     async verify(token) {
+      const seen = verified.get(token);
+      if (seen) {
+        if (seen.expMs > o.clock.now()) return live(seen.caller);
+        verified.delete(token);
+      }
       let claims: Record<string, unknown>;
       try {
         ({ payload: claims } = await jwtVerify(token, keys, {

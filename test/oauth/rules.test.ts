@@ -125,3 +125,48 @@ describe('the RFC 6750 challenge', () => {
     );
   });
 });
+
+describe('the access-token check', () => {
+  it('refuses a token it verified before once its grant is revoked or it expires', async () => {
+    const { exportJWK, generateKeyPair, SignJWT } = await import('jose');
+    const { accessTokenVerifier } = await import('../../gateway/oauth/access-token.ts');
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' };
+    let now = 1_800_000_000_000;
+    const revoked = new RevokedGrants();
+    const v = accessTokenVerifier({
+      issuer: 'https://shop.example',
+      audience: 'https://shop.example/ucp',
+      jwks: [jwk],
+      revoked,
+      clock: { now: () => now },
+    });
+    const sign = (grant: string) =>
+      new SignJWT({
+        client_id: 'pc_1',
+        grant_id: grant,
+        spiffe_id: 'spiffe://example.org/ns/ai/sa/procurement-agent/x',
+        agent_id: 'agent-x-000001',
+        agent_scopes: ['orders:create', 'orders:read'],
+        scope: 'dev.ucp.shopping.checkout:manage',
+      })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
+        .setIssuer('https://shop.example')
+        .setAudience('https://shop.example/ucp')
+        .setSubject('buyer-admin')
+        .setIssuedAt(now / 1000)
+        .setExpirationTime(now / 1000 + 600)
+        .sign(privateKey);
+    const a = await sign('g-a');
+    const b = await sign('g-b');
+    const first = await v.verify(a);
+    expect(first).toMatchObject({ ok: true, caller: { agentScopes: ['orders:create'], grantId: 'g-a' } });
+    expect((await v.verify(a)).ok).toBe(true);
+    revoked.add('g-a', now + 600_000);
+    expect(await v.verify(a)).toMatchObject({ ok: false, reason: 'access token of a revoked grant' });
+    expect((await v.verify(b)).ok).toBe(true);
+    now += 600_000;
+    expect((await v.verify(b)).ok).toBe(false);
+    expect((await v.verify('not.a.token')).ok).toBe(false);
+  });
+});
