@@ -81,24 +81,21 @@ export function accessTokenVerifier(o: {
         typeof scope !== 'string'
       )
         return { ok: false, reason: 'access token lacks the linked identity' };
-      if (o.revoked.has(grant_id, o.clock.now()))
-        return { ok: false, reason: 'access token of a revoked grant' };
       const ucpScopes = parseScope(scope);
-      return {
-        ok: true,
-        caller: {
-          clientId: client_id,
-          grantId: grant_id,
-          subject: sub,
-          spiffeId: spiffe_id,
-          agentId: agent_id,
+      const caller: LinkedCaller = {
+        clientId: client_id,
+        grantId: grant_id,
+        subject: sub,
+        spiffeId: spiffe_id,
+        agentId: agent_id,
+        ucpScopes,
+        agentScopes: actingScopes(
           ucpScopes,
-          agentScopes: actingScopes(
-            ucpScopes,
-            agent_scopes.filter((s): s is string => typeof s === 'string'),
-          ),
-        },
+          agent_scopes.filter((s): s is string => typeof s === 'string'),
+        ),
       };
+      verified.set(token, { caller, expMs: Number(claims.exp) * 1000 });
+      return live(caller);
     },
   };
 }
