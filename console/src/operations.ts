@@ -32,6 +32,8 @@ export type ConsoleOperation =
   | 'IssueCheckoutApiKey'
   | 'RevokeCheckoutApiKey'
   | 'SetCheckoutWebhook'
+  | 'LinkedPlatforms'
+  | 'RevokeLinkedPlatform'
   | 'CheckoutSessions'
   | 'SearchProducts'
   | 'CatalogProduct'
