@@ -49,7 +49,7 @@ export async function mountIdentityLinking(
   platform.onClose(() => linking.close());
   await sweepExpired(db, clock);
   const keys = await oauthKeys(config, clock);
-  const provider = createProvider({ issuer, resource, db, clock, keys, linking });
+  const provider = createProvider({ issuer, resource, db, clock, keys, linking, log });
 
   // Only the endpoints the metadata names (and the authorization endpoint's resume after consent)
   // reach oidc-provider; its other routes (OpenID discovery, userinfo, logout, …) are not served.

@@ -1,6 +1,7 @@
 import Provider, { errors } from 'oidc-provider';
 import type { Clock } from '../../lib/clock.ts';
 import type { Db } from '../../lib/db/index.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { UCP_SCOPE_NAMES } from '../../subgraphs/procurement/identity-linking/scopes.ts';
 import {
   ACCESS_TOKEN_TTL_S,
@@ -32,6 +33,7 @@ export interface ProviderOptions {
   readonly clock: Clock;
   readonly keys: OAuthKeys;
   readonly linking: IdentityLinking;
+  readonly log: Logger;
 }
 
 /**
@@ -119,8 +121,12 @@ export function createProvider(o: ProviderOptions): Provider {
       Session: 600,
     },
   });
+  // The revoked set of this process is updated synchronously inside recordRevoked; a failure to
+  // store or publish it is logged (the other replicas then learn it from their next start only).
   provider.on('grant.revoked', (_ctx: unknown, grantId: string) => {
-    void o.linking.recordRevoked(grantId, 'oauth');
+    o.linking.recordRevoked(grantId, 'oauth').catch((err: unknown) => {
+      o.log.error({ err, grantId }, 'grant revocation not stored or published');
+    });
   });
   return provider;
 }

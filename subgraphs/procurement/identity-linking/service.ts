@@ -57,11 +57,12 @@ async function start(p: { db: Db; bus: EventBus; clock: Clock }): Promise<Identi
   await migrate(p.db, identityLinkingMigrations);
   const links = sqlPlatformLinks(p.db);
   const revoked = new RevokedGrants();
-  for (const r of await links.revokedSince(p.clock.now())) revoked.add(r.grantId, r.untilMs);
+  // Subscribed before the stored revocations are read, so none falls between the two.
   const unsubscribe = p.bus.subscribe(GRANT_REVOKED, async (e) => {
     const d = e.data as GrantRevokedEvent;
     if (typeof d?.grantId === 'string' && typeof d.untilMs === 'number') revoked.add(d.grantId, d.untilMs);
   });
+  for (const r of await links.revokedSince(p.clock.now())) revoked.add(r.grantId, r.untilMs);
   const prune = setInterval(() => revoked.prune(p.clock.now()), 60_000);
   prune.unref();
 
