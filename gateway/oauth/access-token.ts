@@ -17,6 +17,8 @@ export interface LinkedCaller {
   readonly ucpScopes: readonly string[];
   /** The agent scopes it may use (the identity's, narrowed by the UCP scopes). */
   readonly agentScopes: readonly string[];
+  /** The UCP platform profile (URL or origin) the client is bound to. */
+  readonly ucpProfile: string;
 }
 
 export type AccessTokenVerdict = { ok: true; caller: LinkedCaller } | { ok: false; reason: string };
@@ -70,7 +72,7 @@ export function accessTokenVerifier(o: {
       } catch (err) {
         return { ok: false, reason: `access token refused: ${(err as { code?: string }).code ?? 'invalid'}` };
       }
-      const { client_id, grant_id, sub, spiffe_id, agent_id, agent_scopes, scope } = claims;
+      const { client_id, grant_id, sub, spiffe_id, agent_id, agent_scopes, scope, ucp_profile } = claims;
       if (
         typeof client_id !== 'string' ||
         typeof grant_id !== 'string' ||
@@ -78,7 +80,8 @@ export function accessTokenVerifier(o: {
         typeof spiffe_id !== 'string' ||
         typeof agent_id !== 'string' ||
         !Array.isArray(agent_scopes) ||
-        typeof scope !== 'string'
+        typeof scope !== 'string' ||
+        typeof ucp_profile !== 'string'
       )
         return { ok: false, reason: 'access token lacks the linked identity' };
       const ucpScopes = parseScope(scope);
@@ -89,6 +92,7 @@ export function accessTokenVerifier(o: {
         spiffeId: spiffe_id,
         agentId: agent_id,
         ucpScopes,
+        ucpProfile: ucp_profile,
         agentScopes: actingScopes(
           ucpScopes,
           agent_scopes.filter((s): s is string => typeof s === 'string'),

@@ -56,6 +56,8 @@ export function createProvider(o: ProviderOptions): Provider {
     scopes: [],
     claims: {},
     allowOmittingSingleRegisteredRedirectUri: false,
+    // The UCP profile binding (subgraphs/procurement/identity-linking/clients.ts), kept on the client.
+    extraClientMetadata: { properties: ['ucp_profile'] },
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -92,7 +94,10 @@ export function createProvider(o: ProviderOptions): Provider {
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) =>
       client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: () => true,
-    extraTokenClaims: async (_ctx: unknown, token: { grantId?: string; kind: string }) => {
+    extraTokenClaims: async (
+      ctx: { oidc: { client?: { ucp_profile?: unknown } } },
+      token: { grantId?: string; kind: string },
+    ) => {
       if (token.kind !== 'AccessToken' || !token.grantId) return undefined;
       const link = await o.linking.links.byGrant(token.grantId);
       if (!link || link.revokedAt !== null) throw new errors.InvalidGrant('grant revoked');
@@ -101,6 +106,7 @@ export function createProvider(o: ProviderOptions): Provider {
         spiffe_id: link.identity.spiffeId,
         agent_id: link.identity.agentId,
         agent_scopes: link.identity.scopes,
+        ucp_profile: ctx.oidc.client?.ucp_profile,
       };
     },
     // An authorization error that cannot go back to the client (unknown client, a redirect_uri not

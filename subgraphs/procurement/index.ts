@@ -94,7 +94,9 @@ export async function createProcurementSubgraph(
   // ACP checkout API keys (docs/acp-keys.md); the gateway verifies through the same store.
   const apiKeys = apiKeyResolvers(await checkoutApiKeysFor(platform));
   // Identity linking (docs/identity-linking.md): OAuth clients and the buyers' linked platforms.
-  const linking = identityLinkingResolvers(await identityLinkingFor(platform));
+  const linking = identityLinkingResolvers(await identityLinkingFor(platform), {
+    allowInsecureProfiles: config.UCP_PROFILE_ALLOW_INSECURE,
+  });
   // Operators' read of the ACP checkout sessions (the console's Checkout page).
   const sessions = await checkoutSessionResolversFor(platform);
   const schema = buildShieldedSubgraphSchema(

@@ -36,7 +36,16 @@ beforeAll(async () => {
   const reg = await sys.gql(
     'mutation ($i: RegisterOAuthClientInput!) { registerOAuthClient(input: $i) { clientId } }',
     // Registered without the port: a loopback redirect matches on any port (RFC 8252 §7.3).
-    { token: admin, variables: { i: { name: 'Shopping assistant', redirectUris: ['http://127.0.0.1/cb'] } } },
+    {
+      token: admin,
+      variables: {
+        i: {
+          name: 'Shopping assistant',
+          redirectUris: ['http://127.0.0.1/cb'],
+          ucpProfile: 'https://platform.example',
+        },
+      },
+    },
   );
   clientId = (reg.data as { registerOAuthClient: { clientId: string } }).registerOAuthClient.clientId;
 }, 60_000);

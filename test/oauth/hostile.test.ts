@@ -19,6 +19,8 @@ const READ = 'dev.ucp.shopping.order:read';
 const LOOPBACK = 'http://127.0.0.1/cb';
 const WEB = 'https://platform.example/cb';
 const ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+/** The profile server is on loopback over http: allowed as the system runs (UCP_PROFILE_ALLOW_INSECURE). */
+const INSECURE = { allowInsecureProfiles: true };
 const LINE = { line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 1 }] };
 
 let sys: TestSystem;
@@ -45,12 +47,24 @@ beforeAll(async () => {
   admin = await sys.token(['agents:admin'], 'buyer-admin');
   const linking = await identityLinkingFor(sys.platform);
   publicClient = String(
-    (await linking.registerClient({ name: 'Agent app', redirectUris: [LOOPBACK] })).client_id,
+    (
+      await linking.registerClient(
+        { name: 'Agent app', redirectUris: [LOOPBACK], ucpProfile: profiles.origin },
+        INSECURE,
+      )
+    ).client_id,
   );
   keyC = await platformKey();
   keyD = await platformKey();
   const reg = async (name: string, k: typeof keyC) =>
-    String((await linking.registerClient({ name, redirectUris: [WEB], jwks: [k.publicJwk] })).client_id);
+    String(
+      (
+        await linking.registerClient(
+          { name, redirectUris: [WEB], jwks: [k.publicJwk], ucpProfile: profiles.origin },
+          INSECURE,
+        )
+      ).client_id,
+    );
   confidential = await reg('Platform C', keyC);
   other = await reg('Platform D', keyD);
 }, 60_000);
@@ -334,6 +348,7 @@ describe('the UCP endpoint', () => {
       spiffe_id: SPIFFE,
       agent_id: 'agent-forged-01',
       agent_scopes: ['orders:create'],
+      ucp_profile: profiles.origin,
       iat: now,
       exp: now + 300,
       ...change,
@@ -351,6 +366,7 @@ describe('the UCP endpoint', () => {
     ['another issuer', { iss: 'https://evil.example' }],
     ['an expired token', { exp: Math.floor(Date.now() / 1000) - 1 }],
     ['no client_id', { client_id: undefined }],
+    ['no profile binding', { ucp_profile: undefined }],
     [
       'an identity outside the trust domains',
       { spiffe_id: 'spiffe://evil.example/ns/ai/sa/procurement-agent' },
@@ -363,6 +379,25 @@ describe('the UCP endpoint', () => {
     expect(challenge).toContain(`realm="${issuer}"`);
     expect(challenge).toContain('error="invalid_token"');
     expect(challenge).toContain(`resource_metadata="${issuer}/.well-known/oauth-protected-resource/ucp"`);
+  });
+
+  it("refuses a token whose client is bound to another platform's profile (403 profile_not_trusted)", async () => {
+    const elsewhere = await startProfileServer();
+    try {
+      const url = elsewhere.set('/profile.json', platformProfile());
+      const r = await ucpCall(
+        sys.url,
+        { key: await forged({}), profileUrl: url },
+        'POST',
+        '/checkout-sessions',
+        LINE,
+      );
+      expect(r.status).toBe(403);
+      expect(r.body).toMatchObject({ code: 'profile_not_trusted' });
+      expect(elsewhere.hits('/profile.json')).toBe(0);
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it('asks for identity without a credential: 401 identity_required, no error in the challenge', async () => {

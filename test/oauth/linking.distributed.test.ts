@@ -34,7 +34,12 @@ beforeAll(async () => {
   admin = await sys.token(['agents:admin'], 'buyer-admin');
   const reg = await sys.gql(
     'mutation ($i: RegisterOAuthClientInput!) { registerOAuthClient(input: $i) { clientId } }',
-    { token: admin, variables: { i: { name: 'Agent app', redirectUris: ['http://127.0.0.1/cb'] } } },
+    {
+      token: admin,
+      variables: {
+        i: { name: 'Agent app', redirectUris: ['http://127.0.0.1/cb'], ucpProfile: profiles.origin },
+      },
+    },
   );
   expect(reg.errors).toBeUndefined();
   clientId = (reg.data as { registerOAuthClient: { clientId: string } }).registerOAuthClient.clientId;

@@ -17,7 +17,7 @@ const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/linked-buyer';
 const SCOPE = 'dev.ucp.shopping.checkout:manage dev.ucp.shopping.order:read';
 const REDIRECT = 'http://127.0.0.1/callback';
 const REGISTER = `mutation ($input: RegisterOAuthClientInput!) {
-  registerOAuthClient(input: $input) { clientId name redirectUris tokenEndpointAuthMethod }
+  registerOAuthClient(input: $input) { clientId name redirectUris tokenEndpointAuthMethod ucpProfile }
 }`;
 const LINKED =
   '{ linkedPlatforms { grantId clientId clientName linkedBy spiffeId agentId scopes revokedAt revokedBy } }';
@@ -42,7 +42,7 @@ describe('identity linking', () => {
     admin = await sys.token(['agents:admin'], 'buyer-admin');
     const reg = await sys.gql(REGISTER, {
       token: admin,
-      variables: { input: { name: 'Agent app', redirectUris: [REDIRECT] } },
+      variables: { input: { name: 'Agent app', redirectUris: [REDIRECT], ucpProfile: profiles.origin } },
     });
     expect(reg.errors).toBeUndefined();
     const client = (
@@ -164,17 +164,30 @@ describe('identity linking', () => {
   it.each([
     [
       'http to a non-loopback host',
-      { name: 'P', redirectUris: ['http://platform.example/cb'] },
+      { name: 'P', redirectUris: ['http://platform.example/cb'], ucpProfile: 'https://p.example' },
       'redirectUris',
     ],
-    ['no redirect URI', { name: 'P', redirectUris: [] }, 'redirectUris'],
+    ['no redirect URI', { name: 'P', redirectUris: [], ucpProfile: 'https://p.example' }, 'redirectUris'],
     [
       'a private key in jwks',
-      { name: 'P', redirectUris: ['https://p.example/cb'], jwks: '{"keys":[{"kty":"EC","d":"x"}]}' },
+      {
+        name: 'P',
+        redirectUris: ['https://p.example/cb'],
+        jwks: '{"keys":[{"kty":"EC","d":"x"}]}',
+        ucpProfile: 'https://p.example',
+      },
       'jwks',
     ],
-    ['jwks that is not JSON', { name: 'P', redirectUris: ['https://p.example/cb'], jwks: '{' }, 'jwks'],
-    ['an empty name', { name: ' ', redirectUris: ['https://p.example/cb'] }, 'name'],
+    [
+      'jwks that is not JSON',
+      { name: 'P', redirectUris: ['https://p.example/cb'], jwks: '{', ucpProfile: 'https://p.example' },
+      'jwks',
+    ],
+    [
+      'an empty name',
+      { name: ' ', redirectUris: ['https://p.example/cb'], ucpProfile: 'https://p.example' },
+      'name',
+    ],
   ])('refuses to register a client with %s (BAD_USER_INPUT)', async (_what, input, field) => {
     const r = await sys.gql(REGISTER, { token: admin, variables: { input } });
     expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
@@ -184,7 +197,7 @@ describe('identity linking', () => {
     const other = await sys.token(['orders:read'], 'someone');
     const reg = await sys.gql(REGISTER, {
       token: other,
-      variables: { input: { name: 'P', redirectUris: [REDIRECT] } },
+      variables: { input: { name: 'P', redirectUris: [REDIRECT], ucpProfile: 'https://p.example' } },
     });
     expect(reg.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect((await sys.gql(LINKED, { token: other })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');

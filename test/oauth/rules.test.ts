@@ -68,13 +68,25 @@ describe('the revoked-grant set', () => {
 describe('client registration', () => {
   it('registers loopback redirects as a native client (any port, RFC 8252) and https as web', () => {
     expect(
-      clientMetadata({ name: 'A', redirectUris: ['http://127.0.0.1/cb', 'http://[::1]/cb'] }),
+      clientMetadata({
+        name: 'A',
+        redirectUris: ['http://127.0.0.1/cb', 'http://[::1]/cb'],
+        ucpProfile: 'https://p.example/',
+      }),
     ).toMatchObject({
       application_type: 'native',
       token_endpoint_auth_method: 'none',
+      ucp_profile: 'https://p.example',
     });
     const key = { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' };
-    expect(clientMetadata({ name: 'B', redirectUris: ['https://p.example/cb'], jwks: [key] })).toMatchObject({
+    expect(
+      clientMetadata({
+        name: 'B',
+        redirectUris: ['https://p.example/cb'],
+        jwks: [key],
+        ucpProfile: 'https://p.example/ucp/profile.json',
+      }),
+    ).toMatchObject({
       application_type: 'web',
       token_endpoint_auth_method: 'private_key_jwt',
       jwks: { keys: [key] },
@@ -100,8 +112,15 @@ describe('client registration', () => {
     ['a private EC key', { jwks: [{ kty: 'EC', d: 'secret' }] }, 'jwks'],
     ['a symmetric key', { jwks: [{ kty: 'oct', k: 'secret' }] }, 'jwks'],
     ['a control character in the name', { name: 'A\u0007' }, 'name'],
+    ['no UCP profile', { ucpProfile: '' }, 'ucpProfile'],
+    ['an http UCP profile', { ucpProfile: 'http://p.example/profile.json' }, 'ucpProfile'],
   ])('refuses %s', (_what, change, field) => {
-    const input = { name: 'P', redirectUris: ['https://p.example/cb'], ...change };
+    const input = {
+      name: 'P',
+      redirectUris: ['https://p.example/cb'],
+      ucpProfile: 'https://p.example',
+      ...change,
+    };
     expect(() => clientMetadata(input)).toThrow(ClientInputInvalid);
     try {
       clientMetadata(input);
@@ -149,6 +168,7 @@ describe('the access-token check', () => {
         agent_id: 'agent-x-000001',
         agent_scopes: ['orders:create', 'orders:read'],
         scope: 'dev.ucp.shopping.checkout:manage',
+        ucp_profile: 'https://p.example',
       })
         .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
         .setIssuer('https://shop.example')

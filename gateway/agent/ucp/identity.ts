@@ -124,6 +124,18 @@ export function ucpIdentityStep(
           identityRequired(linking, 'The access token is not valid here: link the account again.', reason),
         );
       }
+      // Bound to the platform's profile when the client was registered, as a key is (below).
+      if (!bindingAllows(v.caller.ucpProfile, ucp.profileUrl)) {
+        req.agent.reason = `identity: client ${v.caller.clientId} is bound to ${v.caller.ucpProfile}, not to ${ucp.profileUrl.slice(0, 200)}`;
+        return sendUcpError(
+          reply,
+          ucpError(
+            403,
+            'profile_not_trusted',
+            "This platform's link is not bound to the profile in UCP-Agent.",
+          ),
+        );
+      }
       req.agent.identity = id.value;
       req.agent.identitySource = 'oauth';
       ucp.keyScopes = v.caller.agentScopes;

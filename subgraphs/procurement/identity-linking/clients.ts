@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { parseProfileBinding } from '../api-keys/profile-binding.ts';
 
 /**
  * A platform registered as an OAuth client, and the rules its registration follows. Public
@@ -12,6 +13,11 @@ export interface PlatformClientInput {
   readonly redirectUris: readonly string[];
   /** Public JWKs for private_key_jwt; absent or empty: a public client (`none` + PKCE). */
   readonly jwks?: readonly Record<string, unknown>[];
+  /**
+   * The UCP platform profile (URL, or origin for every profile served there) the platform's
+   * tokens may act for, as a checkout API key is bound (overview.md, "Identity Binding").
+   */
+  readonly ucpProfile: string;
 }
 
 export class ClientInputInvalid extends Error {
@@ -31,7 +37,16 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 export const isLoopbackRedirect = (u: URL): boolean => u.protocol === 'http:' && LOOPBACK.has(u.hostname);
 
 /** Validated client metadata for oidc-provider, with a new client_id; throws ClientInputInvalid. Pure but for the id. */
-export function clientMetadata(input: PlatformClientInput): Record<string, unknown> {
+export function clientMetadata(
+  input: PlatformClientInput,
+  opts: { allowInsecureProfiles?: boolean } = {},
+): Record<string, unknown> {
+  let ucpProfile: string;
+  try {
+    ucpProfile = parseProfileBinding(input.ucpProfile ?? '', opts.allowInsecureProfiles ?? false);
+  } catch (e) {
+    throw new ClientInputInvalid('ucpProfile', (e as Error).message);
+  }
   const name = input.name.trim();
   if (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name))
     throw new ClientInputInvalid('name', 'name: 1–100 characters, no control characters');
@@ -77,6 +92,7 @@ export function clientMetadata(input: PlatformClientInput): Record<string, unkno
     application_type: loopback > 0 ? 'native' : 'web',
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
+    ucp_profile: ucpProfile,
     ...(keys.length > 0
       ? { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys } }
       : { token_endpoint_auth_method: 'none' }),

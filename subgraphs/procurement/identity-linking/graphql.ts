@@ -60,7 +60,10 @@ function operatorOf(ctx: RequestContext): string {
 }
 
 /** Resolvers of the identity-linking fields of schemas/procurement.graphql (agents:admin from @requiresRole). */
-export function identityLinkingResolvers(linking: IdentityLinking): GraphQLResolverMap<RequestContext> {
+export function identityLinkingResolvers(
+  linking: IdentityLinking,
+  opts: { allowInsecureProfiles: boolean },
+): GraphQLResolverMap<RequestContext> {
   return {
     Query: {
       linkedPlatforms: mapped(async () => (await linking.links.list()).map(view)),
@@ -69,19 +72,26 @@ export function identityLinkingResolvers(linking: IdentityLinking): GraphQLResol
       registerOAuthClient: mapped(
         async (
           _: unknown,
-          { input }: { input: { name: string; redirectUris: string[]; jwks?: string | null } },
+          {
+            input,
+          }: { input: { name: string; redirectUris: string[]; jwks?: string | null; ucpProfile: string } },
         ) => {
           const jwks = keysOf(input.jwks);
-          const m = await linking.registerClient({
-            name: input.name,
-            redirectUris: input.redirectUris,
-            ...(jwks ? { jwks } : {}),
-          });
+          const m = await linking.registerClient(
+            {
+              name: input.name,
+              redirectUris: input.redirectUris,
+              ucpProfile: input.ucpProfile,
+              ...(jwks ? { jwks } : {}),
+            },
+            opts,
+          );
           return {
             clientId: m.client_id,
             name: m.client_name,
             redirectUris: m.redirect_uris,
             tokenEndpointAuthMethod: m.token_endpoint_auth_method,
+            ucpProfile: m.ucp_profile,
           };
         },
       ),

@@ -32,7 +32,10 @@ export interface IdentityLinking {
   /** Remembers a revocation made elsewhere (the provider deleted the models itself). */
   recordRevoked(grantId: string, by: string): Promise<void>;
   /** Registers a platform as an OAuth client (validated: ClientInputInvalid); its metadata, client_id included. */
-  registerClient(input: PlatformClientInput): Promise<Record<string, unknown>>;
+  registerClient(
+    input: PlatformClientInput,
+    opts?: { allowInsecureProfiles?: boolean },
+  ): Promise<Record<string, unknown>>;
   close(): void;
 }
 
@@ -88,8 +91,8 @@ async function start(p: { db: Db; bus: EventBus; clock: Clock }): Promise<Identi
     async recordRevoked(grantId, by) {
       await remember(grantId, by);
     },
-    async registerClient(input) {
-      const metadata = clientMetadata(input);
+    async registerClient(input, opts) {
+      const metadata = clientMetadata(input, opts);
       await p.db.query("INSERT INTO oauth_models (model, id, payload) VALUES ('Client', $1, $2)", [
         metadata.client_id,
         JSON.stringify(metadata),
