@@ -113,36 +113,8 @@ export function ucpIdentityStep(
     if (!ucp) return;
     const authorization = req.headers.authorization;
     const bearer = authorization === undefined ? undefined : BEARER_TOKEN.exec(authorization)?.[1];
-    if (linking && bearer !== undefined && !isSecretKeyShaped(bearer)) {
-      const v = await linking.tokens.verify(bearer);
-      const id = v.ok ? parseSpiffeId(v.caller.spiffeId) : undefined;
-      if (!v.ok || !id?.ok || !isProcurementAgent(id.value, linking.trustDomains)) {
-        const reason = v.ok ? 'the linked identity is outside the trusted domains' : v.reason;
-        req.agent.reason = `identity: ${reason}`;
-        return sendUcpError(
-          reply,
-          identityRequired(linking, 'The access token is not valid here: link the account again.', reason),
-        );
-      }
-      // Bound to the platform's profile when the client was registered, as a key is (below).
-      if (!bindingAllows(v.caller.ucpProfile, ucp.profileUrl)) {
-        req.agent.reason = `identity: client ${v.caller.clientId} is bound to ${v.caller.ucpProfile}, not to ${ucp.profileUrl.slice(0, 200)}`;
-        return sendUcpError(
-          reply,
-          ucpError(
-            403,
-            'profile_not_trusted',
-            "This platform's link is not bound to the profile in UCP-Agent.",
-          ),
-        );
-      }
-      req.agent.identity = id.value;
-      req.agent.identitySource = 'oauth';
-      ucp.keyScopes = v.caller.agentScopes;
-      ucp.agentId = v.caller.agentId;
-      ucp.linked = v.caller;
-      return;
-    }
+    if (linking && bearer !== undefined && !isSecretKeyShaped(bearer))
+      return linkedIdentity(linking, bearer, req, reply);
     if (authorization !== undefined) {
       const v = await keys.verify(authorization);
       if (v.ok) {
@@ -190,6 +162,44 @@ export function ucpIdentityStep(
       ),
     );
   };
+}
+
+/**
+ * An identity-linking access token (gateway/oauth/access-token.ts, checked in process): refused
+ * 401 `identity_required` with `error="invalid_token"`; bound to the client's profile (403
+ * `profile_not_trusted` for another, before any fetch, as for a key); else the call acts as the
+ * linked agent identity with the token's agent scopes.
+ */
+async function linkedIdentity(
+  linking: LinkingParts,
+  bearer: string,
+  req: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const ucp = req.ucp;
+  if (!ucp) return;
+  const v = await linking.tokens.verify(bearer);
+  const id = v.ok ? parseSpiffeId(v.caller.spiffeId) : undefined;
+  if (!v.ok || !id?.ok || !isProcurementAgent(id.value, linking.trustDomains)) {
+    const reason = v.ok ? 'the linked identity is outside the trusted domains' : v.reason;
+    req.agent.reason = `identity: ${reason}`;
+    return sendUcpError(
+      reply,
+      identityRequired(linking, 'The access token is not valid here: link the account again.', reason),
+    );
+  }
+  if (!bindingAllows(v.caller.ucpProfile, ucp.profileUrl)) {
+    req.agent.reason = `identity: client ${v.caller.clientId} is bound to ${v.caller.ucpProfile}, not to ${ucp.profileUrl.slice(0, 200)}`;
+    return sendUcpError(
+      reply,
+      ucpError(403, 'profile_not_trusted', "This platform's link is not bound to the profile in UCP-Agent."),
+    );
+  }
+  req.agent.identity = id.value;
+  req.agent.identitySource = 'oauth';
+  ucp.keyScopes = v.caller.agentScopes;
+  ucp.agentId = v.caller.agentId;
+  ucp.linked = v.caller;
 }
 
 /**
