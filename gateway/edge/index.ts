@@ -69,7 +69,12 @@ export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): 
   const acp = await mountAcp(app, deps.platform, agentState.chain, quoter, redemptions);
   // Identity linking: the OAuth 2.0 authorization server platforms link buyers' accounts with
   // (docs/identity-linking.md); its tokens are one more credential of the UCP identity step.
-  const linking = await mountIdentityLinking(app, deps.platform, await checkoutApiKeysFor(deps.platform));
+  const linking = await mountIdentityLinking(
+    app,
+    deps.platform,
+    await checkoutApiKeysFor(deps.platform),
+    agentState.chain.spend.ledger,
+  );
   // UCP: a second thin edge over the same session service, store and key verifier (docs/ucp.md).
   await mountUcp(app, deps.platform, agentState.chain, acp, catalog, linking);
 }

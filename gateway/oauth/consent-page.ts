@@ -62,6 +62,15 @@ async function load() {
     const input = document.createElement('input');
     input.type = 'radio'; input.name = 'identity'; input.value = x.spiffeId; input.checked = n === 0;
     label.append(input, ' ' + x.name + ' — ' + x.agentId + ' (' + x.spiffeId + ')');
+    const policy = document.createElement('small');
+    const usd = (c) => '$' + (c / 100).toFixed(2);
+    const sp = x.spendPolicy;
+    policy.textContent = sp
+      ? ' Spend policy: ' + usd(sp.budgetCents) + ' a ' + sp.period
+        + (sp.maxPerOrderCents !== null ? ', at most ' + usd(sp.maxPerOrderCents) + ' an order' : '')
+        + (sp.approvalAboveCents !== null ? ', approval above ' + usd(sp.approvalAboveCents) : ', no approval threshold')
+      : ' No spend policy: the default applies.';
+    label.append(policy);
     const p = document.createElement('p'); p.append(label); return p;
   }));
   if (body.identities.length === 0) say('No agent identity to link: issue a checkout API key first (Agents page).');

@@ -5,9 +5,10 @@ import type { CallerVerifier } from '../../lib/auth/jwt.ts';
 import type { ServedHosts } from '../../lib/http/served-hosts.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { CheckoutApiKeys } from '../../subgraphs/procurement/api-keys/store.ts';
-import { linkableIdentities } from '../../subgraphs/procurement/identity-linking/links.ts';
+import { governingPolicy, linkableIdentities } from '../../subgraphs/procurement/identity-linking/links.ts';
 import { parseScope, UCP_SCOPES } from '../../subgraphs/procurement/identity-linking/scopes.ts';
 import type { IdentityLinking } from '../../subgraphs/procurement/identity-linking/service.ts';
+import type { SpendLedger } from '../../subgraphs/procurement/spend/ledger.ts';
 import { originGuard } from '../operator/guard.ts';
 import { CONSENT_SCRIPT, consentPage } from './consent-page.ts';
 import { CONSENT_PREFIX } from './provider.ts';
@@ -21,6 +22,8 @@ export interface ConsentDeps {
   readonly resource: string;
   readonly verifier: CallerVerifier;
   readonly keys: Pick<CheckoutApiKeys, 'list'>;
+  /** The spend policies, to show each identity's budget and approval threshold. */
+  readonly spend: Pick<SpendLedger, 'listPolicies'>;
   readonly linking: IdentityLinking;
   readonly served: ServedHosts;
   readonly clock: { now(): number };
@@ -62,7 +65,7 @@ export function registerConsent(app: FastifyInstance, d: ConsentDeps): void {
         scope: s.scope,
         description: s.description,
       })),
-      identities: linkableIdentities(await d.keys.list()),
+      identities: await identitiesWithPolicies(d),
     });
   });
   app.post<{ Params: { uid: string }; Body: unknown }>(
@@ -115,6 +118,23 @@ async function interaction(
     return undefined;
   }
   return found;
+}
+
+/** The identities to choose from, each with the spend policy that will govern the platform's orders. */
+async function identitiesWithPolicies(d: ConsentDeps) {
+  const policies = await d.spend.listPolicies();
+  return linkableIdentities(await d.keys.list()).map((x) => {
+    const p = governingPolicy(x.spiffeId, policies);
+    return {
+      ...x,
+      spendPolicy: p && {
+        period: p.period,
+        budgetCents: p.budgetCents,
+        maxPerOrderCents: p.maxPerOrderCents ?? null,
+        approvalAboveCents: p.approvalAboveCents ?? null,
+      },
+    };
+  });
 }
 
 const requestedScopes = (i: { params: Record<string, unknown> }) => parseScope(String(i.params.scope ?? ''));

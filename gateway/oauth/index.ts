@@ -6,6 +6,7 @@ import type { Platform } from '../../lib/platform.ts';
 import { publicOrigin, ucpApiBaseUrl } from '../../lib/public-origin.ts';
 import type { CheckoutApiKeys } from '../../subgraphs/procurement/api-keys/store.ts';
 import { identityLinkingFor } from '../../subgraphs/procurement/identity-linking/service.ts';
+import type { SpendLedger } from '../../subgraphs/procurement/spend/ledger.ts';
 import { type AccessTokenVerifier, accessTokenVerifier } from './access-token.ts';
 import { sweepExpired } from './adapter.ts';
 import { registerConsent } from './consent.ts';
@@ -41,6 +42,7 @@ export async function mountIdentityLinking(
   app: FastifyInstance,
   platform: Platform,
   apiKeys: Pick<CheckoutApiKeys, 'list'>,
+  spend: Pick<SpendLedger, 'listPolicies'>,
 ): Promise<LinkingParts> {
   const { config, clock, log, db } = platform;
   const issuer = publicOrigin(config);
@@ -107,6 +109,7 @@ export async function mountIdentityLinking(
     resource,
     verifier: await callerVerifierFor(config),
     keys: apiKeys,
+    spend,
     linking,
     served: servedHosts(config),
     clock,

@@ -33,6 +33,13 @@ beforeAll(async () => {
   redirectUri = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/cb`;
   await issueKey(sys, { spiffeId: SPIFFE, scopes: ['orders:create', 'orders:read'] });
   const admin = await sys.token(['agents:admin'], 'buyer-admin');
+  const policy = await sys.gql('mutation ($i: SpendPolicyInput!) { setSpendPolicy(input: $i) { subject } }', {
+    token: await sys.token(['spend:admin'], 'finance'),
+    variables: {
+      i: { subject: SPIFFE, currency: 'USD', period: 'MONTH', budget: '5000.00', approvalAbove: '250.00' },
+    },
+  });
+  expect(policy.errors).toBeUndefined();
   const reg = await sys.gql(
     'mutation ($i: RegisterOAuthClientInput!) { registerOAuthClient(input: $i) { clientId } }',
     // Registered without the port: a loopback redirect matches on any port (RFC 8252 §7.3).
@@ -78,6 +85,8 @@ describe('the consent page', () => {
       expect.stringContaining('dev.ucp.shopping.checkout:manage'),
       expect.stringContaining('dev.ucp.shopping.order:read'),
     ]);
+    // The identity with the spend policy its orders will be under.
+    await page.getByText('Spend policy: $5000.00 a month, approval above $250.00').waitFor();
     await page.getByRole('radio', { name: new RegExp(SPIFFE) }).check();
     await page.getByRole('button', { name: 'Link' }).click();
     await page.waitForURL((u) => u.pathname === '/cb');

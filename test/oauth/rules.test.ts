@@ -3,16 +3,23 @@
  * fast: what a linked token may do, the revoked-grant set, client registration, and the RFC 6750
  * challenge the UCP edge writes.
  */
+import { Script } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bearerChallenge } from '../../gateway/agent/ucp/identity.ts';
+import { CONSENT_SCRIPT } from '../../gateway/oauth/consent-page.ts';
 import { ClientInputInvalid, clientMetadata } from '../../subgraphs/procurement/identity-linking/clients.ts';
-import { actingScopes, RevokedGrants } from '../../subgraphs/procurement/identity-linking/links.ts';
+import {
+  actingScopes,
+  governingPolicy,
+  RevokedGrants,
+} from '../../subgraphs/procurement/identity-linking/links.ts';
 import {
   parseScope,
   UCP_SCOPE_NAMES,
   ucpScopeFor,
 } from '../../subgraphs/procurement/identity-linking/scopes.ts';
+import type { SpendPolicy } from '../../subgraphs/procurement/spend/policy.ts';
 
 const AGENT_SCOPES = ['catalog:read', 'orders:create', 'orders:read', 'orders:cancel', 'spend:read'];
 
@@ -47,6 +54,19 @@ describe('what a linked token may do', () => {
       'dev.ucp.shopping.order:read',
     ]);
     expect(parseScope(undefined)).toEqual([]);
+  });
+});
+
+describe('the spend policy the consent page shows', () => {
+  const policy = (subject: string): SpendPolicy =>
+    ({ subject, currency: 'USD', period: 'month', budgetCents: 100 }) as SpendPolicy;
+  const base = 'spiffe://example.org/ns/ai/sa/procurement-agent';
+  it('is the most specific policy at or above the identity, on a segment boundary', () => {
+    const all = [policy(base), policy(`${base}/buyer`), policy(`${base}/buyer-evil`)];
+    expect(governingPolicy(`${base}/buyer`, all)?.subject).toBe(`${base}/buyer`);
+    expect(governingPolicy(`${base}/buyer/sub`, all)?.subject).toBe(`${base}/buyer`);
+    expect(governingPolicy(`${base}/other`, all)?.subject).toBe(base);
+    expect(governingPolicy('spiffe://other.org/ns/ai/sa/procurement-agent', all)).toBeNull();
   });
 });
 
@@ -188,5 +208,11 @@ describe('the access-token check', () => {
     now += 600_000;
     expect((await v.verify(b)).ok).toBe(false);
     expect((await v.verify('not.a.token')).ok).toBe(false);
+  });
+});
+
+describe('the consent page script', () => {
+  it('compiles (a syntax error would leave the page blank; consent.browser.test.ts runs it)', () => {
+    expect(() => new Script(CONSENT_SCRIPT)).not.toThrow();
   });
 });

@@ -1,4 +1,6 @@
+import { isPathAtOrBelow } from '../../../lib/auth/spiffe.ts';
 import type { CheckoutApiKey } from '../api-keys/types.ts';
+import type { SpendPolicy } from '../spend/policy.ts';
 import { UCP_SCOPES } from './scopes.ts';
 
 /**
@@ -52,6 +54,18 @@ export function linkableIdentities(keys: readonly CheckoutApiKey[]): AgentIdenti
     });
   }
   return [...out.values()];
+}
+
+/**
+ * The spend policy that governs an identity, as the consent page shows it: the most specific
+ * policy whose subject is the identity or an identity above it (segment boundary), as the
+ * ledger applies them. Null: none (SPEND_POLICY_DEFAULT then decides). Pure.
+ */
+export function governingPolicy(spiffeId: string, policies: readonly SpendPolicy[]): SpendPolicy | null {
+  let best: SpendPolicy | null = null;
+  for (const p of policies)
+    if (isPathAtOrBelow(spiffeId, p.subject) && (!best || p.subject.length > best.subject.length)) best = p;
+  return best;
 }
 
 /**
