@@ -23,7 +23,8 @@ export async function startEmbeddedSystem(
   const env = {
     ...extraEnv,
     DATA_DIR: extraEnv.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'ac-embedded-')),
-    CATALOG_SIZE: String(QUOTE_CATALOG_SIZE),
+    // The quote requests' catalog unless the caller needs less (harness/requests.ts, HOT_PATH_CATALOG_SIZE).
+    CATALOG_SIZE: extraEnv.CATALOG_SIZE ?? String(QUOTE_CATALOG_SIZE),
     // The bucket is large so a load measures the checks, not the limit (bench/scenarios/orders.ts).
     RATE_LIMIT_CAPACITY: '1000000000',
     RATE_LIMIT_REFILL_PER_SECOND: '1000000',

@@ -14,6 +14,13 @@ export interface RequestSpec {
 
 /** The catalog size the quote requests are drawn from. */
 export const QUOTE_CATALOG_SIZE = 10_000;
+/**
+ * The smallest catalog every request here finds its SKUs in: the cart's ten are among the first
+ * thousand the generator makes, the price requests' SKU-TOL-000001…100 among its first 2,000
+ * (167 tools). A test of code paths, not of sizes, starts on it: seeding 10,000 products is
+ * most of an embedded start's CPU (about 9 s, of which the catalog's seed and warm-up).
+ */
+export const HOT_PATH_CATALOG_SIZE = 2_000;
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 
 /** Ten USD-priced products, four of them tools, so the spec's sample rule applies. */

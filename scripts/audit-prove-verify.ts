@@ -6,29 +6,58 @@
  * proof (RFC 9162). With --consistency, an operator's consistency proof
  * (GET /api/v2/operator/audit/consistency?first=<the proof's tree_size>) shows the log has only
  * grown since the proof's tree head. Exit 0 verified, 1 not, 2 usage or unreadable file.
+ * With --authorization (GET …/orders/{id}/authorization), --platform-keys and --business-keys
+ * (the platform's and the business's profiles, or JWKS files), the whole chain of an order
+ * authorized by an AP2 mandate: user mandate → platform key → merchant signature → order →
+ * audit inclusion → signed tree head (docs/ap2.md).
  * Reads no database, key ring or configuration (docs/audit-proofs.md).
  */
 import '../lib/source-maps.ts';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { verifyAuditProof } from '../gateway/agent/audit/prove-verify.ts';
+import { keysOf, verifyAuthorizedOrder } from '../gateway/agent/order/authorization-verify.ts';
 
 const USAGE =
-  'usage: npm run audit:prove-verify -- --keys <audit-keys.json> <proof.json> [--consistency <consistency.json>]';
+  'usage: npm run audit:prove-verify -- --keys <audit-keys.json> <proof.json> [--consistency <consistency.json>]\n' +
+  '   or: npm run audit:prove-verify -- --keys <audit-keys.json> <proof.json> --authorization <authorization.json> --platform-keys <platform-profile.json> --business-keys <ucp.json>';
 
-let files: { keys: unknown; proof: unknown; consistency?: unknown };
+let files: {
+  keys: unknown;
+  proof: unknown;
+  consistency?: unknown;
+  authorization?: { evidence: unknown; platform: unknown; business: unknown };
+};
 try {
   const args = parseArgs({
-    options: { keys: { type: 'string' }, consistency: { type: 'string' } },
+    options: {
+      keys: { type: 'string' },
+      consistency: { type: 'string' },
+      authorization: { type: 'string' },
+      'platform-keys': { type: 'string' },
+      'business-keys': { type: 'string' },
+    },
     allowPositionals: true,
   });
   const [proofFile, ...rest] = args.positionals;
   if (!args.values.keys || !proofFile || rest.length > 0) throw new Error(USAGE);
+  const v = args.values;
+  const chain = [v.authorization, v['platform-keys'], v['business-keys']];
+  if (chain.some(Boolean) && !chain.every(Boolean)) throw new Error(USAGE);
   const read = (f: string) => JSON.parse(readFileSync(f, 'utf8')) as unknown;
   files = {
-    keys: read(args.values.keys),
+    keys: read(v.keys as string),
     proof: read(proofFile),
-    ...(args.values.consistency ? { consistency: read(args.values.consistency) } : {}),
+    ...(v.consistency ? { consistency: read(v.consistency) } : {}),
+    ...(v.authorization
+      ? {
+          authorization: {
+            evidence: read(v.authorization),
+            platform: read(v['platform-keys'] as string),
+            business: read(v['business-keys'] as string),
+          },
+        }
+      : {}),
   };
 } catch (err) {
   console.error(err instanceof Error ? err.message : String(err));
@@ -54,3 +83,18 @@ if (verdict.ok) {
     );
 } else console.error(`audit proof NOT verified: ${verdict.problem}`);
 process.exitCode = verdict.ok ? 0 : 1;
+if (verdict.ok && files.authorization) {
+  const a = await verifyAuthorizedOrder({
+    proof: files.proof,
+    auditKeys: files.keys as Parameters<typeof verifyAuditProof>[1],
+    evidence: files.authorization.evidence,
+    platformKeys: keysOf(files.authorization.platform),
+    businessKeys: keysOf(files.authorization.business),
+  });
+  if (a.ok)
+    console.log(
+      `authorized: order ${a.evidence.orderId} completes checkout ${String(a.evidence.checkout.id)}, confirmed at ${new Date(a.evidence.confirmedAt * 1000).toISOString()} for ${a.evidence.audience} in a mandate signed by platform key ${a.evidence.platformKid}, over the checkout the business signed with key ${a.evidence.merchantKid}; audit entry #${a.entrySeq} names the mandate`,
+    );
+  else console.error(`authorization NOT verified: ${a.problem}`);
+  process.exitCode = a.ok ? 0 : 1;
+}

@@ -1,6 +1,6 @@
 /**
- * The Checkout page's data (GraphQL `checkoutSessions`, orders:read; the persisted
- * CheckoutSessions) and its status filter. The API filters by the status a session has now (an
+ * The Checkout page's data (GraphQL `checkoutSessions` and `carts`, orders:read; the persisted
+ * CheckoutSessions and Carts) and its status filter. The API filters by the status a session has now (an
  * open session past its expiry is EXPIRED); the page only chooses which statuses to ask for.
  */
 
@@ -68,3 +68,23 @@ export function sessionVariables(filter: string): { statuses: SessionStatus[] | 
 export const statusWords = (s: string) => s.toLowerCase().replace(/_/g, ' ');
 
 export const FINAL: ReadonlySet<SessionStatus> = new Set(['COMPLETED', 'CANCELED', 'EXPIRED']);
+
+/** A cart (UCP or ACP): estimated prices, nothing reserved; the checkout made from it, if any. */
+export interface Cart {
+  id: string;
+  protocol: string;
+  owner: string;
+  agentId: string;
+  keyId: string | null;
+  currency: string;
+  lines: CheckoutSession['lines'];
+  problems: string[];
+  discountDecimal: string;
+  totalDecimal: string;
+  checkoutSessionId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string;
+}
+
+export const CARTS_PAGE = 50;

@@ -11,6 +11,7 @@ import manifest from '../../schemas/operations/manifest.json' with { type: 'json
 /** The names the console sends; a name missing from the manifest fails the build's first page load, loudly. */
 export type ConsoleOperation =
   | 'PurchaseOrderSearch'
+  | 'Carts'
   | 'Promotions'
   | 'UpsertPromotion'
   | 'PreviewPromotions'

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { Problem, sendProblem } from '../../lib/problem.ts';
+import type { CheckoutSessionStore } from '../../subgraphs/procurement/checkout/store.ts';
 import type { SpendLedger } from '../../subgraphs/procurement/spend/ledger.ts';
 import { approvalStep } from './approval/approval.ts';
 import { auditStep } from './audit/audit.ts';
@@ -21,6 +22,7 @@ import type { IdempotencyStore } from './idempotency/store.ts';
 import { type IdentityOptions, identityStep } from './identity/identity.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
 import { auditProofHandler } from './order/audit-proof.ts';
+import { orderAuthorizationHandler } from './order/authorization.ts';
 import { cancelOrderHandler } from './order/cancel.ts';
 import { listOrdersHandler } from './order/list.ts';
 import type { OrderPort } from './order/order-port.ts';
@@ -74,6 +76,8 @@ export interface AgentGatewayDeps {
   readonly spend: { readonly ledger: SpendLedger; readonly withoutPolicy: 'allow' | 'deny' };
   /** Inclusion proofs of an order's audit entries (docs/audit-proofs.md); absent: 503. */
   readonly auditProofs?: AuditProofs;
+  /** Checkout sessions, where an order's authorization (an AP2 mandate) is kept (docs/ap2.md). */
+  readonly sessions?: CheckoutSessionStore;
   /** The catalog agents search (bound once the edge has built it) and the region it prices in by default. */
   readonly catalog: { readonly slot: CatalogSlot; readonly defaultRegion: string };
 }
@@ -167,6 +171,12 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     onResponse: [audit],
     handler: auditProofHandler({ orders: d.orders, log: d.log, proofs: d.auditProofs }),
   };
+  // The evidence the order's checkout was completed with (an AP2 mandate): the owner's only.
+  const orderAuthorization = {
+    onRequest: gate(ORDER_READ_SCOPE),
+    onResponse: [audit],
+    handler: orderAuthorizationHandler({ orders: d.orders, log: d.log, sessions: d.sessions }),
+  };
   const listOrders = {
     onRequest: gate(ORDER_READ_SCOPE),
     onResponse: [audit],
@@ -211,6 +221,7 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
     scope.get(CANONICAL_PATH, listOrders);
     scope.get(`${CANONICAL_PATH}/:id`, readOrder);
     scope.get(`${CANONICAL_PATH}/:id/audit-proof`, auditProof);
+    scope.get(`${CANONICAL_PATH}/:id/authorization`, orderAuthorization);
     scope.get(SPEND_PATH, readSpend);
     scope.get(AGENT_QUOTE_PATH, quote);
     scope.get(PRODUCTS_PATH, searchProducts);

@@ -4,6 +4,7 @@ import { migrate } from '../../lib/db/index.ts';
 import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import { servedHosts } from '../../lib/http/served-hosts.ts';
 import type { Platform } from '../../lib/platform.ts';
+import { checkoutSessionStoreFor } from '../../subgraphs/procurement/checkout/cached.ts';
 import { orderDomainOf, spendLedgerOf } from '../../subgraphs/procurement/index.ts';
 import { spendLedgerFor } from '../../subgraphs/procurement/spend/index.ts';
 import type { SpendLedger } from '../../subgraphs/procurement/spend/ledger.ts';
@@ -251,6 +252,7 @@ export async function mountAgentGateway(
     bodyLimit: config.ORDER_BODY_LIMIT_BYTES,
     spend: chain.spend,
     ...(proofs ? { auditProofs: proofs } : {}),
+    sessions: checkoutSessionStoreFor(platform.db),
     catalog: { slot: catalog, defaultRegion: config.ACP_DEFAULT_REGION },
   });
   return {

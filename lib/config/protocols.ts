@@ -13,6 +13,8 @@ export const protocolFields = {
   PUBLIC_BASE_URL: url.optional(),
   /** How long an open checkout session lives before it expires. */
   ACP_SESSION_TTL_SECONDS: positiveInt.default(3600),
+  /** How long a cart (UCP and ACP, docs/carts.md) lives after its last change before it is not found. */
+  CART_TTL_SECONDS: positiveInt.default(86_400),
   /** The pricing region of a session whose fulfilment address names no country. */
   ACP_DEFAULT_REGION: z
     .string()

@@ -1,6 +1,7 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../lib/auth/context.ts';
+import type { BuyerConsent } from './domain/buyer-consent.ts';
 import { cursorOf, decodeCursor, encodeCursor } from './domain/cursor.ts';
 import type { OrderDomain } from './domain/order-domain.ts';
 import type { OrderLine, OrderStatus, PurchaseOrder } from './domain/purchase-order.ts';
@@ -66,6 +67,10 @@ export function procurementResolvers(
       // Kept as text ("1250.00"): the Decimal scalar prints it as stored.
       totalDecimal: (o: PurchaseOrder) => o.total,
       checkoutSessionId: (o: PurchaseOrder) => o.checkoutSessionId,
+      buyerConsent: (o: PurchaseOrder) => o.buyerConsent ?? null,
+    },
+    BuyerConsent: {
+      saleOfData: (c: BuyerConsent) => c.sale_of_data ?? null,
     },
     PurchaseOrderLine: {
       unitPriceDecimal: (l: LineView) => l.unitPrice ?? null,

@@ -7,6 +7,7 @@ import { apiKeyResolvers } from './api-keys/graphql.ts';
 import { checkoutApiKeysFor } from './api-keys/index.ts';
 import { approvalResolvers } from './approval/graphql.ts';
 import { type ExpirySweep, startExpirySweep } from './approval/sweep.ts';
+import { cartResolversFor } from './cart/graphql.ts';
 import { checkoutSessionResolversFor } from './checkout/graphql.ts';
 import { createOrderDomain, type OrderDomain } from './domain/order-domain.ts';
 import { procurementResolvers } from './graphql.ts';
@@ -99,9 +100,11 @@ export async function createProcurementSubgraph(
   });
   // Operators' read of the ACP checkout sessions (the console's Checkout page).
   const sessions = await checkoutSessionResolversFor(platform);
+  // Carts beside them (docs/carts.md).
+  const carts = await cartResolversFor(platform);
   const schema = buildShieldedSubgraphSchema(
     'procurement',
-    mergeResolvers(orders, policies, approvals, apiKeys, linking, sessions, shipmentResolvers(domain)),
+    mergeResolvers(orders, policies, approvals, apiKeys, linking, sessions, carts, shipmentResolvers(domain)),
   );
   return {
     name: 'procurement',

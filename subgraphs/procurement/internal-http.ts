@@ -25,6 +25,8 @@ interface PlaceBody {
   lines?: unknown;
   total?: unknown;
   checkoutSessionId?: unknown;
+  /** A checkout order's buyer consent (domain/buyer-consent.ts keeps the four known choices). */
+  buyerConsent?: unknown;
   /** The gateway's warm-up order (issue 48): rolled back, nothing stored. */
   rehearsal?: unknown;
 }
@@ -100,6 +102,7 @@ export function internalOrderRoutes(
             ...(typeof body.orderId === 'string' ? { orderId: body.orderId } : {}),
             ...(approvals === 1 || approvals === 2 ? { approvalsRequired: approvals } : {}),
             ...(body.rehearsal === true ? { rehearsal: true as const } : {}),
+            ...(body.buyerConsent !== undefined ? { buyerConsent: body.buyerConsent } : {}),
           });
           return reply.code(201).send(created);
         } catch (err) {

@@ -21,6 +21,19 @@ const SET = 'mutation($input: SpendPolicyInput!) { setSpendPolicy(input: $input)
 const APPROVE = 'mutation($id: ID!) { approvePurchaseOrder(orderId: $id) { orderId status } }';
 const REJECT =
   'mutation($id: ID!, $reason: String!) { rejectPurchaseOrder(orderId: $id, reason: $reason) { orderId status } }';
+/** A buyer's fulfilment details: a US address, so the session prices in region US. */
+const FULFILLMENT_DETAILS = {
+  name: 'Buyer',
+  address: {
+    name: 'Buyer',
+    line_one: '1 Main St',
+    city: 'Springfield',
+    state: 'IL',
+    country: 'US',
+    postal_code: '62701',
+  },
+};
+
 const ORDER = `query ($id: ID!) { purchaseOrder(orderId: $id) {
   orderId status totalDecimal checkoutSessionId lines { sku quantity unitPriceDecimal discountDecimal lineTotalDecimal } } }`;
 
@@ -94,17 +107,7 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
           currency: 'usd',
           capabilities: {},
           line_items: [{ id: 'SKU-ABC-000001', quantity: 2 }],
-          fulfillment_details: {
-            name: 'Buyer',
-            address: {
-              name: 'Buyer',
-              line_one: '1 Main St',
-              city: 'Springfield',
-              state: 'IL',
-              country: 'US',
-              postal_code: '62701',
-            },
-          },
+          fulfillment_details: FULFILLMENT_DETAILS,
         }),
         201,
       );
@@ -181,6 +184,44 @@ export function acpCheckoutSuite(label: string, start: () => Promise<AcpSystem>)
       // Completed: cancel and complete again are 405.
       expectError(await p.call('POST', `/checkout_sessions/${id}/cancel`), 405, 'session_completed');
       expectError(await p.complete(id, 'PO-2026-0002'), 405, 'session_completed');
+    });
+
+    it('takes an item on two lines, priced as the cart quote of the item once, and orders both lines (issue 50)', async () => {
+      const p = await platform();
+      const created = expectSession(
+        await p.call('POST', '/checkout_sessions', {
+          currency: 'usd',
+          capabilities: {},
+          line_items: [
+            { id: 'SKU-ABC-000001', quantity: 1 },
+            { id: 'SKU-ELC-000004', quantity: 3 },
+            { id: 'SKU-ABC-000001', quantity: 2 },
+          ],
+          fulfillment_details: FULFILLMENT_DETAILS,
+        }),
+        201,
+      );
+      const quote = (await (
+        await fetch(`${url()}/cart/quote?line=SKU-ABC-000001:3&line=SKU-ELC-000004:3&currency=USD&region=US`)
+      ).json()) as { total: number; lines: { sku: string; unitPrice: number }[] };
+      expect(totalOf(created)).toBe(Math.round(quote.total * 100));
+      const lines = created.line_items as { id: string; item: { id: string; quantity: number } }[];
+      expect(lines.map((l) => l.item.id)).toEqual(['SKU-ABC-000001', 'SKU-ELC-000004', 'SKU-ABC-000001']);
+      expect(new Set(lines.map((l) => l.id)).size).toBe(3);
+      const done = expectSession(await p.complete(created.id, 'PO-REPEAT-1'));
+      expect(done.status).toBe('completed');
+      const gql = await sys.gql(ORDER, {
+        token: await sys.token(['orders:read']),
+        variables: { id: (done.order as { id: string }).id },
+      });
+      expect(gql.errors).toBeUndefined();
+      const po = (gql.data as { purchaseOrder: { lines: { sku: string; quantity: number }[] } })
+        .purchaseOrder;
+      expect(po.lines.map((l) => [l.sku, l.quantity])).toEqual([
+        ['SKU-ABC-000001', 1],
+        ['SKU-ELC-000004', 3],
+        ['SKU-ABC-000001', 2],
+      ]);
     });
 
     it('cancels an open session, then refuses to cancel or complete it (405)', async () => {

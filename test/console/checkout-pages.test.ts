@@ -229,6 +229,50 @@ describe('checkout (ACP) in the console, in Chromium', { timeout: 90_000 }, () =
     await page.context().close();
   });
 
+  it('lists carts beside the sessions: an ACP cart with its lines, estimated total and problems; a canceled one is gone', async () => {
+    const spiffeId = platformSpiffe('carts');
+    const { key, id: keyId } = await issueKey(sys, { spiffeId });
+    const cart = await acp(sys.url, key, 'POST', '/carts', {
+      line_items: [
+        { id: 'SKU-ABC-000001', quantity: 2 },
+        { id: 'no-such-item', quantity: 1 },
+      ],
+    });
+    expect(cart.status).toBe(201);
+    const gone = await acp(sys.url, key, 'POST', '/carts', {
+      line_items: [{ id: 'SKU-ABC-000001', quantity: 1 }],
+    });
+    expect((await acp(sys.url, key, 'POST', `/carts/${gone.body.id}/cancel`)).status).toBe(200);
+    // What the API says the page must show.
+    const api = await sys.gql('{ carts { id totalDecimal problems } }', {
+      token: await sys.token(['orders:read']),
+    });
+    const listed = (api.data?.carts ?? []) as { id: string; totalDecimal: string; problems: string[] }[];
+    const mine = listed.find((c) => c.id === cart.body.id);
+    expect(mine?.problems).toEqual(['no-such-item is not in the catalog']);
+    expect(listed.some((c) => c.id === gone.body.id)).toBe(false);
+
+    const page = await newPage();
+    await open(page, 'Checkout');
+    const table = page.getByTestId('carts');
+    const row = table.getByRole('row').filter({ hasText: String(cart.body.id) });
+    await row.waitFor();
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain('ACP');
+    expect(text).toContain(`${money(String(mine?.totalDecimal))} USD`);
+    expect(text).toMatch(/2 × SKU-ABC-000001/);
+    expect(text).toContain('no-such-item is not in the catalog');
+    expect(text).toContain(spiffeId);
+    expect(text).toContain(keyId);
+    expect(
+      await table
+        .getByRole('row')
+        .filter({ hasText: String(gone.body.id) })
+        .count(),
+    ).toBe(0);
+    await page.context().close();
+  });
+
   it("shows a checkout order's lines and total on the Orders page; a /v2 order as one row", async () => {
     const order = await checkoutOrder();
     expect(order.status).toBe('completed');

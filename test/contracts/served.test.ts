@@ -67,11 +67,15 @@ function documented(): { operation: string; file: string }[] {
  * DiscoveryResponse in test/acp).
  */
 function acpDeclared(): string[] {
-  const file = new URL('../../schemas/acp/2026-04-17/openapi/openapi.agentic_checkout.yaml', import.meta.url);
-  const doc = YAML.parse(readFileSync(file, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  // The checkout API and the Cart API (openapi.cart.yaml, docs/carts.md).
+  const paths = ['openapi.agentic_checkout.yaml', 'openapi.cart.yaml'].flatMap((name) => {
+    const file = new URL(`../../schemas/acp/2026-04-17/openapi/${name}`, import.meta.url);
+    const doc = YAML.parse(readFileSync(file, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+    return Object.entries(doc.paths);
+  });
   return [
     'GET /.well-known/acp.json',
-    ...Object.entries(doc.paths).flatMap(([path, item]) =>
+    ...paths.flatMap(([path, item]) =>
       METHODS.filter((m) => m in item).map(
         (m) => `${m.toUpperCase()} /acp${path.replace(/\{[^}]+\}/g, ':')}`,
       ),
@@ -82,15 +86,18 @@ function acpDeclared(): string[] {
 /**
  * The UCP business's routes: their contract is the vendored REST binding
  * (schemas/ucp/v2026-04-08/services/shopping/rest.openapi.json) under the REST endpoint's path
- * (`/ucp` here), for the capabilities the business profile lists (checkout and order: the
- * binding's carts and catalog are other capabilities, not offered), and the profile at
+ * (`/ucp` here), for the capabilities the business profile lists (checkout, order, cart and
+ * catalog), and the profile at
  * `/.well-known/ucp` (overview.md; validated as `business_profile` in test/ucp).
  */
 function ucpDeclared(): string[] {
   const file = new URL('../../schemas/ucp/v2026-04-08/services/shopping/rest.openapi.json', import.meta.url);
   const doc = JSON.parse(readFileSync(file, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
   const offered = (path: string) =>
-    path.startsWith('/checkout-sessions') || path.startsWith('/orders/') || path.startsWith('/catalog/');
+    path.startsWith('/checkout-sessions') ||
+    path.startsWith('/orders/') ||
+    path.startsWith('/catalog/') ||
+    path.startsWith('/carts');
   return [
     'GET /.well-known/ucp',
     ...Object.entries(doc.paths)
@@ -131,7 +138,8 @@ describe('an agent identity', () => {
       for (const [method, op] of Object.entries(item))
         if (method !== 'parameters') expect(op[AGENT_MARKER], `${method} ${path}`).toBe(true);
     // The order endpoint, its edge form, the order lifecycle, the agent's own spend policy
-    // (issue 12), the order's audit proof (issue 31), the catalog's search and product (issue 47)
+    // (issue 12), the order's audit proof (issue 31) and authorization evidence (issue 50), the
+    // catalog's search and product (issue 47)
     // and the narrowed agent quote at most: the edge quote (/cart/quote, coupons and
     // customer ids) is deliberately not agent-facing (docs/contracts.md); marking it so must be
     // a reviewed change of this test too.
@@ -143,6 +151,7 @@ describe('an agent identity', () => {
           '/api/v2/procurement/orders/{orderId}',
           '/api/v2/procurement/orders/{orderId}/cancel',
           '/api/v2/procurement/orders/{orderId}/audit-proof',
+          '/api/v2/procurement/orders/{orderId}/authorization',
           '/api/v2/procurement/spend',
           '/v2/quote',
           '/v2/products',

@@ -26,15 +26,23 @@ beforeAll(async () => {
   ucpProfile = profiles.set(
     '/platform.json',
     platformProfile({
-      capabilities: ['checkout', 'order', 'discount', 'fulfillment', 'catalog.search', 'catalog.lookup'],
+      capabilities: [
+        'checkout',
+        'order',
+        'discount',
+        'fulfillment',
+        'cart',
+        'catalog.search',
+        'catalog.lookup',
+      ],
     }),
   );
   operatorToken = await sys.token(['agents:admin']);
   // One platform per ACP request: each 413 counts towards its identity's block, as on /v2.
-  for (let i = 0; i < 8; i++)
-    checkoutKeys.push((await issueKey(sys, { spiffeId: `${AGENT}/oversized-acp-${i}` })).key);
-  // Six UCP routes (three of checkout, three of the catalog), each sent to twice.
   for (let i = 0; i < 12; i++)
+    checkoutKeys.push((await issueKey(sys, { spiffeId: `${AGENT}/oversized-acp-${i}` })).key);
+  // Eight UCP routes (three of checkout, two of carts, three of the catalog), each sent to twice.
+  for (let i = 0; i < 16; i++)
     ucpKeys.push((await issueKey(sys, { spiffeId: `${AGENT}/oversized-ucp-${i}`, ucpProfile })).key);
 });
 afterAll(async () => {
@@ -106,6 +114,8 @@ describe('oversized bodies', () => {
         '/acp/checkout_sessions/:id',
         '/acp/checkout_sessions/:id/cancel',
         '/acp/checkout_sessions/:id/complete',
+        '/acp/carts',
+        '/acp/carts/:id/cancel',
         '/api/v2/operator/agents/unblock',
         '/api/v2/procurement/orders',
         CANCEL_ROUTE,
@@ -124,6 +134,8 @@ describe('oversized bodies', () => {
         '/ucp/checkout-sessions',
         '/ucp/checkout-sessions/:id/cancel',
         '/ucp/checkout-sessions/:id/complete',
+        '/ucp/carts',
+        '/ucp/carts/:id/cancel',
         '/ucp/catalog/search',
         '/ucp/catalog/lookup',
         '/ucp/catalog/product',

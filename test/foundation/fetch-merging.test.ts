@@ -19,7 +19,7 @@ import {
 import { RemoteSubgraphDataSource } from '../../gateway/datasources/remote.ts';
 import { supergraphSdl } from '../../gateway/graphql.ts';
 import { type ServiceProcess, startProcess } from '../../harness/processes.ts';
-import { QUOTE_REQUESTS } from '../../harness/requests.ts';
+import { HOT_PATH_CATALOG_SIZE, QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { requestContext } from '../../lib/auth/context.ts';
 import { type JsonStub, startJsonStub } from '../support/json-stub.ts';
@@ -211,7 +211,8 @@ describe('concurrent identical GraphQL quotes through the distributed gateway', 
       REDIS_KEY_PREFIX: uniquePrefix('merging'),
       GATEWAY_SHARED_SECRET: 'fetch-merging-secret-0123456789',
       DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-merging-')),
-      CATALOG_SIZE: '10000',
+      // The quote's SKUs are among the generator's first 2,000 (harness/requests.ts).
+      CATALOG_SIZE: String(HOT_PATH_CATALOG_SIZE),
     };
     const pricing = await startProcess('pricing', env, 120_000, { compiled: true });
     procs.push(pricing);

@@ -370,6 +370,37 @@ describe.each(adapters)('checkout orders in the %s store', (_name, open) => {
     expect(placedSchema(toCloudEvent(tooMany))).toBe(false);
   });
 
+  it("keeps the buyer's consent with the order and sends it with every event, valid against the schemas", async () => {
+    const { store, outbox } = await open();
+    const domain = createOrderDomain(store, new ManualClock());
+    // Only the four known choices, each only when a boolean: nothing is assumed.
+    const given = { marketing: true, sale_of_data: false, analytics: 'yes', tracking: true };
+    const created = await domain.place({ ...checkout(), buyerConsent: given });
+    const kept = { marketing: true, sale_of_data: false };
+    expect((await domain.get(created.order_id))?.buyerConsent).toEqual(kept);
+    expect((await domain.cancel(created.order_id, AGENT)).kind).toBe('cancelled');
+    const [placed, cancelled] = await drain(outbox);
+    expect(placed?.data).toMatchObject({ buyer_consent: kept });
+    expect(cancelled?.data).toMatchObject({ buyer_consent: kept });
+    valid(placedSchema, placed);
+    valid(cancelledSchema, cancelled);
+    // None given (or none of the four): no field at all, in the order and in its events.
+    const none = await domain.place(checkout(undefined, { checkoutSessionId: 'cs_consentless' }));
+    expect(await domain.get(none.order_id)).not.toHaveProperty('buyerConsent');
+    const [plain] = await drain(outbox);
+    expect(Object.keys(plain?.data ?? {})).not.toContain('buyer_consent');
+    // The schema refuses a choice that is not a boolean, and an empty consent.
+    for (const bad of [{ marketing: 'yes' }, {}])
+      expect(
+        placedSchema(
+          toCloudEvent({
+            ...(placed as OutboxEvent),
+            data: { ...(placed as OutboxEvent).data, buyer_consent: bad },
+          } as OutboxEvent),
+        ),
+      ).toBe(false);
+  });
+
   it('goes through approval, rejection and expiry like any order, its events carrying the lines', async () => {
     const { store, outbox } = await open();
     const clock = new ManualClock();

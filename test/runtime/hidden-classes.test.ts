@@ -18,7 +18,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import type { ServiceProcess } from '../../harness/processes.ts';
-import { orderRequests, priceRequests, QUOTE_REQUESTS, type RequestSpec } from '../../harness/requests.ts';
+import {
+  HOT_PATH_CATALOG_SIZE,
+  orderRequests,
+  priceRequests,
+  QUOTE_REQUESTS,
+  type RequestSpec,
+} from '../../harness/requests.ts';
 import {
   byPlace,
   type MapEvent,
@@ -85,7 +91,12 @@ describe.each(binaries)('hidden classes on the hot paths, %s', (_label, node) =>
 
   beforeAll(async () => {
     const spawnedAt = performance.now();
-    const sys: ServiceProcess = await startEmbeddedSystem(node, mapLogFlags(), {}, logDir);
+    const sys: ServiceProcess = await startEmbeddedSystem(
+      node,
+      mapLogFlags(),
+      { CATALOG_SIZE: String(HOT_PATH_CATALOG_SIZE) },
+      logDir,
+    );
     argv = readFileSync(`/proc/${sys.child.pid}/cmdline`, 'utf8').split('\0');
     try {
       // The log's clock starts a little after the spawn, so an event at log time t happened at

@@ -2,7 +2,7 @@
  * Checkout: the ACP checkout sessions agent platforms build before they buy (GraphQL
  * `checkoutSessions`, orders:read; the persisted CheckoutSessions), most recently changed first,
  * open ones by default, with their priced lines, total, owner and times. A completed session
- * links to the order it placed.
+ * links to the order it placed. Below them, the carts (./carts.tsx).
  */
 import { useState } from 'preact/hooks';
 import { formatAmount } from '../amounts.ts';
@@ -19,6 +19,7 @@ import {
 import { operation } from '../operations.ts';
 import { useAsync } from '../ui/async.ts';
 import { Empty, Link, Loading, ProblemView, Time } from '../ui/parts.tsx';
+import { CartsSection } from './carts.tsx';
 
 // Registered operation (schemas/operations/checkout-sessions.graphql).
 const SESSIONS = operation('CheckoutSessions');
@@ -37,8 +38,8 @@ export function CheckoutPage() {
     <section aria-labelledby="checkout-h">
       <h1 id="checkout-h">Checkout</h1>
       <p class="note">
-        Checkout sessions of agent platforms (ACP): priced carts an agent completes as one purchase order. An
-        open session past its expiry is shown as expired.
+        Checkout sessions of agent platforms (ACP and UCP): priced baskets an agent completes as one purchase
+        order. An open session past its expiry is shown as expired.
       </p>
       <div class="filters">
         <label>
@@ -144,6 +145,7 @@ export function CheckoutPage() {
           </table>
         </div>
       ) : null}
+      <CartsSection />
     </section>
   );
 }

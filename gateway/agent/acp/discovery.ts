@@ -10,7 +10,7 @@ export const DISCOVERY_PATH = '/.well-known/acp.json';
  * discovery (§3.3) and the schema allows no such field; a session's `capabilities.payment`
  * says this merchant takes none but a purchase order number (docs/acp.md).
  */
-export function discoveryDocument(apiBaseUrl: string, currencies: readonly string[]) {
+export function discoveryDocument(apiBaseUrl: string, currencies: readonly string[], carts = true) {
   return {
     protocol: {
       name: 'acp',
@@ -20,7 +20,8 @@ export function discoveryDocument(apiBaseUrl: string, currencies: readonly strin
     api_base_url: apiBaseUrl,
     transports: ['rest', 'mcp'],
     capabilities: {
-      services: ['checkout'],
+      // rfc.cart.md §6: `carts` among the services when the Cart API is served.
+      services: carts ? ['checkout', 'carts'] : ['checkout'],
       extensions: [{ name: DISCOUNT_EXTENSION.name }],
       supported_currencies: [...currencies],
     },

@@ -5,8 +5,12 @@ import { migrate } from '../../../lib/db/index.ts';
 import { removeFileDurably, writeFileDurably } from '../../../lib/durable-file.ts';
 import type { Platform } from '../../../lib/platform.ts';
 import { acpApiBaseUrl, checkoutPermalink } from '../../../lib/public-origin.ts';
+import { cartMigrations } from '../../../subgraphs/procurement/cart/migrations.ts';
+import { sqlCartStore } from '../../../subgraphs/procurement/cart/sql.ts';
 import { checkoutSessionStoreFor } from '../../../subgraphs/procurement/checkout/cached.ts';
 import { checkoutMigrations } from '../../../subgraphs/procurement/checkout/migrations.ts';
+import { type CartService, createCartService } from '../cart/service.ts';
+import { createPricer } from '../checkout/price.ts';
 import type { RedemptionsPort } from '../checkout/redemptions.ts';
 import { type CartQuoter, type CheckoutService, createCheckoutService } from '../checkout/service.ts';
 import { idempotencyMigrations, sqlIdempotencyStore } from '../idempotency/sql.ts';
@@ -19,10 +23,14 @@ import { registerAcpRoutes } from './routes.ts';
 
 /** Beside the embedded store (DATA_DIR): written when a stop let every session write land. */
 const CLEAN_STOP_FILE = 'checkout-stopped-cleanly';
+/** How often expired carts are deleted. */
+const CART_PURGE_MS = 3_600_000;
 
 /** What UCP (gateway/agent/ucp/) shares with ACP: one session service, one idempotency store, one key verifier. */
 export interface AcpParts {
   readonly checkout: CheckoutService;
+  /** The one cart service of both protocols (docs/carts.md). */
+  readonly carts: CartService;
   readonly idempotency: IdempotencyStore;
   readonly keys: ApiKeyVerifier;
 }
@@ -42,6 +50,7 @@ export async function mountAcp(
 ): Promise<AcpParts> {
   const { config, clock, log } = platform;
   await migrate(platform.db, checkoutMigrations);
+  await migrate(platform.db, cartMigrations);
   // ACP replays a reply for 24 hours, across a restart too (§6.6): with Redis the chain's own
   // store does; embedded, the same store's SQL adapter does (the in-memory one forgets).
   // (With PostgreSQL and no Redis, replicas share no in-flight state: the chain's store, as /v2.)
@@ -72,6 +81,23 @@ export async function mountAcp(
     sessionTtlMs: config.ACP_SESSION_TTL_SECONDS * 1000,
     completionHoldMs: config.IDEMPOTENCY_IN_FLIGHT_MS,
   });
+  // Carts: priced as sessions are (the cart quote), kept in their own table, nothing reserved.
+  const carts = createCartService({
+    store: sqlCartStore(platform.db),
+    price: createPricer({ quoter }),
+    clock,
+    log,
+    ttlMs: config.CART_TTL_SECONDS * 1000,
+    // A cart whose checkout was completed is cleared (cart.md).
+    sessions: { get: (id, owner) => checkout.get(id, owner) },
+  });
+  // Expired carts nobody reads again are deleted hourly (a read deletes one on the way); every
+  // replica may, the DELETE is the same.
+  const purge = setInterval(() => {
+    carts.purgeExpired().catch((err: unknown) => log.warn({ err }, 'expired carts not purged; next hour'));
+  }, CART_PURGE_MS);
+  purge.unref();
+  app.addHook('onClose', async () => clearInterval(purge));
   // Embedded, a completion's session is written behind its answer (cached.ts). A stop that let
   // every such write land leaves a mark beside the store; without it (a crash, a first start),
   // before any request, sessions whose write was lost follow their order.
@@ -118,6 +144,11 @@ export async function mountAcp(
     },
     basePath,
     bodyLimit: config.ACP_BODY_LIMIT_BYTES,
+    carts: {
+      carts,
+      currency: (config.ACP_CURRENCIES[0] ?? 'usd').toUpperCase(),
+      defaultRegion: config.ACP_DEFAULT_REGION,
+    },
   });
-  return { checkout, idempotency, keys };
+  return { checkout, carts, idempotency, keys };
 }

@@ -1,6 +1,8 @@
 import type {
   CheckoutSession,
   RejectedCode,
+  SessionItem,
+  SessionLine,
   SessionProblem,
   SessionStatus,
 } from '../../../subgraphs/procurement/checkout/session.ts';
@@ -37,13 +39,17 @@ const lineId = (item: number) => `li_${item}`;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 type Total = { type: string; display_text: string; amount: number };
-const total = (type: string, display_text: string, amount: number): Total => ({ type, display_text, amount });
+export const total = (type: string, display_text: string, amount: number): Total => ({
+  type,
+  display_text,
+  amount,
+});
 
 /** Promotions' code rejection → the discount extension's DiscountErrorCode. */
 const discountCode = (r: RejectedCode) => `discount_code_${r.reason}`;
 
-/** A problem of the session as an ACP message; `param` points into the agent's request. */
-function messageOf(p: SessionProblem) {
+/** A problem of the session (or cart) as an ACP message; `param` points into the agent's request. */
+export function messageOf(p: SessionProblem) {
   const param = p.item !== undefined ? jsonPath(['line_items', p.item]) : undefined;
   const where = param ? { param } : {};
   if (!p.blocking) return { type: 'info', ...where, content_type: 'plain', content: p.message };
@@ -117,6 +123,25 @@ function orderOf(s: CheckoutSession, o: RenderOptions) {
   };
 }
 
+/** A priced line as ACP's LineItem (a checkout's, and a cart's: "same structure as checkout"). */
+export function lineItemOf(l: SessionLine, items: readonly SessionItem[]): Record<string, unknown> {
+  return {
+    id: lineId(l.item),
+    // The id the platform named the item by (a merchant's variant id, or the SKU); `sku` is ours.
+    item: { id: items[l.item]?.sku ?? l.sku },
+    quantity: l.quantity,
+    name: l.name,
+    ...(l.unpriced ? {} : { unit_amount: l.unitCents }),
+    sku: l.sku,
+    totals: [
+      total('items_base_amount', 'Base amount', l.baseCents),
+      total('discount', 'Discount', l.discountCents),
+      total('subtotal', 'Subtotal', l.totalCents),
+      total('total', 'Total', l.totalCents),
+    ],
+  };
+}
+
 export function renderSession(s: CheckoutSession, o: RenderOptions): Record<string, unknown> {
   const discountsActive = s.extensions.includes('discount') || s.codes.length > 0;
   const order = orderOf(s, o);
@@ -131,21 +156,7 @@ export function renderSession(s: CheckoutSession, o: RenderOptions): Record<stri
     ...(s.buyer ? { buyer: s.buyer } : {}),
     status: statusOf(s.status),
     currency: s.currency.toLowerCase(),
-    line_items: s.lines.map((l) => ({
-      id: lineId(l.item),
-      // The id the platform named the item by (a merchant's variant id, or the SKU); `sku` is ours.
-      item: { id: s.items[l.item]?.sku ?? l.sku },
-      quantity: l.quantity,
-      name: l.name,
-      ...(l.unpriced ? {} : { unit_amount: l.unitCents }),
-      sku: l.sku,
-      totals: [
-        total('items_base_amount', 'Base amount', l.baseCents),
-        total('discount', 'Discount', l.discountCents),
-        total('subtotal', 'Subtotal', l.totalCents),
-        total('total', 'Total', l.totalCents),
-      ],
-    })),
+    line_items: s.lines.map((l) => lineItemOf(l, s.items)),
     ...(s.fulfillment ? { fulfillment_details: s.fulfillment } : {}),
     fulfillment_options: [
       {

@@ -30,7 +30,7 @@ const refuse = <T>(code: string, message: string, param: string): Result<T> => (
   error: acpError(400, code, message, param),
 });
 
-function itemsOf(body: Body): Result<SessionItem[] | undefined> {
+export function itemsOf(body: Body): Result<SessionItem[] | undefined> {
   const raw = body.line_items as { id: string; quantity?: number }[] | undefined;
   if (raw === undefined) return { ok: true, value: undefined };
   if (raw.length > CART_LIMITS.maxLines)
@@ -39,7 +39,7 @@ function itemsOf(body: Body): Result<SessionItem[] | undefined> {
       `A session holds at most ${CART_LIMITS.maxLines} line items.`,
       '$.line_items',
     );
-  const seen = new Map<string, number>();
+  // An item may be on several lines (subgraphs/procurement/checkout/repeats.ts), as in UCP.
   const items: SessionItem[] = [];
   for (const [i, it] of raw.entries()) {
     if (it.id.length === 0 || it.id.length > MAX_ID)
@@ -55,14 +55,6 @@ function itemsOf(body: Body): Result<SessionItem[] | undefined> {
         `At most ${CART_LIMITS.maxQuantity} units of one item.`,
         jsonPath(['line_items', i, 'quantity']),
       );
-    const first = seen.get(it.id);
-    if (first !== undefined)
-      return refuse(
-        'duplicate_item',
-        `${it.id} is already line item ${first}: give each item once, with its quantity.`,
-        jsonPath(['line_items', i, 'id']),
-      );
-    seen.set(it.id, i);
     items.push({ sku: it.id, quantity });
   }
   return { ok: true, value: items };

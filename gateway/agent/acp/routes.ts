@@ -21,6 +21,7 @@ import type { BucketPolicy } from '../rate-limit/bucket.ts';
 import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import type { BucketStore } from '../rate-limit/store.ts';
 import { ORDER_CREATE_SCOPE, type ScopePolicy } from '../scope/policy.ts';
+import { type AcpCartDeps, registerAcpCartRoutes } from './cart.ts';
 import { acpContract } from './contract.ts';
 import { AcpError, acpError, acpErrorOfProblem, problemAsAcpError, sendAcpError } from './errors.ts';
 import { acpIdempotencyRecord, acpIdempotencyStep, recordDigest, sessionIdOfRecord } from './idempotency.ts';
@@ -47,6 +48,8 @@ export interface AcpRouteDeps {
   /** The path of api_base_url, where the five operations are served (`/acp`). */
   readonly basePath: string;
   readonly bodyLimit: number;
+  /** The Cart API on the same steps (./cart.ts); absent: no /carts. */
+  readonly carts?: AcpCartDeps;
 }
 
 /**
@@ -110,6 +113,12 @@ export async function registerAcpRoutes(app: FastifyInstance, d: AcpRouteDeps): 
         ...post('CancelSessionRequest', true),
         handler: h.cancel,
       });
+      if (d.carts)
+        registerAcpCartRoutes(
+          scope,
+          { gate, onSend, onResponse, idempotency: [idempotency], bodyLimit: d.bodyLimit },
+          d.carts,
+        );
     },
     { prefix: d.basePath },
   );

@@ -59,6 +59,8 @@ export interface UcpCatalogDeps {
   readonly catalog: CatalogService;
   readonly continueUrl: string;
   readonly defaultRegion: string;
+  /** The endpoint's response signing (./response-signature.ts), last in onSend. */
+  readonly signResponse?: (req: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;
   readonly bodyLimit: number;
   readonly linking?: LinkingParts;
 }
@@ -191,7 +193,7 @@ export function registerUcpCatalogRoutes(scope: FastifyInstance, d: UcpCatalogDe
     onRequest: gate(capability),
     preParsing: [mediaTypeStep(d.bodyLimit)],
     preValidation: [requireJson, contract(def)],
-    onSend: [problemAsUcpError, echoRequestId],
+    onSend: [problemAsUcpError, echoRequestId, ...(d.signResponse ? [d.signResponse] : [])],
     onResponse: [
       async (req: FastifyRequest, reply: FastifyReply) =>
         req.agent?.identity ? audit(req, reply) : undefined,

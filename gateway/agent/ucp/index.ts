@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../../lib/platform.ts';
 import { publicOrigin, ucpApiBaseUrl } from '../../../lib/public-origin.ts';
-import { ucpPublicJwks } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
+import { ucpPublicJwks, ucpSigningKey } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
 import type { CatalogService } from '../../catalog/service.ts';
 import type { LinkingParts } from '../../oauth/index.ts';
 import type { AcpParts } from '../acp/index.ts';
@@ -106,7 +106,18 @@ export async function mountUcp(
     idempotency: acp.idempotency,
     audit: chain.audit,
     checkout: acp.checkout,
+    carts: { carts: acp.carts, defaultRegion: config.ACP_DEFAULT_REGION, continueUrl },
     orders: chain.orders,
+    // The key ring that signs order webhooks signs checkouts too: one set of signing_keys.
+    ap2: {
+      clock,
+      signingKey: () => ucpSigningKey(config, clock),
+      verifyingKeys: () => ucpPublicJwks(config, clock),
+      audience: `${origin}/.well-known/ucp`,
+      used: acp.idempotency,
+      // Below the idempotency store's retention, so a mandate is remembered as long as it is usable.
+      maxAgeS: Math.min(3600, config.IDEMPOTENCY_TTL_SECONDS),
+    },
     render: {
       paymentHandlers: handlers,
       links: config.ACP_LINKS.map((l) => {
@@ -125,8 +136,9 @@ export async function mountUcp(
     bodyLimit: config.ACP_BODY_LIMIT_BYTES,
     linking,
     // The catalog's search and lookup under the same endpoint (gateway/agent/ucp/catalog.ts).
-    more: (scope) =>
+    more: (scope, signResponse) =>
       registerUcpCatalogRoutes(scope, {
+        signResponse,
         clock,
         log,
         keys: acp.keys,

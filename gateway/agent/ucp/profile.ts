@@ -5,8 +5,8 @@ import { UCP_VERSION } from './schema/index.ts';
 /**
  * The business profile at `/.well-known/ucp` (overview.md, "Business Profile"): the protocol
  * version, the `dev.ucp.shopping` service over REST and MCP, the capabilities this merchant
- * implements (checkout, order, the discount and fulfillment extensions of checkout, catalog
- * search and lookup), the
+ * implements (checkout, order, cart, the discount and fulfillment extensions of checkout,
+ * catalog search and lookup), the
  * one payment handler (buying on account, ./payment.ts) and the keys order webhooks are signed
  * with. Public, no authentication, `Cache-Control: public, max-age=3600` (at least 60 s, never
  * private/no-store, as "Hosting" asks).
@@ -19,6 +19,10 @@ export const CHECKOUT = 'dev.ucp.shopping.checkout';
 export const ORDER = 'dev.ucp.shopping.order';
 export const DISCOUNT = 'dev.ucp.shopping.discount';
 export const FULFILLMENT = 'dev.ucp.shopping.fulfillment';
+export const CART = 'dev.ucp.shopping.cart';
+export const BUYER_CONSENT = 'dev.ucp.shopping.buyer_consent';
+/** The AP2 mandates extension (ap2-mandates.md; ./ap2.ts). */
+export const AP2 = 'dev.ucp.shopping.ap2_mandate';
 
 /** Each capability this merchant implements, with the capability it extends (if any). */
 export const BUSINESS_CAPABILITIES: readonly {
@@ -26,11 +30,23 @@ export const BUSINESS_CAPABILITIES: readonly {
   page: string;
   schema: string;
   extends?: string;
+  config?: Record<string, unknown>;
 }[] = [
   { name: CHECKOUT, page: 'checkout', schema: 'shopping/checkout.json' },
   { name: ORDER, page: 'order', schema: 'shopping/order.json' },
+  { name: CART, page: 'cart', schema: 'shopping/cart.json' },
   { name: DISCOUNT, page: 'discount', schema: 'shopping/discount.json', extends: CHECKOUT },
   { name: FULFILLMENT, page: 'fulfillment', schema: 'shopping/fulfillment.json', extends: CHECKOUT },
+  { name: BUYER_CONSENT, page: 'buyer-consent', schema: 'shopping/buyer_consent.json', extends: CHECKOUT },
+  // Mandates as SD-JWT VCs with key binding (the only format the tag names); the business's
+  // keys are the profile's signing_keys.
+  {
+    name: AP2,
+    page: 'ap2-mandates',
+    schema: 'shopping/ap2_mandate.json',
+    extends: CHECKOUT,
+    config: { vp_formats_supported: { 'dc+sd-jwt': {} } },
+  },
   { name: 'dev.ucp.shopping.catalog.search', page: 'catalog/search', schema: 'shopping/catalog_search.json' },
   { name: 'dev.ucp.shopping.catalog.lookup', page: 'catalog/lookup', schema: 'shopping/catalog_lookup.json' },
 ];
@@ -95,6 +111,7 @@ export function businessProfile(p: ProfileInput): Record<string, unknown> {
               spec: `${SPEC}/${c.page}`,
               schema: `${SCHEMAS}/${c.schema}`,
               ...(c.extends ? { extends: c.extends } : {}),
+              ...(c.config ? { config: c.config } : {}),
             },
           ],
         ]),

@@ -3,10 +3,12 @@ import {
   type CheckoutSession,
   orderPlaced,
   type RejectedCode,
+  type SessionItem,
+  type SessionLine,
   type SessionProblem,
 } from '../../../subgraphs/procurement/checkout/session.ts';
 import { lineItemId, missingSelections } from './fulfillment.ts';
-import { CHECKOUT, DISCOUNT, FULFILLMENT } from './profile.ts';
+import { AP2, BUYER_CONSENT, CHECKOUT, DISCOUNT, FULFILLMENT } from './profile.ts';
 import { UCP_VERSION } from './schema/index.ts';
 
 /**
@@ -52,7 +54,8 @@ export const UCP_CODE: Record<SessionProblem['kind'], string> = {
   order_failed: 'order_failed',
 };
 
-function messageOf(p: SessionProblem): Msg {
+/** A problem of the session (or cart) as a UCP message, its path into the request's line items. */
+export function messageOf(p: SessionProblem): Msg {
   const path = p.item !== undefined ? { path: jsonPath(['line_items', p.item]) } : {};
   if (!p.blocking) return { type: 'info', code: UCP_CODE[p.kind], ...path, content: p.message };
   return { type: 'error', code: UCP_CODE[p.kind], ...path, content: p.message, severity: 'recoverable' };
@@ -65,7 +68,7 @@ const rejectedMessage = (r: RejectedCode): Msg => ({
   content: r.message,
 });
 
-const total = (type: string, amount: number, display_text?: string) => ({
+export const total = (type: string, amount: number, display_text?: string) => ({
   type,
   ...(display_text ? { display_text } : {}),
   amount,
@@ -76,7 +79,7 @@ export function checkoutCapabilities(
   negotiated: ReadonlyMap<string, string>,
 ): Record<string, { version: string }[]> {
   const out: Record<string, { version: string }[]> = {};
-  for (const name of [CHECKOUT, DISCOUNT, FULFILLMENT]) {
+  for (const name of [CHECKOUT, DISCOUNT, FULFILLMENT, BUYER_CONSENT]) {
     const v = negotiated.get(name);
     if (v) out[name] = [{ version: v }];
   }
@@ -105,6 +108,21 @@ export function ucpStatus(s: CheckoutSession): string {
     case 'expired':
       return 'canceled';
   }
+}
+
+/** A priced line as UCP's line item (checkout's, and cart's: "the same entity schemas"). */
+export function lineItemOf(l: SessionLine, items: readonly SessionItem[]): Record<string, unknown> {
+  return {
+    id: lineItemId(l.item),
+    // The id the platform named the item by (a merchant's variant id, or the SKU).
+    item: { id: items[l.item]?.sku ?? l.sku, title: l.name, price: l.unitCents },
+    quantity: l.quantity,
+    totals: [
+      total('subtotal', l.baseCents),
+      ...(l.discountCents > 0 ? [total('items_discount', -l.discountCents, 'Discounts')] : []),
+      total('total', l.totalCents),
+    ],
+  };
 }
 
 export function renderCheckout(
@@ -142,23 +160,17 @@ export function renderCheckout(
     ucp: {
       version: UCP_VERSION,
       status: 'success',
-      capabilities: checkoutCapabilities(negotiated),
+      // AP2 is the session's (locked at creation, gateway/agent/ucp/ap2.ts), not the request's.
+      capabilities: {
+        ...checkoutCapabilities(negotiated),
+        ...(s.extensions.includes(AP2) ? { [AP2]: [{ version: negotiated.get(AP2) ?? UCP_VERSION }] } : {}),
+      },
       payment_handlers: o.paymentHandlers,
     },
     id: s.id,
     status,
     currency: s.currency.toUpperCase(),
-    line_items: s.lines.map((l) => ({
-      id: lineItemId(l.item),
-      // The id the platform named the item by (a merchant's variant id, or the SKU).
-      item: { id: s.items[l.item]?.sku ?? l.sku, title: l.name, price: l.unitCents },
-      quantity: l.quantity,
-      totals: [
-        total('subtotal', l.baseCents),
-        ...(l.discountCents > 0 ? [total('items_discount', -l.discountCents, 'Discounts')] : []),
-        total('total', l.totalCents),
-      ],
-    })),
+    line_items: s.lines.map((l) => lineItemOf(l, s.items)),
     ...(s.buyer ? { buyer: s.buyer } : {}),
     totals: [
       total('subtotal', s.totals.baseCents, 'Subtotal'),

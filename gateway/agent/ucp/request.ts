@@ -1,9 +1,12 @@
 import type { SessionItem } from '../../../subgraphs/procurement/checkout/session.ts';
+import { BUYER_CONSENT } from './profile.ts';
 
 /**
  * UCP request bodies (already valid against the operation's view of the vendored schemas) as
  * the session core's commands. The merchant's own limits are the cart quote's: at most 50 line
- * items, a whole quantity of 1–999 each, each item once, at most 10 discount codes. Server-owned
+ * items, a whole quantity of 1–999 each, at most 10 discount codes; an item may be on several lines
+ * (each line its own id; priced as the cart quote prices the item once with their quantities'
+ * sum: subgraphs/procurement/checkout/repeats.ts). Server-owned
  * fields a request may carry (`id`, `status`, `currency`, `totals`, `item.title`/`price`:
  * `ucp_request: omit`) are ignored, as the vendored README says the schemas cannot refuse them.
  */
@@ -29,13 +32,13 @@ export interface UcpCheckoutInput {
   readonly fulfillment?: unknown;
 }
 
-export function checkoutInput(body: Record<string, unknown>): Result<UcpCheckoutInput> {
+/** The line items of a checkout or cart request as the core's items, within the merchant's limits. */
+export function lineItemsInput(body: Record<string, unknown>): Result<SessionItem[]> {
   const lines = (body.line_items ?? []) as { item: { id: string }; quantity: number }[];
   if (lines.length === 0)
     return { ok: false, error: { path: '$.line_items', content: 'At least one line item is required.' } };
   if (lines.length > MAX_LINES)
     return { ok: false, error: { path: '$.line_items', content: `At most ${MAX_LINES} line items.` } };
-  const seen = new Set<string>();
   const items: SessionItem[] = [];
   for (const [i, l] of lines.entries()) {
     if (l.quantity > MAX_QUANTITY)
@@ -43,17 +46,19 @@ export function checkoutInput(body: Record<string, unknown>): Result<UcpCheckout
         ok: false,
         error: { path: `$.line_items[${i}].quantity`, content: `A quantity is at most ${MAX_QUANTITY}.` },
       };
-    if (seen.has(l.item.id))
-      return {
-        ok: false,
-        error: {
-          path: `$.line_items[${i}].item.id`,
-          content: 'This item is already in the checkout: give it once, with its quantity.',
-        },
-      };
-    seen.add(l.item.id);
     items.push({ sku: l.item.id, quantity: l.quantity });
   }
+  return { ok: true, value: items };
+}
+
+/**
+ * `fromCart`: a create with `cart_id` (cart.md): the line items are the cart's, and the
+ * request's own (overlapping) are ignored, unread; `items` is then empty.
+ */
+export function checkoutInput(body: Record<string, unknown>, fromCart = false): Result<UcpCheckoutInput> {
+  const lines = fromCart ? { ok: true as const, value: [] } : lineItemsInput(body);
+  if (!lines.ok) return lines;
+  const items = lines.value;
   const discounts = body.discounts as { codes?: string[] } | undefined;
   const codes = discounts?.codes;
   if (codes && codes.length > MAX_CODES)
@@ -70,4 +75,19 @@ export function checkoutInput(body: Record<string, unknown>): Result<UcpCheckout
       ...(body.fulfillment !== undefined ? { fulfillment: body.fulfillment } : {}),
     },
   };
+}
+
+/**
+ * The buyer as the session keeps it: `consent` (buyer_consent.json) only when the session
+ * negotiated the buyer consent extension; else the business does not know the field and drops
+ * it, as it drops discounts without the discount extension. Consent is kept as given (the
+ * schema checked its booleans); the order keeps the known choices (domain/buyer-consent.ts).
+ */
+export function buyerOf(
+  buyer: Record<string, unknown> | undefined,
+  extensions: readonly string[],
+): Record<string, unknown> | undefined {
+  if (!buyer || !('consent' in buyer) || extensions.includes(BUYER_CONSENT)) return buyer;
+  const { consent: _dropped, ...rest } = buyer;
+  return rest;
 }

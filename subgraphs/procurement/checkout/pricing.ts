@@ -37,7 +37,12 @@ export interface QuotedCart {
       readonly name: string;
       readonly couponCode?: string;
       readonly amount: number;
-      readonly allocations: readonly { readonly sku: string; readonly amount: number }[];
+      /** `line`: the quote's line it belongs to, where a SKU has several (./repeats.ts). */
+      readonly allocations: readonly {
+        readonly sku: string;
+        readonly amount: number;
+        readonly line?: number;
+      }[];
     }[];
     readonly notApplied: readonly {
       readonly promotionId: string;
@@ -78,8 +83,9 @@ const unpricedLine = (it: SessionItem, item: number): SessionLine => ({
 });
 
 /**
- * Lines short of stock: a line is out of stock when its quantity is above its product's units in
- * stock (the catalog's `inventoryLevel`; 0 means none at all). `levels[i]` is the stock of
+ * Lines short of stock: a line is out of stock when the quantity asked of its product (its own,
+ * plus that of every other priced line of the same SKU) is above the product's units in stock
+ * (the catalog's `inventoryLevel`; 0 means none at all). `levels[i]` is the stock of
  * `lines[i]`'s product, undefined when unknown (not checked). Unpriced lines are left out: their
  * own message says why they cannot be bought. Pure.
  */
@@ -87,14 +93,22 @@ export function stockProblems(
   lines: readonly Pick<SessionLine, 'item' | 'sku' | 'name' | 'quantity' | 'unpriced'>[],
   levels: readonly (number | undefined)[],
 ): SessionProblem[] {
+  const asked = new Map<string, { units: number; lines: number }>();
+  for (const l of lines) {
+    if (l.unpriced) continue;
+    const a = asked.get(l.sku) ?? { units: 0, lines: 0 };
+    asked.set(l.sku, { units: a.units + l.quantity, lines: a.lines + 1 });
+  }
   return lines.flatMap((l, i) => {
     const level = levels[i];
-    if (l.unpriced || level === undefined || l.quantity <= level) return [];
+    const a = asked.get(l.sku) ?? { units: l.quantity, lines: 1 };
+    if (l.unpriced || level === undefined || a.units <= level) return [];
     const what = l.name === l.sku ? l.sku : `${l.name} (${l.sku})`;
+    const across = a.lines > 1 ? ` across ${a.lines} lines` : '';
     const message =
       level <= 0
         ? `${what} is out of stock`
-        : `insufficient stock for ${what}: ${level} available, ${l.quantity} asked; lower the quantity`;
+        : `insufficient stock for ${what}: ${level} available, ${a.units} asked${across}; lower the quantity`;
     return [{ kind: 'out_of_stock' as const, item: l.item, message, blocking: true }];
   });
 }
@@ -206,7 +220,7 @@ export function pricedSession(
     code: a.couponCode ?? null,
     amountCents: centsOf(a.amount),
     allocations: a.allocations.flatMap((x) => {
-      const line = lineOfSku.get(x.sku);
+      const line = x.line !== undefined ? quotedItems[x.line] : lineOfSku.get(x.sku);
       return line === undefined ? [] : [{ line, amountCents: centsOf(x.amount) }];
     }),
   }));

@@ -1,4 +1,5 @@
 import type { PurchaseOrderRequest, PurchaseOrderResponse, UsdAmount } from '../contract/types.ts';
+import { type BuyerConsent, consentOf } from './buyer-consent.ts';
 import { checkoutOf, sameCheckout } from './order-lines.ts';
 
 /**
@@ -96,6 +97,8 @@ export interface PurchaseOrder {
   readonly checkoutSessionId: string | null;
   /** Shipments recorded so far, oldest first (absent or empty: none). */
   readonly shipments?: readonly Shipment[];
+  /** The buyer's consent choices given with a checkout order (./buyer-consent.ts); absent: none. */
+  readonly buyerConsent?: BuyerConsent | null;
 }
 
 /** What the order domain is asked to do: an already validated request and who sent it. */
@@ -124,6 +127,8 @@ export interface PlaceOrder {
   /** Exact decimal text with two decimals, the sum of the lines' lineTotal. */
   readonly total?: string;
   readonly checkoutSessionId?: string;
+  /** A checkout order's buyer consent, as the platform gave it (only the four known choices are kept). */
+  readonly buyerConsent?: unknown;
   /**
    * The warm-up's order (issue 48): every check and the store's statements run, in a transaction
    * that is rolled back; nothing is stored, no event is published, nothing is bought.
@@ -141,6 +146,7 @@ export function approve(cmd: PlaceOrder, orderId: string, nowMs: number, approva
   const r = cmd.request;
   const pending = cmd.approvalsRequired !== undefined;
   const checkout = checkoutOf(cmd);
+  const consent = consentOf(cmd.buyerConsent);
   return Object.freeze({
     orderId,
     status: pending ? 'PENDING_APPROVAL' : 'APPROVED',
@@ -163,6 +169,7 @@ export function approve(cmd: PlaceOrder, orderId: string, nowMs: number, approva
     lines: checkout?.lines ?? null,
     total: checkout?.total ?? null,
     checkoutSessionId: checkout?.checkoutSessionId ?? null,
+    ...(consent ? { buyerConsent: consent } : {}),
   });
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type CloudEvent, EventTypes } from '../../../lib/events/cloudevent.ts';
 import { tracing } from '../../../lib/telemetry/state.ts';
 import type { UsdAmount } from '../contract/types.ts';
+import type { BuyerConsent } from '../domain/buyer-consent.ts';
 import type { OrderStatus, PurchaseOrder } from '../domain/purchase-order.ts';
 
 /** CloudEvents `source` of the order events, whichever process relays them. */
@@ -40,6 +41,11 @@ export interface OrderEventData {
   readonly total?: string;
   /** The ACP checkout session a checkout order completed, when it has one. */
   readonly checkout_session_id?: string;
+  /**
+   * The buyer's consent choices given with a checkout order (UCP's buyer consent extension:
+   * analytics, preferences, marketing, sale_of_data), when the platform gave any.
+   */
+  readonly buyer_consent?: BuyerConsent;
 }
 
 /** One line of a checkout order in event data: amounts as exact decimal text ("12.50"). */
@@ -120,6 +126,7 @@ export const orderEventData = (o: PurchaseOrder): OrderEventData => ({
       }),
   ...(o.total === null ? {} : { total: o.total }),
   ...(o.checkoutSessionId === null ? {} : { checkout_session_id: o.checkoutSessionId }),
+  ...(o.buyerConsent ? { buyer_consent: o.buyerConsent } : {}),
 });
 
 const APPROVAL_EVENTS: ReadonlySet<string> = new Set([

@@ -151,4 +151,11 @@ export const orderMigrations: readonly Migration[] = [
     sql: `ALTER TABLE purchase_orders ADD COLUMN shipments jsonb NOT NULL DEFAULT '[]'::jsonb
       CHECK (jsonb_typeof(shipments) = 'array' AND jsonb_array_length(shipments) <= 100)`,
   },
+  {
+    // The buyer's consent choices given with a checkout order (UCP's buyer consent extension,
+    // domain/buyer-consent.ts): the four booleans as an object, null when none was given.
+    id: 'procurement:016-order-buyer-consent',
+    sql: `ALTER TABLE purchase_orders ADD COLUMN buyer_consent jsonb
+      CHECK (buyer_consent IS NULL OR jsonb_typeof(buyer_consent) = 'object')`,
+  },
 ];

@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../../../lib/db/index.ts';
 import { rehearse } from '../../../lib/db/rehearse.ts';
 import { vacuumAfterChanges } from '../../../lib/db/upkeep.ts';
 import { usdAmount } from '../contract/json.ts';
+import { type BuyerConsent, consentOf } from '../domain/buyer-consent.ts';
 import type { Approval, OrderLine, OrderStatus, PurchaseOrder, Shipment } from '../domain/purchase-order.ts';
 import type { OutboxEvent } from '../outbox/order-events.ts';
 import type { OrderChange, OrderQuery, OrderStore, OutboxStore } from './store.ts';
@@ -32,6 +33,8 @@ interface Row {
   checkout_session_id: string | null;
   /** jsonb: the shipments, oldest first (`[]` for none). */
   shipments: StoredShipment[] | string | null;
+  /** jsonb: the buyer's consent choices (domain/buyer-consent.ts), null for none. */
+  buyer_consent: Record<string, unknown> | string | null;
 }
 
 /** A shipment as stored in the `shipments` jsonb column (the order's own field names). */
@@ -116,7 +119,14 @@ const fromRow = (r: Row): PurchaseOrder =>
     total: r.total,
     checkoutSessionId: r.checkout_session_id,
     ...withShipments(r.shipments),
+    ...withConsent(r.buyer_consent),
   });
+
+/** `buyerConsent` only when the order has one: an order without reads as it did before it existed. */
+function withConsent(v: Row['buyer_consent']): { buyerConsent?: BuyerConsent } {
+  const consent = consentOf(typeof v === 'string' ? JSON.parse(v) : v);
+  return consent ? { buyerConsent: consent } : {};
+}
 
 /** `shipments` only when there is one: an order without any reads as it did before shipments existed. */
 function withShipments(v: Row['shipments']): { shipments?: readonly Shipment[] } {
@@ -169,7 +179,7 @@ async function writeEvents(tx: Queryable, events: readonly OutboxEvent[]): Promi
 }
 
 const SELECT =
-  'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget::text AS allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, decided_at, decided_by, decision_reason, version, lines, total, checkout_session_id, shipments FROM purchase_orders';
+  'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget::text AS allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, decided_at, decided_by, decision_reason, version, lines, total, checkout_session_id, shipments, buyer_consent FROM purchase_orders';
 
 /** The WHERE clause of a listing; every value a parameter. */
 function where(q: OrderQuery, params: unknown[]): string {
@@ -219,6 +229,7 @@ async function insertOrders(q: Queryable, batch: readonly Placed[]): Promise<boo
       o.lines === null ? null : JSON.stringify(o.lines.map(storedLine)),
       o.total,
       o.checkoutSessionId,
+      o.buyerConsent ? JSON.stringify(o.buyerConsent) : null,
     ];
     return `(${row.map(p).join(',')})`;
   });
@@ -235,7 +246,7 @@ async function insertOrders(q: Queryable, batch: readonly Placed[]): Promise<boo
   // returns only `created`.
   const rows = await q.query<{ order_id: string }>(
     `WITH created AS (
-        INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, lines, total, checkout_session_id)
+        INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, lines, total, checkout_session_id, buyer_consent)
         VALUES ${orders.join(',')} ON CONFLICT (order_id) DO NOTHING RETURNING order_id
       ), events (n, order_id, ${OUTBOX_COLUMNS}) AS (
         VALUES ${events.join(',')}

@@ -55,11 +55,11 @@ export interface AcpReply {
 
 let keyCounter = 0;
 
-/** One ACP call; every POST carries a fresh Idempotency-Key unless one is given (or `null`: none). */
+/** One ACP call; every write carries a fresh Idempotency-Key unless one is given (or `null`: none). */
 export async function acp(
   base: string,
   key: string | undefined,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   body?: unknown,
   headers: Record<string, string | null> = {},
@@ -67,7 +67,7 @@ export async function acp(
   const h: Record<string, string> = {
     'api-version': API_VERSION,
     ...(key ? { authorization: `Bearer ${key}` } : {}),
-    ...(method === 'POST' ? { 'idempotency-key': `test-${process.pid}-${++keyCounter}-${Date.now()}` } : {}),
+    ...(method !== 'GET' ? { 'idempotency-key': `test-${process.pid}-${++keyCounter}-${Date.now()}` } : {}),
     ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
   };
   for (const [k, v] of Object.entries(headers)) {

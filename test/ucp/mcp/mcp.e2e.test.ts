@@ -18,6 +18,8 @@ import { expectUcp } from '../support/validate.ts';
 const FIVE = ['create_checkout', 'get_checkout', 'update_checkout', 'complete_checkout', 'cancel_checkout'];
 /** The catalog's three (catalog/mcp.md), listed before checkout's. */
 const CATALOG = ['search_catalog', 'lookup_catalog', 'get_product'];
+/** The cart's four (cart-mcp.md), listed after checkout's. */
+const CART = ['create_cart', 'get_cart', 'update_cart', 'cancel_cart'];
 const ITEM = 'SKU-ABC-000001';
 
 let sys: TestSystem;
@@ -32,7 +34,15 @@ beforeAll(async () => {
   profileUrl = profiles.set(
     '/platform.json',
     platformProfile({
-      capabilities: ['checkout', 'order', 'discount', 'fulfillment', 'catalog.search', 'catalog.lookup'],
+      capabilities: [
+        'checkout',
+        'order',
+        'discount',
+        'fulfillment',
+        'cart',
+        'catalog.search',
+        'catalog.lookup',
+      ],
     }),
   );
 }, 120_000);
@@ -92,16 +102,55 @@ const jsonRpcError = async (p: Promise<unknown>) => {
   return e as McpError & { data?: { code?: string; status?: number } };
 };
 
+describe('UCP cart tools on /mcp', () => {
+  it('create, get, update and cancel a cart as the REST routes do; a cart converts to a checkout', async () => {
+    const c = await platform();
+    const cartOf = (r: CallToolResult) => {
+      expect(r.isError, JSON.stringify(r.structuredContent)).toBeFalsy();
+      expectUcp('cart', r.structuredContent);
+      return r.structuredContent as { id: string; line_items: { quantity: number }[] };
+    };
+    const created = cartOf(
+      await call(c, 'create_cart', {
+        meta: meta(),
+        cart: { line_items: [{ item: { id: ITEM }, quantity: 2 }] },
+      }),
+    );
+    expect(cartOf(await call(c, 'get_cart', { meta: meta(), id: created.id }))).toEqual(created);
+    const updated = cartOf(
+      await call(c, 'update_cart', {
+        meta: meta(),
+        id: created.id,
+        cart: { line_items: [{ item: { id: ITEM }, quantity: 3 }] },
+      }),
+    );
+    expect(updated.line_items[0]?.quantity).toBe(3);
+    const checkout = checkoutOf(
+      await call(c, 'create_checkout', { meta: meta(), checkout: { cart_id: created.id, line_items: [] } }),
+    );
+    expect(checkout.status).toBe('incomplete');
+    // The binding's rules: no id inside the cart, an idempotency key to cancel.
+    const e = await jsonRpcError(
+      call(c, 'update_cart', { meta: meta(), id: created.id, cart: { id: created.id, line_items: [] } }),
+    );
+    expect(e.code).toBe(-32602);
+    await jsonRpcError(call(c, 'cancel_cart', { meta: meta(false), id: created.id }));
+    expect(cartOf(await call(c, 'cancel_cart', { meta: meta(true), id: created.id }))).toEqual(updated);
+    const gone = await jsonRpcError(call(c, 'get_cart', { meta: meta(), id: created.id }));
+    expect(gone.data).toMatchObject({ code: 'not_found', status: 404 });
+  });
+});
+
 describe('UCP tools on /mcp', () => {
   it('lists the catalog tools of catalog/mcp.md and the five checkout tools of checkout-mcp.md to a key with UCP-Agent, meta required', async () => {
     const c = await platform();
     const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name)).toEqual([...CATALOG, ...FIVE]);
+    expect(tools.map((t) => t.name)).toEqual([...CATALOG, ...FIVE, ...CART]);
     for (const t of tools) {
       expect(t.inputSchema.required).toContain('meta');
       const m = (t.inputSchema.properties as { meta: { required: string[] } }).meta;
       expect(m.required).toEqual(
-        t.name === 'complete_checkout' || t.name === 'cancel_checkout'
+        t.name === 'complete_checkout' || t.name === 'cancel_checkout' || t.name === 'cancel_cart'
           ? ['ucp-agent', 'idempotency-key']
           : ['ucp-agent'],
       );
@@ -121,8 +170,8 @@ describe('UCP tools on /mcp', () => {
   it('a key bound to a UCP profile sees the UCP tools without the header, besides the ACP ones', async () => {
     const c = await platform(undefined, { header: false });
     const names = (await c.listTools()).tools.map((t) => t.name);
-    expect(names.slice(0, 8)).toEqual([...CATALOG, ...FIVE]);
-    expect(names.slice(8)).toEqual([
+    expect(names.slice(0, 12)).toEqual([...CATALOG, ...FIVE, ...CART]);
+    expect(names.slice(12)).toEqual([
       'create_checkout_session',
       'get_checkout_session',
       'update_checkout_session',

@@ -39,7 +39,9 @@ export function platformProfile(
         version,
         spec: `${SPEC}/${n}`,
         schema: `${SCHEMAS}/shopping/${n}.json`,
-        ...(n === 'discount' || n === 'fulfillment' ? { extends: 'dev.ucp.shopping.checkout' } : {}),
+        ...(n === 'discount' || n === 'fulfillment' || n === 'buyer_consent'
+          ? { extends: 'dev.ucp.shopping.checkout' }
+          : {}),
         ...(n === 'order' && o.webhookUrl ? { config: { webhook_url: o.webhookUrl } } : {}),
       },
     ];

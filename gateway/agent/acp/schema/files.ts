@@ -19,7 +19,7 @@ export interface SchemaDocument extends JsonSchema {
   readonly $defs: Record<string, JsonSchema>;
 }
 
-/** The three JSON Schema files of the checkout API, each as released. */
+/** The JSON Schema files of the checkout and cart APIs, each as released. */
 export interface AcpDocuments {
   /** schema.agentic_checkout.json: every request, response and object of the checkout API. */
   readonly checkout: SchemaDocument;
@@ -27,6 +27,8 @@ export interface AcpDocuments {
   readonly discount: SchemaDocument;
   /** schema.extension.json: the extensions framework's shapes. */
   readonly extension: SchemaDocument;
+  /** schema.cart.json: the Cart API's shapes (Cart, CartCreateRequest, CartUpdateRequest). */
+  readonly cart: SchemaDocument;
 }
 
 const readJson = (path: string): unknown => JSON.parse(readFileSync(new URL(path, ACP_DIR), 'utf8'));
@@ -37,5 +39,6 @@ export function readAcpDocuments(): AcpDocuments {
     checkout: readJson('json-schema/schema.agentic_checkout.json') as SchemaDocument,
     discount: readJson('json-schema/schema.discount.json') as SchemaDocument,
     extension: readJson('json-schema/schema.extension.json') as SchemaDocument,
+    cart: readJson('json-schema/schema.cart.json') as SchemaDocument,
   };
 }

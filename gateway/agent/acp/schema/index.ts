@@ -13,8 +13,10 @@ export { ACP_DIR, ACP_VERSION } from './files.ts';
 export { MAX_ITEM_QUANTITY } from './quirks.ts';
 export {
   ACP_FORMATS,
+  type AcpCartDef,
   type AcpDef,
   type AcpValidate,
+  acpCartValidator,
   acpRequestValidator,
   acpResponseValidator,
 } from './validators.ts';

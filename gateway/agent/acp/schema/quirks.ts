@@ -83,5 +83,9 @@ export function loadedCopy(released: AcpDocuments, side: AcpSide): AcpDocuments 
  * registered under the URI that reference resolves to.
  */
 export function bundleAliases(docs: AcpDocuments): string[] {
-  return [new URL('schema.agentic_checkout.json', docs.discount.$id).href];
+  return [
+    new URL('schema.agentic_checkout.json', docs.discount.$id).href,
+    // The cart schema does the same from https://example.com/schemas/cart/bundle.schema.json.
+    new URL('schema.agentic_checkout.json', docs.cart.$id).href,
+  ];
 }

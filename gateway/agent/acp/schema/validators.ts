@@ -59,6 +59,7 @@ function instance(side: AcpSide): { ajv: Ajv2020; bundleId: string } {
   ajv.addSchema(docs.checkout);
   for (const alias of bundleAliases(docs)) ajv.addSchema(docs.checkout, alias);
   ajv.addSchema(docs.discount);
+  ajv.addSchema(docs.cart);
   const made = { ajv, bundleId: docs.checkout.$id };
   instances.set(side, made);
   return made;
@@ -75,6 +76,17 @@ export function acpDefValidator(side: AcpSide, def: string, schemaId?: string): 
   const validate: AcpValidate = (value) => (check(value) ? VALID : acpViolations(check.errors ?? [], value));
   compiled.set(key, validate);
   return validate;
+}
+
+/** The Cart API's definitions (schema.cart.json). */
+export type AcpCartDef = 'Cart' | 'CartCreateRequest' | 'CartUpdateRequest';
+
+/** The cart schema's `$id`: its definitions are looked up there, not in the checkout bundle. */
+export const ACP_CART_SCHEMA_ID = 'https://example.com/schemas/cart/bundle.schema.json';
+
+/** A cart request (`side` request: Item with this merchant's tolerated quantity) or the Cart (tests). */
+export function acpCartValidator(side: AcpSide, def: AcpCartDef): AcpValidate {
+  return acpDefValidator(side, def, ACP_CART_SCHEMA_ID);
 }
 
 /** Requests: the released bundle, its quirks fixed, plus this merchant's tolerated `Item.quantity`. */

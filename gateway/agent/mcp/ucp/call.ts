@@ -70,17 +70,19 @@ export function ucpHttpCall(tool: UcpTool, args: unknown): UcpCallVerdict {
   const body = tool.body ? args[tool.body] : undefined;
   if (tool.body) {
     if (!isRecord(body)) return invalid(`${tool.body} is required and must be an object.`);
-    // checkout-mcp.md: "The checkout object in the request payload MUST NOT contain an id field."
+    // checkout-mcp.md and cart-mcp.md: the object in the request payload MUST NOT contain an id.
     if (tool.id && 'id' in body)
-      return invalid('checkout must not contain id: the checkout is named by the top-level id.');
+      return invalid(`${tool.body} must not contain id: the ${tool.body} is named by the top-level id.`);
   }
+  // The REST update of a cart carries its id in the body (cart.json: `id` required on update).
+  const sent = tool.body === 'cart' && tool.id && isRecord(body) ? { ...body, id: args.id } : body;
   return {
     ok: true,
     call: {
       method: tool.method,
       path,
       headers,
-      ...(tool.body ? { payload: stringifyExact(body) } : {}),
+      ...(tool.body ? { payload: stringifyExact(sent) } : {}),
     },
   };
 }

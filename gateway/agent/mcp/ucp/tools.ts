@@ -6,7 +6,8 @@ import type { ListedTool } from '../server.ts';
  * at v2026-04-08), each the REST operation of the UCP routes (gateway/agent/ucp/routes.ts) it runs
  * in process. Arguments are the binding's: `meta` (`ucp-agent.profile` required;
  * `idempotency-key` required for complete and cancel), `id` for an existing checkout, `checkout`
- * the request body. Titles, descriptions and hints are this merchant's words for a model.
+ * the request body; the four cart tools of cart-mcp.md the same way (`cart` the body). Titles,
+ * descriptions and hints are this merchant's words for a model.
  */
 export interface UcpTool {
   readonly name: string;
@@ -20,7 +21,7 @@ export interface UcpTool {
    * The argument that is the request body, when the tool takes one (required when it does, as
    * the OpenRPC document says): `checkout` for the checkout tools, `catalog` for the catalog's.
    */
-  readonly body?: 'checkout' | 'catalog';
+  readonly body?: 'checkout' | 'catalog' | 'cart';
   /** Listed for callers whose scopes include orders:create only (the checkout tools); the catalog's for every caller. */
   readonly needsScope: boolean;
   /** meta["idempotency-key"] is required (complete, cancel). */
@@ -131,6 +132,52 @@ export const UCP_TOOLS: readonly UcpTool[] = [
     idempotencyRequired: true,
     annotations: { ...WRITE, idempotentHint: true, destructiveHint: true },
   },
+  {
+    name: 'create_cart',
+    title: 'Create a cart',
+    description: `Start a cart (cart-mcp.md): cart.line_items [{item: {id: SKU or the merchant's variant id}, quantity}], optionally cart.context (address_country) and cart.buyer. Estimated totals in minor units (cents, USD); nothing is reserved or charged. Unknown or unavailable items are messages[]. Turn it into a checkout with create_checkout and checkout.cart_id. ${META_WORDS}.`,
+    method: 'POST',
+    path: '/carts',
+    id: false,
+    body: 'cart',
+    needsScope: true,
+    idempotencyRequired: false,
+    annotations: { ...WRITE, idempotentHint: false, destructiveHint: false },
+  },
+  {
+    name: 'get_cart',
+    title: 'Read a cart',
+    description: `Read one of your carts (id), re-estimated as it was last priced. ${META_WORDS}.`,
+    method: 'GET',
+    path: '/carts/{id}',
+    id: true,
+    needsScope: true,
+    idempotencyRequired: false,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: 'update_cart',
+    title: 'Update a cart',
+    description: `Replace what a cart (id) holds: cart.line_items (required), context, buyer. The result is the re-estimated cart; its expiry moves on. ${META_WORDS}.`,
+    method: 'PUT',
+    path: '/carts/{id}',
+    id: true,
+    body: 'cart',
+    needsScope: true,
+    idempotencyRequired: false,
+    annotations: { ...WRITE, idempotentHint: true, destructiveHint: false },
+  },
+  {
+    name: 'cancel_cart',
+    title: 'Cancel a cart',
+    description: `Delete a cart (id); the result is the cart as it was. ${META_WORDS}; for this tool meta["idempotency-key"] is required.`,
+    method: 'POST',
+    path: '/carts/{id}/cancel',
+    id: true,
+    needsScope: true,
+    idempotencyRequired: true,
+    annotations: { ...WRITE, idempotentHint: true, destructiveHint: true },
+  },
 ];
 
 /** The binding's `meta` (mcp.openrpc.json components.schemas.meta), idempotency-key required where the tool says. */
@@ -180,7 +227,15 @@ export function listedUcpTools(): readonly ListedTool[] {
       type: 'object' as const,
       properties: {
         meta: metaSchema(t.idempotencyRequired),
-        ...(t.id ? { id: { type: 'string', description: 'The checkout id.' } } : {}),
+        ...(t.id
+          ? {
+              id: {
+                type: 'string',
+                description:
+                  t.body === 'cart' || t.path.startsWith('/carts') ? 'The cart id.' : 'The checkout id.',
+              },
+            }
+          : {}),
         ...(t.body
           ? {
               [t.body]: {
@@ -188,7 +243,9 @@ export function listedUcpTools(): readonly ListedTool[] {
                 description:
                   t.body === 'checkout'
                     ? 'The checkout request (checkout.json, this operation).'
-                    : 'The catalog request (catalog_search.json or catalog_lookup.json, this operation).',
+                    : t.body === 'cart'
+                      ? 'The cart request (cart.json, this operation).'
+                      : 'The catalog request (catalog_search.json or catalog_lookup.json, this operation).',
               },
             }
           : {}),

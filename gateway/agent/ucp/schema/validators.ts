@@ -37,6 +37,23 @@ export const UCP_DEFS = {
   checkout_with_discount_and_fulfillment: {
     allOf: [{ $ref: checkoutOf('discount') }, { $ref: checkoutOf('fulfillment') }],
   },
+  /** shopping/cart.json: the cart (cart.md; requests: create, update). */
+  cart: id('schemas/shopping/cart.json'),
+  /** cart.json's checkout with `cart_id` (create only): cart-to-checkout conversion. */
+  checkout_with_cart: `${id('schemas/shopping/cart.json')}#/$defs/checkout`,
+  /**
+   * Every checkout extension this merchant offers (the two above and buyer_consent.json's
+   * `buyer.consent`): what a create or update is validated against. An extension the platform
+   * did not negotiate is validated all the same (a field it defines is of its type or refused)
+   * and then ignored by the route.
+   */
+  checkout_with_extensions: {
+    allOf: [
+      { $ref: checkoutOf('discount') },
+      { $ref: checkoutOf('fulfillment') },
+      { $ref: checkoutOf('buyer_consent') },
+    ],
+  },
   /** shopping/order.json: the order (GET /orders/{id}, and the body of an order event webhook). */
   order: id('schemas/shopping/order.json'),
   /** The platform's order capability config in its profile ({webhook_url}). */

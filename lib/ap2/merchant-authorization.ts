@@ -1,0 +1,78 @@
+import type { KeyObject } from 'node:crypto';
+import { CompactSign, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { jcs, withoutAp2 } from './canonical.ts';
+
+/**
+ * The business's signature over a checkout (ap2-mandates.md at v2026-04-08, "Business
+ * Authorization"): a JWS with detached content (RFC 7515 Appendix F), `<header>..<signature>`,
+ * protected header `{alg, kid}` only, over the JCS bytes of the checkout without its `ap2`
+ * member. What is signed, as read from the spec's prose and its `sign_checkout`: the whole
+ * checkout response body the platform receives (its `ucp` envelope, messages, links and
+ * expiry included), minus `ap2`; not a subset of "terms". So the platform and, later, anyone
+ * holding the business's public key can check every member of what the user was shown.
+ * ES256 signatures are randomized: the same checkout signed twice gives two values, both valid.
+ */
+
+/** The algorithms a merchant authorization may name (the spec's list); anything else is refused unread. */
+export const MERCHANT_AUTHORIZATION_ALGS = ['ES256', 'ES384', 'ES512'] as const;
+
+const DETACHED = /^[A-Za-z0-9_-]+\.\.[A-Za-z0-9_-]+$/;
+
+/** `ap2.merchant_authorization` for `checkout` (its `ap2`, if any, is not signed). */
+export async function signMerchantAuthorization(
+  checkout: Record<string, unknown>,
+  signer: { readonly kid: string; readonly key: KeyObject },
+): Promise<string> {
+  const jws = await new CompactSign(jcs(withoutAp2(checkout)))
+    .setProtectedHeader({ alg: 'ES256', kid: signer.kid })
+    .sign(signer.key);
+  const [header, , signature] = jws.split('.');
+  return `${header}..${signature}`;
+}
+
+export type MerchantAuthorizationCheck =
+  | { readonly ok: true; readonly kid: string }
+  | { readonly ok: false; readonly missing: boolean; readonly reason: string };
+
+/**
+ * Whether `checkout.ap2.merchant_authorization` is a valid signature of one of `keys` (JWKs with
+ * a `kid`) over the checkout without `ap2`: the spec's `verify_merchant_authorization`, with the
+ * algorithm checked against the list and the key's own `alg` before any key is used (so `none`,
+ * HMAC with a public key, or an algorithm the key was not made for never verify).
+ */
+export async function verifyMerchantAuthorization(
+  checkout: Record<string, unknown>,
+  keys: readonly JWK[],
+): Promise<MerchantAuthorizationCheck> {
+  const ap2 = checkout.ap2;
+  const jws =
+    ap2 && typeof ap2 === 'object'
+      ? (ap2 as { merchant_authorization?: unknown }).merchant_authorization
+      : undefined;
+  if (typeof jws !== 'string') return { ok: false, missing: true, reason: 'no ap2.merchant_authorization' };
+  if (!DETACHED.test(jws) || jws.length > 4096)
+    return { ok: false, missing: false, reason: 'not a detached JWS (<header>..<signature>)' };
+  const [header, , signature] = jws.split('.') as [string, string, string];
+  let protectedHeader: { alg?: unknown; kid?: unknown };
+  try {
+    protectedHeader = decodeProtectedHeader(`${header}.e30.${signature}`);
+  } catch {
+    return { ok: false, missing: false, reason: 'the JWS header is not base64url JSON' };
+  }
+  const { alg, kid } = protectedHeader;
+  if (typeof alg !== 'string' || !(MERCHANT_AUTHORIZATION_ALGS as readonly string[]).includes(alg))
+    return { ok: false, missing: false, reason: `alg ${JSON.stringify(alg)} is not ES256, ES384 or ES512` };
+  const jwk = keys.find((k) => k.kid === kid);
+  if (typeof kid !== 'string' || !jwk)
+    return { ok: false, missing: false, reason: 'kid names no key of ours' };
+  if (jwk.alg !== undefined && jwk.alg !== alg)
+    return { ok: false, missing: false, reason: `the key ${kid} is ${jwk.alg}, not ${alg}` };
+  const payload = jcs(withoutAp2(checkout)).toString('base64url');
+  try {
+    const key = await importJWK(jwk, alg);
+    await compactVerify(`${header}.${payload}.${signature}`, key, { algorithms: [alg] });
+    return { ok: true, kid };
+  } catch {
+    return { ok: false, missing: false, reason: 'the signature does not verify over this checkout' };
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * AP2 evidence and bindings (docs/ap2.md): the mandate and our signature kept with the order
+ * (GET …/orders/{id}/authorization), named by the completion's audit entry, and the whole chain
+ * checked offline from public keys; the same flow over the MCP binding with the MCP SDK's client.
+ * The test plays the platform (support/ap2.ts).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { digest } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import type { JSONWebKeySet, JWK } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { verifyAuthorizedOrder } from '../../gateway/agent/order/authorization-verify.ts';
+import { issueKey } from '../acp/support/acp.ts';
+import { expectCheckout, FIXTURE } from './checkout.suite.ts';
+import { ap2Platform, ap2World, auditOf, type Checkout, KID, verifyBusiness } from './support/ap2.ts';
+import { makeMandate } from './support/mandate.ts';
+import { publicJwk } from './support/sign.ts';
+
+const w = ap2World();
+
+describe('AP2 evidence with the order, and over MCP', () => {
+  it('keeps the evidence with the order: GET …/authorization, named by the completion’s audit entry', async () => {
+    const p = await ap2Platform(w);
+    const c = await p.ready();
+    const m = await p.mandate(c);
+    const read2 = expectCheckout(await p.call('GET', `/checkout-sessions/${c.id}`));
+    const done = expectCheckout(await p.complete(c.id, { checkout_mandate: m }));
+    const orderId = (done.order as { id: string }).id;
+    const evidence = async (spiffe: string) => {
+      const res = await fetch(`${w.sys.url}/api/v2/procurement/orders/${orderId}/authorization`, {
+        headers: { 'x-spiffe-id': spiffe },
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const mine = await evidence(p.spiffeId);
+    expect(mine.status).toBe(200);
+    const sha = createHash('sha256').update(m).digest('base64url');
+    expect(mine.body).toMatchObject({
+      order_id: orderId,
+      checkout_session_id: c.id,
+      authorization: {
+        type: 'ap2_checkout_mandate',
+        checkout_mandate: m,
+        mandate_sha256: sha,
+        merchant_authorization: (c.ap2 as { merchant_authorization: string }).merchant_authorization,
+        platform_profile: w.profileUrl,
+        platform_kid: KID,
+      },
+    });
+    // From the evidence alone: the checkout the user confirmed, and the business's signature on it.
+    const claims = (await new SDJwtVcInstance({ hasher: digest }).getClaims(m)) as { checkout: Checkout };
+    expect(claims.checkout.id).toBe(c.id);
+    expect(await verifyBusiness(w, claims.checkout)).toBe(true);
+    const rows = await auditOf(w, p.spiffeId, '/complete', 1);
+    expect(rows.at(-1)?.reason).toContain(`ap2: mandate sha-256 ${sha}`);
+    // The whole chain offline, from public keys only: mandate → platform key → merchant
+    // signature → order → audit inclusion → signed tree head.
+    const get = async (path: string) =>
+      (await (
+        await fetch(`${w.sys.url}${path}`, { headers: { 'x-spiffe-id': p.spiffeId } })
+      ).json()) as unknown;
+    const chain = {
+      proof: await get(`/api/v2/procurement/orders/${orderId}/audit-proof`),
+      auditKeys: (await get('/.well-known/audit-keys.json')) as JSONWebKeySet,
+      evidence: mine.body,
+      platformKeys: [publicJwk(w.platformKey, KID, 'ES256') as JWK],
+      businessKeys: w.businessKeys,
+    };
+    const verdict = await verifyAuthorizedOrder(chain);
+    expect(verdict.ok, JSON.stringify(verdict)).toBe(true);
+    const auth = mine.body.authorization as Record<string, unknown>;
+    const bent: [string, Partial<typeof chain>][] = [
+      ['another platform key', { platformKeys: [publicJwk(w.otherKey, KID, 'ES256') as JWK] }],
+      [
+        'another business key',
+        { businessKeys: [{ ...(publicJwk(w.otherKey, String(w.businessKeys[0]?.kid), 'ES256') as JWK) }] },
+      ],
+      ['another order id', { evidence: { ...mine.body, order_id: `ord_${'0'.repeat(32)}` } }],
+      [
+        'an edited mandate hash',
+        {
+          evidence: {
+            ...mine.body,
+            authorization: { ...auth, mandate_sha256: sha.replace(/^./, sha[0] === 'A' ? 'B' : 'A') },
+          },
+        },
+      ],
+      [
+        'another merchant authorization',
+        {
+          evidence: {
+            ...mine.body,
+            authorization: {
+              ...auth,
+              merchant_authorization: (read2.ap2 as { merchant_authorization: string })
+                .merchant_authorization,
+            },
+          },
+        },
+      ],
+    ];
+    for (const [what, change] of bent)
+      expect((await verifyAuthorizedOrder({ ...chain, ...change })).ok, what).toBe(false);
+    // Another identity's order is the same 404 as an unknown one.
+    const other = await ap2Platform(w);
+    expect((await evidence(other.spiffeId)).status).toBe(404);
+    // An order completed without AP2 has none.
+    const plain = await ap2Platform(w, () => w.plainProfileUrl);
+    const q = await plain.ready();
+    const placed = expectCheckout(await plain.complete(q.id));
+    const none = await fetch(
+      `${w.sys.url}/api/v2/procurement/orders/${(placed.order as { id: string }).id}/authorization`,
+      { headers: { 'x-spiffe-id': plain.spiffeId } },
+    );
+    expect(((await none.json()) as { authorization: unknown }).authorization).toBeNull();
+  });
+
+  it('works the same over the MCP binding: signed checkouts, the mandate in checkout.ap2', async () => {
+    const spiffeId = `spiffe://example.org/ns/ai/sa/procurement-agent/ucp-ap2-mcp-${process.pid}`;
+    const { key } = await issueKey(w.sys, { spiffeId, ucpProfile: w.profiles.origin });
+    const client = new Client({ name: 'ap2-platform', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${w.sys.url}/mcp`), {
+        requestInit: {
+          headers: { authorization: `Bearer ${key}`, 'ucp-agent': `profile="${w.profileUrl}"` },
+        },
+      }),
+    );
+    try {
+      const meta = (write = false) => ({
+        'ucp-agent': { profile: w.profileUrl },
+        ...(write ? { 'idempotency-key': randomUUID() } : {}),
+      });
+      const tool = async (name: string, args: Record<string, unknown>) => {
+        const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+        expect(r.isError).toBeFalsy();
+        return r.structuredContent as Checkout;
+      };
+      const c = await tool('create_checkout', {
+        meta: meta(),
+        checkout: {
+          line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+          fulfillment: { methods: [{ type: 'shipping', destinations: [FIXTURE.address] }] },
+        },
+      });
+      const u = await tool('update_checkout', {
+        meta: meta(),
+        id: c.id,
+        checkout: {
+          line_items: [{ item: { id: FIXTURE.itemA }, quantity: 1 }],
+          fulfillment: {
+            methods: [
+              {
+                line_item_ids: ['li_0'],
+                groups: [{ id: 'group_1', selected_option_id: 'procurement_delivery' }],
+              },
+            ],
+          },
+        },
+      });
+      expect(await verifyBusiness(w, u)).toBe(true);
+      const payment = {
+        instruments: [
+          {
+            id: 'po_1',
+            handler_id: 'purchase_order',
+            type: 'purchase_order',
+            selected: true,
+            credential: { type: 'purchase_order', purchase_order_number: 'PO-AP2-MCP' },
+          },
+        ],
+      };
+      const refused = await client
+        .callTool({
+          name: 'complete_checkout',
+          arguments: { meta: meta(true), id: c.id, checkout: { payment } },
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(refused).toBeInstanceOf(McpError);
+      expect((refused as McpError & { data?: { code?: string } }).data?.code).toBe('mandate_required');
+      const m = await makeMandate(u, {
+        key: w.platformKey,
+        kid: KID,
+        holder: w.holder,
+        audience: w.audience,
+      });
+      const done = await tool('complete_checkout', {
+        meta: meta(true),
+        id: c.id,
+        checkout: { payment, ap2: { checkout_mandate: m } },
+      });
+      expect(done.status).toBe('completed');
+      expect(await verifyBusiness(w, done)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
