@@ -33,6 +33,8 @@ export type ConsoleOperation =
   | 'IssueCheckoutApiKey'
   | 'RevokeCheckoutApiKey'
   | 'SetCheckoutWebhook'
+  | 'LinkedPlatforms'
+  | 'RevokeLinkedPlatform'
   | 'CheckoutSessions'
   | 'SearchProducts'
   | 'CatalogProduct'

@@ -11,7 +11,9 @@ export type IdentitySource =
   | 'mtls+signature'
   | 'proxy+signature'
   /** An agent platform's checkout API key (ACP): the key is bound to one agent identity. */
-  | 'api-key';
+  | 'api-key'
+  /** An identity-linking access token (gateway/oauth/): the agent identity the buyer linked. */
+  | 'oauth';
 
 /** What the chain learns about one agent request, step by step (read by the audit). */
 export interface AgentRequestState {

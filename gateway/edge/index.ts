@@ -6,10 +6,12 @@ import type { Platform } from '../../lib/platform.ts';
 import type { PromotionEngine } from '../../subgraphs/promotions/api.ts';
 import { mountAcp } from '../agent/acp/index.ts';
 import { localRedemptions, type RedemptionsPort, remoteRedemptions } from '../agent/checkout/redemptions.ts';
+import { checkoutApiKeysFor } from '../agent/identity/api-key.ts';
 import { mountAgentGateway } from '../agent/index.ts';
 import { mountUcp } from '../agent/ucp/index.ts';
 import { catalogServiceFor } from '../catalog/index.ts';
 import { registerContracts } from '../contracts/index.ts';
+import { mountIdentityLinking } from '../oauth/index.ts';
 import { registerOperatorRoutes } from '../operator/index.ts';
 import { registerQuoteRoutes } from './quote/index.ts';
 
@@ -65,6 +67,14 @@ export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): 
     resolveItems: catalog.skuOf,
   };
   const acp = await mountAcp(app, deps.platform, agentState.chain, quoter, redemptions);
+  // Identity linking: the OAuth 2.0 authorization server platforms link buyers' accounts with
+  // (docs/identity-linking.md); its tokens are one more credential of the UCP identity step.
+  const linking = await mountIdentityLinking(
+    app,
+    deps.platform,
+    await checkoutApiKeysFor(deps.platform),
+    agentState.chain.spend.ledger,
+  );
   // UCP: a second thin edge over the same session service, store and key verifier (docs/ucp.md).
-  await mountUcp(app, deps.platform, agentState.chain, acp, catalog);
+  await mountUcp(app, deps.platform, agentState.chain, acp, catalog, linking);
 }

@@ -11,6 +11,8 @@ import { cartResolversFor } from './cart/graphql.ts';
 import { checkoutSessionResolversFor } from './checkout/graphql.ts';
 import { createOrderDomain, type OrderDomain } from './domain/order-domain.ts';
 import { procurementResolvers } from './graphql.ts';
+import { identityLinkingResolvers } from './identity-linking/graphql.ts';
+import { identityLinkingFor } from './identity-linking/service.ts';
 import { internalOrderRoutes } from './internal-http.ts';
 import { approvalMetrics } from './metrics.ts';
 import { createOutboxRelay, type OutboxRelay } from './outbox/relay.ts';
@@ -92,13 +94,17 @@ export async function createProcurementSubgraph(
   const approvals = approvalResolvers(domain, spend, platform.clock);
   // ACP checkout API keys (docs/acp-keys.md); the gateway verifies through the same store.
   const apiKeys = apiKeyResolvers(await checkoutApiKeysFor(platform));
+  // Identity linking (docs/identity-linking.md): OAuth clients and the buyers' linked platforms.
+  const linking = identityLinkingResolvers(await identityLinkingFor(platform), {
+    allowInsecureProfiles: config.UCP_PROFILE_ALLOW_INSECURE,
+  });
   // Operators' read of the ACP checkout sessions (the console's Checkout page).
   const sessions = await checkoutSessionResolversFor(platform);
   // Carts beside them (docs/carts.md).
   const carts = await cartResolversFor(platform);
   const schema = buildShieldedSubgraphSchema(
     'procurement',
-    mergeResolvers(orders, policies, approvals, apiKeys, sessions, carts, shipmentResolvers(domain)),
+    mergeResolvers(orders, policies, approvals, apiKeys, linking, sessions, carts, shipmentResolvers(domain)),
   );
   return {
     name: 'procurement',

@@ -134,6 +134,7 @@ describe('the documentation examples', () => {
         'docs/audit-proofs.md',
         'docs/deployment.md',
         'docs/edge.md',
+        'docs/identity-linking.md',
         'docs/operator-api.md',
         'docs/observability.md',
         'docs/mcp.md',

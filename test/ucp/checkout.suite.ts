@@ -210,6 +210,7 @@ export function ucpCheckoutSuite(label: string, start: () => Promise<UcpSystem>)
         expect(service.map((s) => s.transport)).toEqual(['rest', 'mcp']);
         expect(service[0]?.endpoint).toMatch(/\/ucp$/);
         expect(Object.keys(doc.ucp.capabilities ?? {}).sort()).toEqual([
+          'dev.ucp.common.identity_linking',
           'dev.ucp.shopping.ap2_mandate',
           'dev.ucp.shopping.buyer_consent',
           'dev.ucp.shopping.cart',

@@ -10,6 +10,7 @@ import { effectivePolicy, loadSpend, type SpendPolicy } from '../spend.ts';
 import { useAction, useAsync } from '../ui/async.ts';
 import { duration, Empty, Loading, ProblemView, Time } from '../ui/parts.tsx';
 import { CheckoutKeys } from './checkout-keys.tsx';
+import { LinkedPlatforms } from './linked-platforms.tsx';
 
 /** One agent of GET /api/v2/operator/agents (schemas/openapi/operator.yaml, `Agent`). */
 export interface Agent {
@@ -181,6 +182,7 @@ export function AgentsPage() {
         <SpendTable policies={spend.data} />
       ) : null}
       <CheckoutKeys />
+      <LinkedPlatforms />
     </section>
   );
 }

@@ -25,6 +25,7 @@ import type { CatalogProduct } from '../../../subgraphs/pricing/catalog/model.ts
 import { type SearchInput, SearchInputError } from '../../../subgraphs/pricing/catalog/search/request.ts';
 import { type Selection, selectOptions } from '../../../subgraphs/pricing/catalog/selection.ts';
 import type { CatalogContext, CatalogService, PricedVariant } from '../../catalog/service.ts';
+import type { LinkingParts } from '../../oauth/index.ts';
 import { echoRequestId } from '../acp/version.ts';
 import { auditStep } from '../audit/audit.ts';
 import type { AuditLog } from '../audit/log.ts';
@@ -61,6 +62,7 @@ export interface UcpCatalogDeps {
   /** The endpoint's response signing (./response-signature.ts), last in onSend. */
   readonly signResponse?: (req: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;
   readonly bodyLimit: number;
+  readonly linking?: LinkingParts;
 }
 
 /** Identifiers a lookup takes at once (batch size: lookup.md asks for at least 10). */
@@ -166,7 +168,7 @@ const searchPath = (pointer: string): string => {
 
 /** Registers the three routes in the UCP endpoint's scope (routes.ts `registerUcpRoutes`, its parser and errors). */
 export function registerUcpCatalogRoutes(scope: FastifyInstance, d: UcpCatalogDeps): void {
-  const identify = ucpIdentityStep(d.keys, d.signatures, d.log);
+  const identify = ucpIdentityStep(d.keys, d.signatures, d.log, d.linking);
   // The catalog is public: identity is checked when the call carries one, and only then.
   const optionalIdentity = async (req: FastifyRequest, reply: FastifyReply) => {
     const h = req.headers;

@@ -11,6 +11,8 @@ export interface UcpErrorBody {
   content: string;
   path?: string;
   continue_url?: string;
+  /** identity-linking.md's errors also carry the code as a message (its examples' body). */
+  messages?: readonly Record<string, string>[];
 }
 
 export class UcpError extends Error {
@@ -28,7 +30,12 @@ export const ucpError = (
   status: number,
   code: string,
   content: string,
-  extra: { path?: string; continue_url?: string; headers?: Record<string, string> } = {},
+  extra: {
+    path?: string;
+    continue_url?: string;
+    headers?: Record<string, string>;
+    messages?: readonly Record<string, string>[];
+  } = {},
 ): UcpError =>
   new UcpError(
     status,
@@ -37,6 +44,7 @@ export const ucpError = (
       content,
       ...(extra.path ? { path: extra.path } : {}),
       ...(extra.continue_url ? { continue_url: extra.continue_url } : {}),
+      ...(extra.messages ? { messages: extra.messages } : {}),
     },
     extra.headers,
   );

@@ -1,7 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isProcurementAgent, parseSpiffeId } from '../../../lib/auth/spiffe.ts';
 import type { Logger } from '../../../lib/logger.ts';
+import { isSecretKeyShaped } from '../../../subgraphs/procurement/api-keys/key.ts';
 import { bindingAllows } from '../../../subgraphs/procurement/api-keys/profile-binding.ts';
 import type { CheckoutApiKey } from '../../../subgraphs/procurement/api-keys/types.ts';
+import { ucpScopeFor } from '../../../subgraphs/procurement/identity-linking/scopes.ts';
+import type { LinkedCaller } from '../../oauth/access-token.ts';
+import type { LinkingParts } from '../../oauth/index.ts';
 import type { ApiKeyVerifier } from '../identity/api-key.ts';
 import type { ScopePolicy } from '../scope/policy.ts';
 import { freshState } from '../state.ts';
@@ -25,6 +30,8 @@ declare module 'fastify' {
       keyScopes?: readonly string[];
       /** The agent id its orders carry. */
       agentId?: string;
+      /** The linked platform, when the call came with an identity-linking access token. */
+      linked?: LinkedCaller;
     };
   }
 }
@@ -51,19 +58,65 @@ export function ucpAgentStep(profiles: Pick<ProfileFetcher, 'check'>) {
   };
 }
 
+/** RFC 6750 §3 challenge parameters of identity linking (identity-linking.md, "Error Handling"). */
+export interface UcpChallenge {
+  /** The issuer: the challenge's `realm`, byte for byte as in the RFC 8414 metadata. */
+  readonly issuer: string;
+  /** RFC 9728 metadata URL, `resource_metadata`. */
+  readonly resourceMetadata: string;
+}
+
+const quoted = (v: string) => `"${v.replace(/["\\]/g, '')}"`;
+
+/** `WWW-Authenticate: Bearer …` with realm and resource_metadata, and the parameters given. */
+export function bearerChallenge(c: UcpChallenge | undefined, params: Record<string, string> = {}): string {
+  const all: Record<string, string> = { realm: c?.issuer ?? 'ucp', ...params };
+  if (c) all.resource_metadata = c.resourceMetadata;
+  return `Bearer ${Object.entries(all)
+    .map(([k, v]) => `${k}=${quoted(v)}`)
+    .join(', ')}`;
+}
+
+/** 401 identity_required (with error="invalid_token" when a token was sent and refused). */
+function identityRequired(c: UcpChallenge | undefined, content: string, invalid?: string) {
+  return ucpError(401, 'identity_required', content, {
+    headers: {
+      'www-authenticate': bearerChallenge(
+        c,
+        invalid ? { error: 'invalid_token', error_description: invalid } : {},
+      ),
+    },
+    messages: [{ type: 'error', code: 'identity_required', content, severity: 'requires_buyer_review' }],
+  });
+}
+
+const BEARER_TOKEN = /^bearer (\S+)$/i;
+
 /**
  * Step 1 for UCP (onRequest): the platform proves who it is with a checkout API key
  * (`Authorization: Bearer acp_…`, the ACP issue's key store: the key is bound to one agent
- * identity and its scopes, and bound to the platform's profile: keyProfileRefusal) or with an
- * RFC 9421 signature by a key in its own profile (./signature.ts). Either way the call becomes an agent identity, so every later step (scope,
- * block, rate limit, spend, approval, audit) applies as on /v2. Neither, or a failed one: 401.
+ * identity and its scopes, and bound to the platform's profile: keyProfileRefusal), with an
+ * identity-linking access token (any other bearer: an RFC 9068 JWT checked in process, no I/O;
+ * it acts as the agent identity the buyer linked, narrowed to the token's scopes) or with an
+ * RFC 9421 signature by a key in its own profile (./signature.ts). Either way the call becomes
+ * an agent identity, so every later step (scope, block, rate limit, spend, approval, audit)
+ * applies as on /v2. None: 401 `identity_required` with an RFC 6750 challenge; a failed one: 401.
  */
-export function ucpIdentityStep(keys: ApiKeyVerifier, signatures: UcpSignatureVerifier, log: Logger) {
+export function ucpIdentityStep(
+  keys: ApiKeyVerifier,
+  signatures: UcpSignatureVerifier,
+  log: Logger,
+  linking?: LinkingParts,
+) {
   return async function identity(req: FastifyRequest, reply: FastifyReply) {
     const ucp = req.ucp;
     if (!ucp) return;
-    if (req.headers.authorization !== undefined) {
-      const v = await keys.verify(req.headers.authorization);
+    const authorization = req.headers.authorization;
+    const bearer = authorization === undefined ? undefined : BEARER_TOKEN.exec(authorization)?.[1];
+    if (linking && bearer !== undefined && !isSecretKeyShaped(bearer))
+      return linkedIdentity(linking, bearer, req, reply);
+    if (authorization !== undefined) {
+      const v = await keys.verify(authorization);
       if (v.ok) {
         const refused = keyProfileRefusal(v.key, ucp.profileUrl);
         if (refused) {
@@ -82,7 +135,7 @@ export function ucpIdentityStep(keys: ApiKeyVerifier, signatures: UcpSignatureVe
       return sendUcpError(
         reply,
         ucpError(401, 'unauthorized', `Authorization failed: ${v.reason}.`, {
-          headers: { 'www-authenticate': 'Bearer realm="ucp"' },
+          headers: { 'www-authenticate': bearerChallenge(linking, { error: 'invalid_token' }) },
         }),
       );
     }
@@ -103,16 +156,50 @@ export function ucpIdentityStep(keys: ApiKeyVerifier, signatures: UcpSignatureVe
     req.agent.reason = 'identity: no credential';
     return sendUcpError(
       reply,
-      ucpError(
-        401,
-        'signature_missing',
-        'Sign the request (RFC 9421) or send Authorization: Bearer <API key>.',
-        {
-          headers: { 'www-authenticate': 'Bearer realm="ucp"' },
-        },
+      identityRequired(
+        linking,
+        'User identity is required: link the account (OAuth 2.0, see /.well-known/oauth-authorization-server), sign the request (RFC 9421) or send an API key.',
       ),
     );
   };
+}
+
+/**
+ * An identity-linking access token (gateway/oauth/access-token.ts, checked in process): refused
+ * 401 `identity_required` with `error="invalid_token"`; bound to the client's profile (403
+ * `profile_not_trusted` for another, before any fetch, as for a key); else the call acts as the
+ * linked agent identity with the token's agent scopes.
+ */
+async function linkedIdentity(
+  linking: LinkingParts,
+  bearer: string,
+  req: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const ucp = req.ucp;
+  if (!ucp) return;
+  const v = await linking.tokens.verify(bearer);
+  const id = v.ok ? parseSpiffeId(v.caller.spiffeId) : undefined;
+  if (!v.ok || !id?.ok || !isProcurementAgent(id.value, linking.trustDomains)) {
+    const reason = v.ok ? 'the linked identity is outside the trusted domains' : v.reason;
+    req.agent.reason = `identity: ${reason}`;
+    return sendUcpError(
+      reply,
+      identityRequired(linking, 'The access token is not valid here: link the account again.', reason),
+    );
+  }
+  if (!bindingAllows(v.caller.ucpProfile, ucp.profileUrl)) {
+    req.agent.reason = `identity: client ${v.caller.clientId} is bound to ${v.caller.ucpProfile}, not to ${ucp.profileUrl.slice(0, 200)}`;
+    return sendUcpError(
+      reply,
+      ucpError(403, 'profile_not_trusted', "This platform's link is not bound to the profile in UCP-Agent."),
+    );
+  }
+  req.agent.identity = id.value;
+  req.agent.identitySource = 'oauth';
+  ucp.keyScopes = v.caller.agentScopes;
+  ucp.agentId = v.caller.agentId;
+  ucp.linked = v.caller;
 }
 
 /**
@@ -143,20 +230,32 @@ export function keyProfileRefusal(
 }
 
 /**
- * Step 2 for UCP: the identity's grants from the scope policy, narrowed by a key's own scopes (as
- * on ACP). Every checkout operation needs `orders:create`, reading an order `orders:read`.
+ * Step 2 for UCP: the identity's grants from the scope policy, narrowed by the credential's own
+ * scopes (a key's, or a linked token's). Every checkout operation needs `orders:create`, reading
+ * an order `orders:read`. Refused: 403 `insufficient_scope` with the RFC 6750 challenge naming
+ * the full UCP scope set the operation needs (identity-linking.md, "insufficient_scope").
  */
-export function ucpScopeStep(policy: ScopePolicy, required: string) {
+export function ucpScopeStep(policy: ScopePolicy, required: string, challenge?: UcpChallenge) {
+  const ucpScope = ucpScopeFor(required);
   return async function authorize(req: FastifyRequest, reply: FastifyReply) {
     const id = req.agent.identity;
     if (!id || !req.ucp) return;
     const keyScopes = req.ucp.keyScopes;
     if (policy.grants(id).has(required) && (keyScopes === undefined || keyScopes.includes(required))) return;
     req.agent.reason = `scope: ${required} not granted`;
+    const content = ucpScope
+      ? `This operation requires scopes: ${ucpScope}`
+      : `This platform is not granted the scope ${required}.`;
     return sendUcpError(
       reply,
-      ucpError(403, 'insufficient_scope', `This platform is not granted the scope ${required}.`, {
-        headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${required}"` },
+      ucpError(403, 'insufficient_scope', content, {
+        headers: {
+          'www-authenticate': bearerChallenge(challenge, {
+            error: 'insufficient_scope',
+            scope: ucpScope ?? required,
+          }),
+        },
+        messages: [{ type: 'error', code: 'insufficient_scope', content, severity: 'requires_buyer_review' }],
       }),
     );
   };

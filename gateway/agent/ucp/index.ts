@@ -3,6 +3,7 @@ import type { Platform } from '../../../lib/platform.ts';
 import { publicOrigin, ucpApiBaseUrl } from '../../../lib/public-origin.ts';
 import { ucpPublicJwks, ucpSigningKey } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
 import type { CatalogService } from '../../catalog/service.ts';
+import type { LinkingParts } from '../../oauth/index.ts';
 import type { AcpParts } from '../acp/index.ts';
 import type { AgentChainParts } from '../index.ts';
 import { serveUcpToolsOnMcp } from '../mcp/ucp/binding.ts';
@@ -45,6 +46,7 @@ export async function mountUcp(
   chain: AgentChainParts,
   acp: AcpParts,
   catalog: CatalogService,
+  linking?: LinkingParts,
 ): Promise<void> {
   const { config, clock, log } = platform;
   const origin = publicOrigin(config);
@@ -63,6 +65,7 @@ export async function mountUcp(
       mcpEndpoint: `${origin}/mcp`,
       paymentHandlers: handlers,
       signingKeys: await webhookSigningKeys(platform),
+      identityLinking: linking !== undefined,
     }),
   );
   const profiles = profileFetcher({
@@ -131,6 +134,7 @@ export async function mountUcp(
     continueUrl,
     defaultRegion: config.ACP_DEFAULT_REGION,
     bodyLimit: config.ACP_BODY_LIMIT_BYTES,
+    linking,
     // The catalog's search and lookup under the same endpoint (gateway/agent/ucp/catalog.ts).
     more: (scope, signResponse) =>
       registerUcpCatalogRoutes(scope, {
@@ -147,6 +151,7 @@ export async function mountUcp(
         continueUrl,
         defaultRegion: config.ACP_DEFAULT_REGION,
         bodyLimit: config.ACP_BODY_LIMIT_BYTES,
+        linking,
       }),
   });
 }

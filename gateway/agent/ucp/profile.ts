@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { UCP_SCOPES } from '../../../subgraphs/procurement/identity-linking/scopes.ts';
 import { UCP_VERSION } from './schema/index.ts';
 
 /**
@@ -59,6 +60,29 @@ export interface ProfileInput {
   readonly paymentHandlers: Record<string, unknown[]>;
   /** The public JWKs order webhooks are signed with (UCP-B's ucpPublicJwks). */
   readonly signingKeys: readonly Record<string, unknown>[];
+  /** The OAuth 2.0 authorization server is mounted (gateway/oauth/): declare identity linking. */
+  readonly identityLinking?: boolean;
+}
+
+export const IDENTITY_LINKING = 'dev.ucp.common.identity_linking';
+
+/**
+ * `dev.ucp.common.identity_linking` (identity-linking.md): `config.scopes` holds the hard gates
+ * (checkout and order reading need a linked identity, or this system's other platform
+ * credentials), each with its description; the vocabulary (cart too) is the RFC 8414
+ * `scopes_supported`. Pure.
+ */
+export function identityLinkingCapability(): Record<string, unknown> {
+  return {
+    version: UCP_VERSION,
+    spec: `${SPEC}/identity-linking`,
+    schema: `${SCHEMAS}/common/identity_linking.json`,
+    config: {
+      scopes: Object.fromEntries(
+        UCP_SCOPES.filter((s) => s.gates).map((s) => [s.scope, { description: { plain: s.description } }]),
+      ),
+    },
+  };
 }
 
 export function businessProfile(p: ProfileInput): Record<string, unknown> {
@@ -78,8 +102,8 @@ export function businessProfile(p: ProfileInput): Record<string, unknown> {
           service('mcp', p.mcpEndpoint, 'mcp.openrpc.json'),
         ],
       },
-      capabilities: Object.fromEntries(
-        BUSINESS_CAPABILITIES.map((c) => [
+      capabilities: Object.fromEntries([
+        ...BUSINESS_CAPABILITIES.map((c) => [
           c.name,
           [
             {
@@ -91,7 +115,8 @@ export function businessProfile(p: ProfileInput): Record<string, unknown> {
             },
           ],
         ]),
-      ),
+        ...(p.identityLinking ? [[IDENTITY_LINKING, [identityLinkingCapability()]]] : []),
+      ]),
       payment_handlers: p.paymentHandlers,
     },
     signing_keys: [...p.signingKeys],

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
 import type { Logger } from '../../../lib/logger.ts';
+import type { LinkingParts } from '../../oauth/index.ts';
 import type { AuditLog } from '../audit/log.ts';
 import type { BlockStore } from '../block/store.ts';
 import type { CheckoutService } from '../checkout/service.ts';
@@ -47,4 +48,6 @@ export interface UcpRouteDeps {
   readonly carts?: UcpCartDeps;
   /** More routes of the endpoint, in its scope (its parser, errors and unmatched paths): the catalog. */
   readonly more?: (scope: FastifyInstance, signResponse: ReturnType<typeof signUcpResponses>) => void;
+  /** Identity linking (gateway/oauth/): its tokens are a credential, its challenge on 401/403. */
+  readonly linking?: LinkingParts;
 }

@@ -30,7 +30,8 @@ type Op = 'create' | 'update' | 'complete';
  * The UCP checkout REST binding (checkout-rest.md) and `GET /orders/{id}` (order-rest.md) as the
  * agent chain's visible sequence of hooks, the same steps as ACP and POST /v2/orders:
  *
- *   onRequest     0 UCP-Agent (400) → 1 identity: API key or RFC 9421 signature (401) → 2 scope (403)
+ *   onRequest     0 UCP-Agent (400) → 1 identity: API key, linked token or RFC 9421 signature (401)
+ *                 → 2 scope (403)
  *                 → 3 block (429) → 4 rate limit (429) → 4' platform profile, version, negotiation
  *                 (400/422/424; 200 capabilities_incompatible)
  *   preParsing    5 media type, announced size (415, 413)
@@ -46,8 +47,8 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
   const blockOptions = { store: d.blocks, clock: d.clock, log: d.log };
   const gate = (scope: string, root: string) => [
     ucpAgentStep(d.profiles),
-    ucpIdentityStep(d.keys, d.signatures, d.log),
-    ucpScopeStep(d.policy, scope),
+    ucpIdentityStep(d.keys, d.signatures, d.log, d.linking),
+    ucpScopeStep(d.policy, scope, d.linking),
     blockStep(blockOptions),
     rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
     ucpProfileStep(d.profiles, root, d.continueUrl),

@@ -1,0 +1,206 @@
+/**
+ * Identity linking end to end (docs/identity-linking.md): the metadata, a platform's code flow
+ * with PKCE through the console's consent page, the token endpoint, and a UCP checkout made
+ * with the access token acting as the linked agent identity.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readUcpDocuments } from '../../gateway/agent/ucp/schema/files.ts';
+import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { issueKey } from '../acp/support/acp.ts';
+import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../ucp/support/ucp.ts';
+import { expectUcp } from '../ucp/support/validate.ts';
+import { form, link } from './support/platform.ts';
+
+const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/linked-buyer';
+const SCOPE = 'dev.ucp.shopping.checkout:manage dev.ucp.shopping.order:read';
+const REDIRECT = 'http://127.0.0.1/callback';
+const REGISTER = `mutation ($input: RegisterOAuthClientInput!) {
+  registerOAuthClient(input: $input) { clientId name redirectUris tokenEndpointAuthMethod ucpProfile }
+}`;
+const LINKED =
+  '{ linkedPlatforms { grantId clientId clientName linkedBy spiffeId agentId scopes revokedAt revokedBy } }';
+const REVOKE = 'mutation ($g: ID!) { revokeLinkedPlatform(grantId: $g) { grantId revokedAt revokedBy } }';
+
+describe('identity linking', () => {
+  let sys: TestSystem;
+  let profiles: ProfileServer;
+  let profileUrl: string;
+  let admin: string;
+  let publicClient: string;
+
+  beforeAll(async () => {
+    sys = await startEmbedded({ UCP_PROFILE_ALLOW_INSECURE: 'true' });
+    profiles = await startProfileServer();
+    profileUrl = profiles.set('/profile.json', platformProfile());
+    await issueKey(sys, {
+      spiffeId: SPIFFE,
+      scopes: ['orders:create', 'orders:read'],
+      ucpProfile: profiles.origin,
+    });
+    admin = await sys.token(['agents:admin'], 'buyer-admin');
+    const reg = await sys.gql(REGISTER, {
+      token: admin,
+      variables: { input: { name: 'Agent app', redirectUris: [REDIRECT], ucpProfile: profiles.origin } },
+    });
+    expect(reg.errors).toBeUndefined();
+    const client = (
+      reg.data as { registerOAuthClient: { clientId: string; tokenEndpointAuthMethod: string } }
+    ).registerOAuthClient;
+    expect(client.tokenEndpointAuthMethod).toBe('none');
+    publicClient = client.clientId;
+  }, 60_000);
+
+  afterAll(async () => {
+    await profiles?.close();
+    await sys?.close();
+  });
+
+  it('publishes RFC 8414 metadata with the UCP scopes, S256 and iss in the response', async () => {
+    const res = await fetch(`${sys.url}/.well-known/oauth-authorization-server`);
+    expect(res.status).toBe(200);
+    const m = (await res.json()) as Record<string, unknown>;
+    expect(m.scopes_supported).toEqual(expect.arrayContaining(SCOPE.split(' ')));
+    expect(m.code_challenge_methods_supported).toEqual(['S256']);
+    expect(m.token_endpoint_auth_methods_supported).toEqual(['private_key_jwt', 'none']);
+    expect(m.authorization_response_iss_parameter_supported).toBe(true);
+  });
+
+  it('publishes RFC 9728 metadata for the UCP endpoint at its well-known paths', async () => {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/ucp',
+      '/.well-known/oauth-protected-resource',
+    ]) {
+      const m = (await (await fetch(`${sys.url}${path}`)).json()) as Record<string, unknown>;
+      expect(m.resource).toBe(
+        `${sys.platform.config.PUBLIC_BASE_URL ?? `http://${sys.config.HOST}:${sys.config.PORT}`}/ucp`,
+      );
+      expect(m.authorization_servers).toHaveLength(1);
+      expect(m.scopes_supported).toEqual(expect.arrayContaining(SCOPE.split(' ')));
+    }
+  });
+
+  it('declares dev.ucp.common.identity_linking in /.well-known/ucp, valid against the vendored schema', async () => {
+    const doc = (await (await fetch(`${sys.url}/.well-known/ucp`)).json()) as {
+      ucp: {
+        capabilities: Record<
+          string,
+          { config: { scopes: Record<string, { description: { plain: string } }> } }[]
+        >;
+      };
+    };
+    expectUcp('business_profile', doc);
+    const entry = doc.ucp.capabilities['dev.ucp.common.identity_linking']?.[0];
+    expect(Object.keys(entry?.config.scopes ?? {}).sort()).toEqual(SCOPE.split(' ').sort());
+    for (const s of Object.values(entry?.config.scopes ?? {}))
+      expect(s.description.plain.length).toBeGreaterThan(10);
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    for (const d of readUcpDocuments()) ajv.addSchema(d.schema);
+    const business = ajv.getSchema(
+      'https://ucp.dev/schemas/common/identity_linking.json#/$defs/dev.ucp.common.identity_linking/business_schema',
+    );
+    expect(business?.(entry), JSON.stringify(business?.errors)).toBe(true);
+  });
+
+  it('links an account and checks out with the access token', async () => {
+    const port = 49_152 + Math.floor(Math.random() * 1000);
+    const redirectUri = `http://127.0.0.1:${port}/callback`;
+    const r = await link({
+      base: sys.url,
+      clientId: publicClient,
+      redirectUri,
+      scope: SCOPE,
+      adminToken: admin,
+      spiffeId: SPIFFE,
+    });
+    expect(`${r.location.origin}${r.location.pathname}`).toBe(redirectUri);
+    const issuer =
+      sys.platform.config.PUBLIC_BASE_URL ?? `http://${sys.platform.config.HOST}:${sys.platform.config.PORT}`;
+    expect(r.location.searchParams.get('iss')).toBe(issuer);
+    expect(r.location.searchParams.get('state')).toBe(r.state);
+    const code = r.location.searchParams.get('code') as string;
+    const t = await form(`${sys.url}/oauth/token`, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: r.verifier,
+      client_id: publicClient,
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+    const at = String(t.body.access_token);
+    expect(decodeProtectedHeader(at).typ).toBe('at+jwt');
+    const claims = decodeJwt(at);
+    expect(claims).toMatchObject({ iss: issuer, client_id: publicClient, scope: SCOPE, spiffe_id: SPIFFE });
+    const created = await ucpCall(sys.url, { key: at, profileUrl }, 'POST', '/checkout-sessions', {
+      line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 1 }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+
+    // The buyer sees the link, revokes it, and the platform's token is refused at once.
+    const listed = await sys.gql(LINKED, { token: admin });
+    const links = (
+      listed.data as {
+        linkedPlatforms: { grantId: string; clientId: string; spiffeId: string; linkedBy: string }[];
+      }
+    ).linkedPlatforms;
+    const mine = links.find((l) => l.grantId === claims.grant_id);
+    expect(mine).toMatchObject({ clientId: publicClient, spiffeId: SPIFFE, linkedBy: 'buyer-admin' });
+    const revoked = await sys.gql(REVOKE, { token: admin, variables: { g: claims.grant_id } });
+    expect(revoked.errors).toBeUndefined();
+    expect(revoked.data).toMatchObject({ revokeLinkedPlatform: { revokedBy: 'buyer-admin' } });
+    const after = await ucpCall(sys.url, { key: at, profileUrl }, 'POST', '/checkout-sessions', {
+      line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 1 }],
+    });
+    expect(after.status).toBe(401);
+    const refreshed = await form(`${sys.url}/oauth/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: String(t.body.refresh_token),
+      client_id: publicClient,
+    });
+    expect(refreshed.body.error).toBe('invalid_grant');
+  });
+
+  it.each([
+    [
+      'http to a non-loopback host',
+      { name: 'P', redirectUris: ['http://platform.example/cb'], ucpProfile: 'https://p.example' },
+      'redirectUris',
+    ],
+    ['no redirect URI', { name: 'P', redirectUris: [], ucpProfile: 'https://p.example' }, 'redirectUris'],
+    [
+      'a private key in jwks',
+      {
+        name: 'P',
+        redirectUris: ['https://p.example/cb'],
+        jwks: '{"keys":[{"kty":"EC","d":"x"}]}',
+        ucpProfile: 'https://p.example',
+      },
+      'jwks',
+    ],
+    [
+      'jwks that is not JSON',
+      { name: 'P', redirectUris: ['https://p.example/cb'], jwks: '{', ucpProfile: 'https://p.example' },
+      'jwks',
+    ],
+    [
+      'an empty name',
+      { name: ' ', redirectUris: ['https://p.example/cb'], ucpProfile: 'https://p.example' },
+      'name',
+    ],
+  ])('refuses to register a client with %s (BAD_USER_INPUT)', async (_what, input, field) => {
+    const r = await sys.gql(REGISTER, { token: admin, variables: { input } });
+    expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+  });
+
+  it('registers clients and lists links for agents:admin only', async () => {
+    const other = await sys.token(['orders:read'], 'someone');
+    const reg = await sys.gql(REGISTER, {
+      token: other,
+      variables: { input: { name: 'P', redirectUris: [REDIRECT], ucpProfile: 'https://p.example' } },
+    });
+    expect(reg.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await sys.gql(LINKED, { token: other })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await sys.gql(LINKED)).errors?.[0]?.extensions?.code).toMatch(/UNAUTHENTICATED|FORBIDDEN/);
+  });
+});
