@@ -50,6 +50,24 @@ describe('AP2 evidence with the order, and over MCP', () => {
         platform_kid: KID,
       },
     });
+    // Operators read the same evidence over GraphQL (orders:read), with the order.
+    const op = await w.sys.gql(
+      `query($id: ID!) { purchaseOrder(orderId: $id) { orderId authorization {
+         type checkoutMandate mandateSha256 merchantAuthorization merchantKid platformProfile platformKid verifiedAt } } }`,
+      { token: await w.sys.token(['orders:read']), variables: { id: orderId } },
+    );
+    expect(op.errors).toBeUndefined();
+    const wire = mine.body.authorization as Record<string, string>;
+    expect((op.data as { purchaseOrder: { authorization: unknown } }).purchaseOrder.authorization).toEqual({
+      type: wire.type,
+      checkoutMandate: wire.checkout_mandate,
+      mandateSha256: wire.mandate_sha256,
+      merchantAuthorization: wire.merchant_authorization,
+      merchantKid: wire.merchant_kid,
+      platformProfile: wire.platform_profile,
+      platformKid: wire.platform_kid,
+      verifiedAt: wire.verified_at,
+    });
     // From the evidence alone: the checkout the user confirmed, and the business's signature on it.
     const claims = (await new SDJwtVcInstance({ hasher: digest }).getClaims(m)) as { checkout: Checkout };
     expect(claims.checkout.id).toBe(c.id);

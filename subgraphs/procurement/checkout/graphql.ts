@@ -4,9 +4,15 @@ import type { RequestContext } from '../../../lib/auth/context.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { migrate } from '../../../lib/db/index.ts';
 import type { Platform } from '../../../lib/platform.ts';
+import type { PurchaseOrder } from '../domain/purchase-order.ts';
 import { textOfCents } from '../spend/policy.ts';
 import { checkoutMigrations } from './migrations.ts';
-import { type CheckoutSession, effectiveStatus, type SessionStatus } from './session.ts';
+import {
+  type CheckoutSession,
+  effectiveStatus,
+  type OrderAuthorization,
+  type SessionStatus,
+} from './session.ts';
 import { sqlCheckoutSessionStore } from './sql.ts';
 import type { CheckoutSessionStore } from './store.ts';
 
@@ -58,6 +64,18 @@ export function sessionView(s: CheckoutSession, nowMs: number) {
   };
 }
 
+/** An order's AP2 evidence as the SDL's OrderAuthorization. */
+const authorizationView = (a: OrderAuthorization) => ({
+  type: a.kind,
+  checkoutMandate: a.mandate,
+  mandateSha256: a.mandateSha256,
+  merchantAuthorization: a.merchantAuthorization,
+  merchantKid: a.merchantKid,
+  platformProfile: a.platformProfile,
+  platformKid: a.platformKid,
+  verifiedAt: iso(a.verifiedAt),
+});
+
 /**
  * The statuses to ask the store for: the stored status of an open session past its expiry is
  * still open (the service marks it when the session is next touched), so EXPIRED also reads the
@@ -84,6 +102,14 @@ export function checkoutSessionResolvers(
   clock: Clock,
 ): GraphQLResolverMap<RequestContext> {
   return {
+    PurchaseOrder: {
+      // The session the order completed, read only for its owner's order (the one it placed).
+      authorization: async (o: PurchaseOrder) => {
+        const s = o.checkoutSessionId ? await store.get(o.checkoutSessionId) : null;
+        const a = s && s.owner === o.spiffeId ? s.authorization : undefined;
+        return a ? authorizationView(a) : null;
+      },
+    },
     Query: {
       checkoutSessions: async (
         _: unknown,
