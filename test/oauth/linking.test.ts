@@ -161,6 +161,71 @@ describe('identity linking', () => {
     expect(refreshed.body.error).toBe('invalid_grant');
   });
 
+  it("goes the issue's whole way: linked, a UCP cart built, converted, completed on account; revoked, refused", async () => {
+    // The platform's profile offers the cart (no fulfillment: the checkout is ready at once).
+    const cartProfile = profiles.set(
+      '/cart-profile.json',
+      platformProfile({ capabilities: ['checkout', 'order', 'cart'] }),
+    );
+    const port = 49_152 + Math.floor(Math.random() * 1000);
+    const redirectUri = `http://127.0.0.1:${port}/callback`;
+    const r = await link({
+      base: sys.url,
+      clientId: publicClient,
+      redirectUri,
+      scope: SCOPE,
+      adminToken: admin,
+      spiffeId: SPIFFE,
+    });
+    const t = await form(`${sys.url}/oauth/token`, {
+      grant_type: 'authorization_code',
+      code: r.location.searchParams.get('code') as string,
+      redirect_uri: redirectUri,
+      code_verifier: r.verifier,
+      client_id: publicClient,
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+    const as = { key: String(t.body.access_token), profileUrl: cartProfile };
+    const cart = await ucpCall(sys.url, as, 'POST', '/carts', {
+      line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 2 }],
+    });
+    expect(cart.status, JSON.stringify(cart.body)).toBe(201);
+    expectUcp('cart', cart.body);
+    const checkout = await ucpCall(sys.url, as, 'POST', '/checkout-sessions', {
+      cart_id: cart.body.id,
+      line_items: [],
+    });
+    expect(checkout.status, JSON.stringify(checkout.body)).toBe(201);
+    expect((checkout.body.line_items as { quantity: number }[]).map((l) => l.quantity)).toEqual([2]);
+    const done = await ucpCall(sys.url, as, 'POST', `/checkout-sessions/${checkout.body.id}/complete`, {
+      payment: {
+        instruments: [
+          {
+            id: 'po_1',
+            handler_id: 'purchase_order',
+            type: 'purchase_order',
+            selected: true,
+            credential: { type: 'purchase_order', purchase_order_number: 'PO-LINKED-1' },
+          },
+        ],
+      },
+    });
+    expect(done.body.status, JSON.stringify(done.body)).toBe('completed');
+    // The order is the linked identity's: its owner reads it over the agent API.
+    const orderId = (done.body.order as { id: string }).id;
+    const own = await fetch(`${sys.url}/api/v2/procurement/orders/${orderId}`, {
+      headers: { 'x-spiffe-id': SPIFFE },
+    });
+    expect(own.status).toBe(200);
+    // The buyer revokes the link: the next cart is refused at once.
+    const revoked = await sys.gql(REVOKE, { token: admin, variables: { g: decodeJwt(as.key).grant_id } });
+    expect(revoked.errors).toBeUndefined();
+    const after = await ucpCall(sys.url, as, 'POST', '/carts', {
+      line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 1 }],
+    });
+    expect(after.status).toBe(401);
+  });
+
   it.each([
     [
       'http to a non-loopback host',
