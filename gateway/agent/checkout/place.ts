@@ -7,7 +7,6 @@ import {
   withProblem,
   withStatus,
 } from '../../../subgraphs/procurement/checkout/session.ts';
-import { consentOf } from '../../../subgraphs/procurement/domain/buyer-consent.ts';
 import {
   checkoutRequest,
   InvalidPlaceOrder,
@@ -171,7 +170,6 @@ export function createPlacement(d: CheckoutDeps, price: Price, core: SessionCore
     if (repriced) return repriced;
 
     const approval = decideApproval(spend.status ?? undefined, request);
-    const consent = consentOf(s.buyer?.consent);
     try {
       const placed = await d.orders.place({
         request,
@@ -183,8 +181,9 @@ export function createPlacement(d: CheckoutDeps, price: Price, core: SessionCore
         total,
         checkoutSessionId: s.id,
         // The consent a protocol kept on the buyer (UCP's buyer consent extension, when
-        // negotiated) goes with the order and its events; the domain keeps the known choices.
-        ...(consent ? { buyerConsent: consent } : {}),
+        // negotiated) goes with the order and its events; the domain keeps the known choices
+        // (domain/buyer-consent.ts), here and behind the internal HTTP route alike.
+        ...(s.buyer?.consent !== undefined ? { buyerConsent: s.buyer.consent } : {}),
       });
       const to = placed.status === 'PENDING_APPROVAL' ? 'pending_approval' : 'completed';
       const next = withStatus(s, to, d.clock.now(), { orderId: placed.order_id });

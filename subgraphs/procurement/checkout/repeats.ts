@@ -90,6 +90,7 @@ export function spreadQuote(
       return j === undefined ? null : { j, parts: splitCents(centsOf(x.amount), weightsOf[j] ?? []) };
     }),
   );
+  const allShares = shares.flat();
   const lines: QuotedCart['lines'][number][] = [];
   const levels: (number | undefined)[] = [];
   const quotedItems: number[] = [];
@@ -99,9 +100,8 @@ export function spreadQuote(
     if (!l) return;
     const weights = weightsOf[j] ?? [];
     const base = splitCents(centsOf(l.lineTotal), weights);
-    const allocated = weights.map((_, k) =>
-      shares.flat().reduce((sum, s) => sum + (s && s.j === j ? (s.parts[k] as number) : 0), 0),
-    );
+    const mine = allShares.filter((x) => x?.j === j);
+    const allocated = weights.map((_, k) => mine.reduce((sum, x) => sum + (x?.parts[k] as number), 0));
     const whole = allocated.reduce((a, b) => a + b, 0) === centsOf(l.discount);
     const discount = whole ? allocated : splitCents(centsOf(l.discount), weights);
     firstAt.push(lines.length);
