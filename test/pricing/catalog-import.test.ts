@@ -351,6 +351,41 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     }
   });
 
+  it('refreshes the statistics of an import that changed enough before it says DONE, and counts it once', async () => {
+    const statements: string[] = [];
+    const query = db.query.bind(db);
+    (db as { query: Db['query'] }).query = ((sql: string, params?: readonly unknown[]) => {
+      statements.push(sql);
+      return query(sql, params);
+    }) as Db['query'];
+    try {
+      await db.query('UPDATE catalog_imports SET analysed = true');
+      const [r] = await db.query<{ rows: number }>(
+        `SELECT (SELECT reltuples FROM pg_class WHERE oid = 'catalog_product_groups'::regclass)::float8 AS rows`,
+      );
+      const many = ANALYSE_THRESHOLD + Math.ceil(0.1 * Math.max(0, Number(r?.rows))) + 5;
+      const lines = Array.from({ length: many }, (_, i) =>
+        line(product(`bulk-${i}`, `Bulk Bench ${i}`, [{ id: `bulk-${i}-a`, cents: 1000 + i }])),
+      );
+      expect(await importLines('PARTIAL', lines, 50)).toMatchObject({ status: 'DONE', created: many });
+      const analyse = statements.findIndex((s) => s.startsWith('ANALYZE'));
+      const done = statements.findIndex((s) => s.includes("SET status = 'DONE'"));
+      expect(analyse).toBeGreaterThanOrEqual(0);
+      expect(done).toBeGreaterThan(analyse);
+      // Counted by that ANALYZE: the next small import does not add it again.
+      const [left] = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM catalog_imports WHERE NOT analysed',
+      );
+      expect(Number(left?.n)).toBe(0);
+      const before = statements.filter((s) => s.startsWith('ANALYZE')).length;
+      const one = line(product('bulk-x', 'Bulk Bench Extra', [{ id: 'bulk-x-a', cents: 999 }]));
+      expect(await importLines('PARTIAL', [one])).toMatchObject({ status: 'DONE', created: 1 });
+      expect(statements.filter((s) => s.startsWith('ANALYZE')).length).toBe(before);
+    } finally {
+      (db as { query: Db['query'] }).query = query;
+    }
+  });
+
   it('refuses to commit a full import without one accepted product (it would empty the catalog)', async () => {
     const { id } = await imports.start({ mode: 'FULL', metadata: META });
     await imports.append(id, 1, ['not json']);

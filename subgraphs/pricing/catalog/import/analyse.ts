@@ -13,8 +13,11 @@ import { analyseCatalog } from '../catalog.ts';
 export const ANALYSE_THRESHOLD = 50;
 export const ANALYSE_SCALE = 0.1;
 
-/** Refreshes the statistics if the imports not yet counted changed enough; returns whether it did. */
-export async function analyseIfChanged(q: Queryable): Promise<boolean> {
+/**
+ * Refreshes the statistics if the imports not yet counted changed enough; returns whether it did.
+ * `committing`: the import whose commit asks, before it is DONE; its changes are counted as well.
+ */
+export async function analyseIfChanged(q: Queryable, committing?: string): Promise<boolean> {
   const [r] = await q.query<{ changed: number; rows: number }>(
     `SELECT (SELECT coalesce(sum(created + updated + removed), 0)::int FROM catalog_imports WHERE NOT analysed) AS changed,
             (SELECT reltuples FROM pg_class WHERE oid = 'catalog_product_groups'::regclass)::float8 AS rows`,
@@ -24,9 +27,12 @@ export async function analyseIfChanged(q: Queryable): Promise<boolean> {
   // reltuples is -1 for a table never analysed (PostgreSQL 14 and later).
   if (changed === 0 || (rows >= 0 && changed <= ANALYSE_THRESHOLD + ANALYSE_SCALE * rows)) return false;
   await analyseCatalog(q);
-  // An import still open or committing has not changed the catalog yet: it counts later.
+  // Another import still open or committing has not changed the catalog yet: it counts later.
+  // The one that asks has: its products are written and the statistics just read them.
   await q.query(
-    `UPDATE catalog_imports SET analysed = true WHERE NOT analysed AND status IN ('DONE', 'FAILED', 'CANCELLED')`,
+    `UPDATE catalog_imports SET analysed = true
+      WHERE NOT analysed AND (status IN ('DONE', 'FAILED', 'CANCELLED') OR id = $1)`,
+    [committing ?? null],
   );
   return true;
 }

@@ -131,7 +131,7 @@ export function createCommit(deps: ImportDeps, mustRead: (id: string) => Promise
       }
       // Statistics before DONE, as the indexes' merge: a search that starts when the caller sees
       // DONE is planned on them (one started during the refresh after DONE was slower).
-      await analyseIfChanged(db);
+      await analyseIfChanged(db, id);
       await db.query(
         `UPDATE catalog_imports SET status = 'DONE', replaced = $2, note = $3, finished_at = now(), updated_at = now() WHERE id = $1`,
         [id, replaced, note],
