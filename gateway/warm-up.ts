@@ -1,8 +1,9 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { openConnections, sendUntil, type WarmUpReport } from '../lib/http/warm-up.ts';
+import { openConnections, sendUntil, type WarmUpReport, type WarmUpSend } from '../lib/http/warm-up.ts';
 import type { Platform } from '../lib/platform.ts';
+import { acpApiBaseUrl } from '../lib/public-origin.ts';
 import { priceCalculateWarmUp } from '../subgraphs/pricing/warm-up.ts';
-import { orderWarmUp } from './agent/rehearsal.ts';
+import { checkoutWarmUp, orderWarmUp } from './agent/rehearsal.ts';
 
 /** The contract's SKU form (schemas/openapi): a catalog SKU of another form cannot be ordered. */
 const ORDER_SKU = /^SKU-[A-Z]{3}-\d{6}$/;
@@ -84,7 +85,8 @@ async function warmPaths(
     query: QUOTE,
     variables: { input: { lines, currency: 'USD', region: 'US', customerId: 'warm-up' } },
   });
-  const sends: ((n: number) => InjectOptions)[] = [
+  const orderSkus = skus.filter((s) => ORDER_SKU.test(s));
+  const sends: WarmUpSend[] = [
     () => ({ method: 'GET', url: `/cart/quote?${rest}` }),
     () => ({
       method: 'POST',
@@ -97,8 +99,16 @@ async function warmPaths(
       ? [
           orderWarmUp(
             platform.config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
-            skus.find((s) => ORDER_SKU.test(s)) ?? 'SKU-WRM-000001',
+            orderSkus[0] ?? 'SKU-WRM-000001',
           ),
+          ...(orderSkus.length > 0
+            ? [
+                checkoutWarmUp(
+                  new URL(acpApiBaseUrl(platform.config)).pathname.replace(/\/+$/, ''),
+                  orderSkus,
+                ),
+              ]
+            : []),
         ]
       : []),
   ];

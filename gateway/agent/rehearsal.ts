@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import type { Rehearsals } from '../../lib/http/rehearsal.ts';
+import type { WarmUpFlow } from '../../lib/http/warm-up.ts';
 import { sendProblem } from '../../lib/problem.ts';
+import { ACP_VERSION } from './acp/version.ts';
 import type { AuditLog } from './audit/log.ts';
 import { unverifiedIdentity } from './problems.ts';
 
@@ -83,4 +85,53 @@ export function orderWarmUp(trustDomain: string, sku: string): (n: number) => In
       max_budget_usd: n % 3 ? 120.5 : 42,
     }),
   });
+}
+
+/**
+ * The n-th warm-up checkout (issue 48): an ACP session created, updated and completed on account
+ * by the reserved identity, so the session core, its store's statements, the completion's spend,
+ * redemption and order steps and ACP's rendering are compiled before the first real checkout.
+ * The identity step takes this process's token for the reserved identity's key (acp/identity.ts);
+ * the order is rolled back, what it reserved and redeemed given back (checkout/place.ts), no
+ * idempotency record kept, and the sessions deleted when the warm-up ends (acp/index.ts).
+ */
+export function checkoutWarmUp(basePath: string, skus: readonly string[]): WarmUpFlow {
+  const run = randomUUID();
+  const headers = (n: number, step: string) => ({
+    'content-type': 'application/json',
+    'api-version': ACP_VERSION,
+    'idempotency-key': `warm-up-${run}-${n}-${step}`,
+    'x-trace-id': `warm-up-checkout-${n}`,
+  });
+  const items = (n: number, more: number) =>
+    skus.slice(0, 2).map((sku, i) => ({ id: sku, quantity: 1 + ((n + i + more) % 3) }));
+  const create = (n: number): InjectOptions => ({
+    method: 'POST',
+    url: `${basePath}/checkout_sessions`,
+    headers: headers(n, 'create'),
+    payload: JSON.stringify({ currency: 'usd', capabilities: {}, line_items: items(n, 0) }),
+  });
+  return {
+    first: create(0),
+    async run(n, send) {
+      const created = await send(create(n));
+      if (created.status !== 201) return;
+      const { id } = JSON.parse(created.body) as { id: string };
+      const updated = await send({
+        method: 'POST',
+        url: `${basePath}/checkout_sessions/${id}`,
+        headers: headers(n, 'update'),
+        payload: JSON.stringify({ line_items: items(n, 1) }),
+      });
+      if (updated.status !== 200) return;
+      await send({
+        method: 'POST',
+        url: `${basePath}/checkout_sessions/${id}/complete`,
+        headers: headers(n, 'complete'),
+        payload: JSON.stringify({
+          payment_data: { purchase_order_number: `PO-WARM-UP-${n}`, payment_terms: 'net_30' },
+        }),
+      });
+    },
+  };
 }

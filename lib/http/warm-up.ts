@@ -21,6 +21,26 @@ export interface WarmUpReport {
   readonly failures?: readonly string[];
 }
 
+/** A warm-up request's answer. */
+export interface WarmUpAnswer {
+  readonly status: number;
+  readonly body: string;
+}
+
+/**
+ * Requests that depend on each other's answers (a checkout session created, updated, then
+ * completed by its id): `run` sends them in turn through `send`, which counts each as the
+ * warm-up counts any request.
+ */
+export interface WarmUpFlow {
+  /** Its first request: the flow is left out where this process does not serve that route. */
+  readonly first: InjectOptions;
+  run(n: number, send: (request: InjectOptions) => Promise<WarmUpAnswer>): Promise<void>;
+}
+
+/** One of the warm-up's kinds of request: a request made from n, or a flow. */
+export type WarmUpSend = ((n: number) => InjectOptions) | WarmUpFlow;
+
 /** How many failed warm-up requests the report names. */
 const FAILURES_NAMED = 5;
 
@@ -85,14 +105,14 @@ async function loopbackOrigin(app: FastifyInstance, waitMs: number): Promise<str
  */
 export async function sendUntil(
   app: FastifyInstance,
-  requests: readonly ((n: number) => InjectOptions)[],
+  requests: readonly WarmUpSend[],
   o: { deadline: number; concurrency?: number },
 ): Promise<{ requests: number; failed: number; failures?: string[] }> {
   let sent = 0;
   let failed = 0;
   const failures: string[] = [];
   const served = requests.filter((make) => {
-    const r = make(0);
+    const r = typeof make === 'function' ? make(0) : make.first;
     return app.hasRoute({ method: r.method ?? 'GET', url: String(r.url ?? '/').split('?')[0] ?? '/' });
   });
   if (served.length === 0) return { requests: 0, failed: 0 };
@@ -103,7 +123,7 @@ export async function sendUntil(
   // The process's token on every warm-up request: the orders' rehearsals need it
   // (lib/http/rehearsal.ts), the other routes ignore it. Apps without rehearsals send none.
   const token = (app as Partial<Pick<FastifyInstance, 'rehearsals'>>).rehearsals?.token;
-  const send = async (request: InjectOptions): Promise<{ status: number; body: string }> => {
+  const send = async (request: InjectOptions): Promise<WarmUpAnswer> => {
     const r = token
       ? { ...request, headers: { ...(request.headers ?? {}), [REHEARSAL_HEADER]: token } }
       : request;
@@ -124,21 +144,26 @@ export async function sendUntil(
   // One counter for all workers: each n is sent once (a request made from n, an order's
   // Idempotency-Key say, is not sent twice at once), the kinds in turn.
   let next = 0;
+  const counted = async (request: InjectOptions): Promise<WarmUpAnswer> => {
+    const res = await send(request).catch(() => ({ status: 0, body: '' }));
+    sent++;
+    // A GraphQL answer with errors is a 200 too: a warm-up query that broke must show.
+    const graphqlErrors = String(request.url).startsWith('/graphql') && res.body.includes('"errors":');
+    if (res.status < 200 || res.status >= 300 || graphqlErrors) {
+      failed++;
+      if (failures.length < FAILURES_NAMED)
+        failures.push(
+          `${request.method ?? 'GET'} ${String(request.url).split('?')[0]} ${res.status} ${res.body.slice(0, 160)}`,
+        );
+    }
+    return res;
+  };
   const worker = async () => {
     while (performance.now() < o.deadline) {
       const n = next++;
-      const request = (served[n % served.length] as (n: number) => InjectOptions)(n);
-      const res = await send(request).catch(() => ({ status: 0, body: '' }));
-      sent++;
-      // A GraphQL answer with errors is a 200 too: a warm-up query that broke must show.
-      const graphqlErrors = String(request.url).startsWith('/graphql') && res.body.includes('"errors":');
-      if (res.status < 200 || res.status >= 300 || graphqlErrors) {
-        failed++;
-        if (failures.length < FAILURES_NAMED)
-          failures.push(
-            `${request.method ?? 'GET'} ${String(request.url).split('?')[0]} ${res.status} ${res.body.slice(0, 160)}`,
-          );
-      }
+      const kind = served[n % served.length] as WarmUpSend;
+      if (typeof kind === 'function') await counted(kind(n));
+      else await kind.run(n, counted).catch(() => {});
     }
   };
   try {

@@ -84,6 +84,16 @@ function storeSuite(name: string, open: () => Promise<{ db: Db; drop?: () => Pro
       expect(await store.get(s.id)).toEqual(next);
     });
 
+    it('removes the sessions named, and only those (the warm-up leaves no row)', async () => {
+      const [a, b, c] = [session(), session(), session()];
+      for (const s of [a, b, c]) await store.insert(s);
+      expect(await store.remove([a.id, c.id, 'cs_unknown'])).toBe(2);
+      expect(await store.get(a.id)).toBeNull();
+      expect(await store.get(c.id)).toBeNull();
+      expect(await store.get(b.id)).toEqual(b);
+      expect(await store.remove([])).toBe(0);
+    });
+
     it('in one batch: many sessions, each write with its own outcome', async () => {
       const made = Array.from({ length: 40 }, () => session());
       // All issued in one turn: they are written by one or two statements.
@@ -225,6 +235,18 @@ describe('the cached store (embedded: one process, one writer)', () => {
     expect(await table.get(s.id)).toEqual(later);
     // Nothing is done for a change that is not over the version known here.
     expect(store.replaceBehind?.(withStatus(done, 'canceled', 5_000))).toBe(false);
+  });
+
+  it('removes a session after its write behind landed, from memory and the row', async () => {
+    const store = cachedSessionStore(table);
+    const s = session();
+    await store.insert(s);
+    await store.hold?.(mark(s));
+    // Not awaited: the remove must wait for it, or the write would bring the row back.
+    void store.replaceBehind?.(withStatus(mark(s), 'completed', 3_000, { orderId: 'ord_9' }));
+    expect(await store.remove([s.id])).toBe(1);
+    expect(await store.get(s.id)).toBeNull();
+    expect(await table.get(s.id)).toBeNull();
   });
 
   it('forgets a change behind whose write lost (the row was changed by another writer)', async () => {

@@ -202,6 +202,7 @@ describe('checkoutSessions resolver (a store in memory, a clock)', () => {
       insert: async () => true,
       get: async () => null,
       replace: async () => true,
+      remove: async () => 0,
       list: async (q) => {
         reads.push(q.limit);
         return rows

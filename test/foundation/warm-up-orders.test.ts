@@ -1,13 +1,17 @@
 /**
- * The warm-up rehearses orders (issue 48): before ready, a starting system sends itself whole
- * orders for a reserved identity; every step runs, the store's statements are rolled back, and
- * the audit records one entry that the warm-up ran. Nothing is bought and no row is left behind.
+ * The warm-up rehearses orders and checkouts (issue 48): before ready, a starting system sends
+ * itself whole orders and ACP checkouts (create, update, complete) for a reserved identity; every
+ * step runs, the order's statements are rolled back, what a completion reserved or redeemed is
+ * given back, its sessions deleted, and the audit records one entry that the warm-up ran.
+ * Nothing is bought and no row is left behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACP_VERSION } from '../../gateway/agent/acp/version.ts';
 import { WARM_UP_AGENT_PATH } from '../../gateway/agent/rehearsal.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { REHEARSAL_HEADER } from '../../lib/http/rehearsal.ts';
 import { orderDomainOf } from '../../subgraphs/procurement/index.ts';
+import { issueKey } from '../acp/support/acp.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const WARM_UP_AGENT = `spiffe://example.org${WARM_UP_AGENT_PATH}`;
@@ -25,10 +29,14 @@ const rows = async () => ({
   orders: await count('purchase_orders'),
   outbox: await count('procurement_outbox'),
   changes: await count('purchase_order_changes'),
+  sessions: await count('checkout_sessions'),
+  replies: await count('agent_idempotency'),
+  redemptions: await count('promotion_redemption_orders'),
 });
+const NOTHING = { orders: 0, outbox: 0, changes: 0, sessions: 0, replies: 0, redemptions: 0 };
 
 beforeAll(async () => {
-  sys = await startEmbedded({ WARM_UP_MS: '1500' });
+  sys = await startEmbedded({ WARM_UP_MS: '2500' });
   for (;;) {
     if ((await fetch(`${sys.url}/readyz`)).status === 200) break;
     await new Promise((r) => setTimeout(r, 20));
@@ -37,17 +45,20 @@ beforeAll(async () => {
 afterAll(() => sys?.close());
 
 describe('the warm-up rehearses orders before ready', () => {
-  it('ran orders through the whole chain, stored none, and audited only that it ran', async () => {
+  it('ran orders and checkouts through the whole chain, stored none, and audited only that it ran', async () => {
     const audit = await sys.platform.db.query<{ identity: string; path: string; reason: string }>(
       'SELECT identity, path, reason FROM agent_audit_log ORDER BY seq',
     );
     // One entry: the warm-up's, naming how many orders it rehearsed.
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ identity: WARM_UP_AGENT, path: 'warm-up' });
-    const rehearsed = Number(/warm-up: (\d+) orders/.exec(audit[0]?.reason ?? '')?.[1]);
+    const [, orders, completions] = /warm-up: (\d+) orders and (\d+) checkout completions/.exec(
+      audit[0]?.reason ?? '',
+    ) ?? ['', '0', '0'];
     // How many depends on the machine (a few on a loaded one): at least one ran the whole path.
-    expect(rehearsed).toBeGreaterThan(0);
-    expect(await rows()).toEqual({ orders: 0, outbox: 0, changes: 0 });
+    expect(Number(orders)).toBeGreaterThan(0);
+    expect(Number(completions)).toBeGreaterThan(0);
+    expect(await rows()).toEqual(NOTHING);
     expect(orderDomainOf(sys.local.procurement)?.placed()).toBe(0);
   });
 
@@ -58,7 +69,33 @@ describe('the warm-up rehearses orders before ready', () => {
       body: ORDER,
     });
     expect(res.status).toBe(201);
-    expect(await rows()).toEqual({ orders: 1, outbox: 1, changes: 0 });
+    expect(await rows()).toEqual({ ...NOTHING, orders: 1, outbox: 1 });
+  });
+
+  it('refuses an ACP key bound to the reserved identity (401), with or without a token, storing nothing', async () => {
+    const { key } = await issueKey(sys, { spiffeId: WARM_UP_AGENT });
+    const before = await rows();
+    const extras: Record<string, string>[] = [{}, { [REHEARSAL_HEADER]: 'x'.repeat(48) }];
+    for (const extra of extras) {
+      const res = await fetch(`${sys.url}/acp/checkout_sessions`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'api-version': ACP_VERSION,
+          'content-type': 'application/json',
+          'idempotency-key': `warm-up-key-${Math.random()}`,
+          ...extra,
+        },
+        body: JSON.stringify({
+          currency: 'usd',
+          capabilities: {},
+          line_items: [{ id: 'SKU-ABC-123456', quantity: 1 }],
+        }),
+      });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { code?: string }).code).toBe('invalid_api_key');
+    }
+    expect(await rows()).toEqual(before);
   });
 
   it.each([

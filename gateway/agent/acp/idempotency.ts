@@ -161,7 +161,13 @@ export function acpIdempotencyRecord(o: { store: IdempotencyStore; clock: Clock;
     req.acpIdempotency = undefined;
     // 5xx are not kept (§6.5), nor answers that say to retry (Retry-After: a session busy with
     // its completion): the retry with the same key must be run, not answered with the refusal.
-    if (reply.statusCode >= 500 || reply.hasHeader('retry-after') || typeof payload !== 'string') {
+    // Nor a rehearsal's (the warm-up's, issue 48): it leaves nothing behind.
+    if (
+      reply.statusCode >= 500 ||
+      reply.hasHeader('retry-after') ||
+      typeof payload !== 'string' ||
+      req.agent?.rehearsal
+    ) {
       await o.store.release(held.key).catch(() => {});
       return payload;
     }

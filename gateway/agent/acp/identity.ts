@@ -1,8 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseSpiffeId, type SpiffeId } from '../../../lib/auth/spiffe.ts';
+import type { Rehearsals } from '../../../lib/http/rehearsal.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { CheckoutApiKey } from '../../../subgraphs/procurement/api-keys/types.ts';
 import type { ApiKeyVerifier } from '../identity/api-key.ts';
-import type { ScopePolicy } from '../scope/policy.ts';
+import { WARM_UP_AGENT_PATH, warmUpAgentId } from '../rehearsal.ts';
+import { ORDER_CREATE_SCOPE, type ScopePolicy } from '../scope/policy.ts';
 import { freshState } from '../state.ts';
 import { acpError, sendAcpError } from './errors.ts';
 
@@ -14,15 +17,70 @@ declare module 'fastify' {
 }
 
 /**
+ * The warm-up's checkout rehearsals (issue 48) act as the reserved identity with this key, which
+ * exists nowhere but here: only a request carrying this process's warm-up token gets it.
+ */
+function warmUpKey(trustDomain: string): { id: SpiffeId; key: CheckoutApiKey } {
+  const spiffeId = warmUpAgentId(trustDomain);
+  const parsed = parseSpiffeId(spiffeId);
+  if (!parsed.ok) throw new Error(`the warm-up identity ${spiffeId} is not a SPIFFE ID: ${parsed.reason}`);
+  return {
+    id: parsed.value,
+    key: {
+      id: 'ak_warmup00000000000000000000',
+      name: 'warm-up',
+      spiffeId,
+      agentId: 'warm-up-agent',
+      scopes: [ORDER_CREATE_SCOPE],
+      createdAt: 0,
+      createdBy: 'warm-up',
+      revokedAt: null,
+      revokedBy: null,
+      webhook: null,
+      ucpProfile: null,
+    },
+  };
+}
+
+/**
  * Step 1 for ACP (onRequest): `Authorization: Bearer <key>`. The key is bound to one agent
  * identity (a SPIFFE ID) and its scopes, so every later step of the agent chain (scope, block,
  * rate limit, spend, approval, audit) treats the call as that identity's. Missing, unknown or
- * revoked: 401.
+ * revoked: 401. With `rehearsals`: the warm-up's own calls (this process's token while it
+ * runs) rehearse as the reserved identity (gateway/agent/rehearsal.ts), and a key bound to that
+ * identity is refused (401), as /v2 refuses it without the token.
  */
-export function acpIdentityStep(keys: ApiKeyVerifier, log: Logger) {
+export function acpIdentityStep(
+  keys: ApiKeyVerifier,
+  log: Logger,
+  rehearsals?: { readonly of: Rehearsals['of']; readonly trustDomain: string },
+) {
+  const warmUp = rehearsals ? warmUpKey(rehearsals.trustDomain) : undefined;
   return async function identity(req: FastifyRequest, reply: FastifyReply) {
     req.agent ??= freshState();
+    if (warmUp && rehearsals?.of(req)) {
+      req.agent.identity = warmUp.id;
+      req.agent.identitySource = 'api-key';
+      req.agent.rehearsal = true;
+      req.acpKey = warmUp.key;
+      return;
+    }
     const v = await keys.verify(req.headers.authorization);
+    if (v.ok && v.id.path === WARM_UP_AGENT_PATH) {
+      req.agent.reason = 'identity: reserved for the warm-up';
+      return sendAcpError(
+        reply,
+        acpError(
+          401,
+          'invalid_api_key',
+          'Authorization failed: this identity is reserved for the warm-up.',
+          undefined,
+          {
+            'www-authenticate': 'Bearer',
+          },
+        ),
+      );
+    }
     if (v.ok) {
       req.agent.identity = v.id;
       req.agent.identitySource = 'api-key';

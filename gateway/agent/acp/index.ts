@@ -66,6 +66,7 @@ export async function mountAcp(
     });
   }
   const apiBase = acpApiBaseUrl(config);
+  const rehearsed = new Set<string>();
   const basePath = new URL(apiBase).pathname.replace(/\/+$/, '');
   // Embedded, this process alone writes the store: sessions are kept in memory beside it, the
   // same store the order webhooks' routing reads (cached.ts).
@@ -149,6 +150,18 @@ export async function mountAcp(
       currency: (config.ACP_CURRENCIES[0] ?? 'usd').toUpperCase(),
       defaultRegion: config.ACP_DEFAULT_REGION,
     },
+    rehearsals: {
+      of: (req) => app.rehearsals.of(req),
+      count: (kind) => app.rehearsals.count(kind),
+      trustDomain: config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
+      created: (id) => rehearsed.add(id),
+    },
+  });
+  // The warm-up's rehearsed sessions (completed on orders that were rolled back) leave no row;
+  // this process's own only (another replica may be warming up beside it).
+  app.rehearsals.onFinish(async () => {
+    await store.remove([...rehearsed]);
+    rehearsed.clear();
   });
   return { checkout, carts, idempotency, keys };
 }

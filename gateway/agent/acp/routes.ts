@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
+import type { Rehearsals } from '../../../lib/http/rehearsal.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { orderPlaced, SESSION_ID } from '../../../subgraphs/procurement/checkout/session.ts';
 import { auditStep } from '../audit/audit.ts';
@@ -50,6 +51,15 @@ export interface AcpRouteDeps {
   readonly bodyLimit: number;
   /** The Cart API on the same steps (./cart.ts); absent: no /carts. */
   readonly carts?: AcpCartDeps;
+  /**
+   * The warm-up's checkout rehearsals (issue 48, gateway/agent/rehearsal.ts): its calls act as
+   * the reserved identity, its completions are counted for the warm-up's audit entry, and the
+   * sessions it creates are told (`created`) so that they are deleted when it ends.
+   */
+  readonly rehearsals?: Pick<Rehearsals, 'of' | 'count'> & {
+    readonly trustDomain: string;
+    created(sessionId: string): void;
+  };
 }
 
 /**
@@ -74,7 +84,7 @@ export async function registerAcpRoutes(app: FastifyInstance, d: AcpRouteDeps): 
   const blockOptions = { store: d.blocks, clock: d.clock, log: d.log };
   const gate = [
     apiVersionStep,
-    acpIdentityStep(d.keys, d.log),
+    acpIdentityStep(d.keys, d.log, d.rehearsals),
     acpScopeStep(d.policy, ORDER_CREATE_SCOPE),
     blockStep(blockOptions),
     rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
@@ -213,6 +223,7 @@ function handlers(d: AcpRouteDeps) {
         ...(held ? { id: sessionIdOfRecord(held), replayWithinMs: d.replyTtlMs } : {}),
       });
       if (held) held.recoverable = true;
+      if (req.agent.rehearsal) d.rehearsals?.created(session.id);
       if (existing) {
         // Its reply was lost (a crash before it was stored): the session it made answers.
         reply.header('idempotent-replayed', 'true');
@@ -241,11 +252,14 @@ function handlers(d: AcpRouteDeps) {
       if (!input.ok) return refused(req, reply, input.error);
       const held = req.acpIdempotency;
       const record = held ? recordDigest(held) : undefined;
+      const rehearsal = req.agent.rehearsal;
       const o = await d.checkout.complete(id, identityOf(req), {
         ...input.value,
         traceId: req.traceId,
         ...(record ? { record } : {}),
+        ...(rehearsal ? { rehearsal: true as const } : {}),
       });
+      if (rehearsal && o.kind === 'ok' && orderPlaced(o.session)) d.rehearsals?.count('completion');
       if (o.kind !== 'ok') return answer(req, reply, o, 'complete');
       // Completed, the session keeps this request's record: a retry after a lost reply is
       // answered from it, so the reply is stored without the answer waiting for it.

@@ -92,7 +92,7 @@ export function createCompletion(d: CheckoutDeps, price: Price, core: SessionCor
       const again = await load(id, owner);
       return again ? { kind: 'busy', session: again } : { kind: 'not-found' };
     }
-    return place(started, owner, c.traceId);
+    return place(started, owner, c.traceId, c.rehearsal === true);
   }
 
   /**

@@ -22,8 +22,16 @@ import type { Price } from './price.ts';
 import type { RedemptionsPort } from './redemptions.ts';
 import { type CheckoutDeps, CheckoutUnavailable, type Outcome } from './types.ts';
 
-/** Spend, approval and the order, for a session marked complete_in_progress. */
-export type Place = (s: CheckoutSession, owner: SpiffeId, traceId: string) => Promise<Outcome>;
+/**
+ * Spend, approval and the order, for a session marked complete_in_progress. `rehearsal`: the
+ * warm-up's (CompleteCommand.rehearsal): nothing stays reserved, redeemed or ordered.
+ */
+export type Place = (
+  s: CheckoutSession,
+  owner: SpiffeId,
+  traceId: string,
+  rehearsal?: boolean,
+) => Promise<Outcome>;
 
 type LedgerStatus = Awaited<ReturnType<SpendLedger['status']>>;
 type Redeemed = Awaited<ReturnType<RedemptionsPort['redeem']>>;
@@ -145,7 +153,13 @@ export function createPlacement(d: CheckoutDeps, price: Price, core: SessionCore
     return { kind: 'ok', session: await persist(shown) };
   }
 
-  return async function place(s, owner, traceId) {
+  /** After a rehearsed order (stored nothing): the spend and the redemptions under its id given back. */
+  async function rehearsed(s: CheckoutSession, orderId: string): Promise<void> {
+    await d.spend.ledger.release(orderId, d.clock.now());
+    await d.redemptions?.release({ orderId, customerId: s.agentId });
+  }
+
+  return async function place(s, owner, traceId, rehearsal = false) {
     const orderId = s.orderId ?? orderIdOfSession(s.id);
     if (s.lines.length === 0) return { kind: 'not-ready', session: s };
     const lines: OrderLine[] = s.lines.map((l) => ({
@@ -184,7 +198,9 @@ export function createPlacement(d: CheckoutDeps, price: Price, core: SessionCore
         // negotiated) goes with the order and its events; the domain keeps the known choices
         // (domain/buyer-consent.ts), here and behind the internal HTTP route alike.
         ...(s.buyer?.consent !== undefined ? { buyerConsent: s.buyer.consent } : {}),
+        ...(rehearsal ? { rehearsal: true as const } : {}),
       });
+      if (rehearsal) await rehearsed(s, orderId);
       const to = placed.status === 'PENDING_APPROVAL' ? 'pending_approval' : 'completed';
       const next = withStatus(s, to, d.clock.now(), { orderId: placed.order_id });
       // Embedded, the completed session is what every read gets at once and is written behind

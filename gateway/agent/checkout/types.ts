@@ -118,6 +118,11 @@ export interface CompleteCommand {
    * update) answers busy instead of completing terms the user did not confirm.
    */
   readonly authorizedVersion?: number;
+  /**
+   * The warm-up's rehearsal (gateway/agent/rehearsal.ts, issue 48): every step runs, the order's
+   * statements are rolled back, and what the completion reserved and redeemed is given back.
+   */
+  readonly rehearsal?: true;
 }
 
 /** `completedBy` of a session mended at start: the request that completed it is not known. */

@@ -64,6 +64,13 @@ export function cachedSessionStore(inner: CheckoutSessionStore, max = 10_000): C
     },
     replace,
     list: (q) => inner.list(q),
+    async remove(ids) {
+      // The writes behind land first: one landing after the DELETE would bring its row back.
+      while (behind.size > 0) await Promise.allSettled([...behind]);
+      const n = await inner.remove(ids);
+      for (const id of ids) forget(id);
+      return n;
+    },
     async hold(next) {
       const a = ahead.get(next.id);
       const current = known(next.id);

@@ -48,6 +48,13 @@ export function sqlCheckoutSessionStore(db: Queryable): CheckoutSessionStore {
     insert: (s) => write({ kind: 'insert', s }),
     get: (id) => read(id),
     replace: (next, over = next.version - 1) => write({ kind: 'replace', s: next, over }),
+    async remove(ids) {
+      const rows = await db.query<{ id: string }>(
+        'DELETE FROM checkout_sessions WHERE id = ANY($1::text[]) RETURNING id',
+        [[...ids]],
+      );
+      return rows.length;
+    },
     async list(q) {
       const rows = q.statuses?.length
         ? await db.query<{ doc: string }>(

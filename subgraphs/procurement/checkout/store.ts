@@ -19,6 +19,11 @@ export interface CheckoutSessionStore {
     readonly limit: number;
   }): Promise<CheckoutSession[]>;
   /**
+   * Deletes these sessions (the warm-up's rehearsed ones, which must leave no row behind:
+   * gateway/agent/rehearsal.ts); how many it deleted.
+   */
+  remove(ids: readonly string[]): Promise<number>;
+  /**
    * Where this process is the table's only writer (the embedded store, cached.ts): `next` (a
    * completion's `complete_in_progress` mark) replaces the session in this process only, if it
    * is still at `next.version - 1`; the next replace writes over the version the table holds.

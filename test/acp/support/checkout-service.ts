@@ -23,6 +23,9 @@ export function memorySessionStore(): CheckoutSessionStore & { rows: Map<string,
       return true;
     },
     list: async () => [...rows.values()],
+    async remove(ids) {
+      return ids.filter((id) => rows.delete(id)).length;
+    },
   };
 }
 
