@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Rehearsals } from '../../lib/http/rehearsal.ts';
 import type { WarmUpFlow } from '../../lib/http/warm-up.ts';
 import { sendProblem } from '../../lib/problem.ts';
+import { REHEARSAL_OWNER_SUFFIX } from '../../subgraphs/procurement/checkout/migrations.ts';
 import { ACP_VERSION } from './acp/version.ts';
 import type { AuditLog } from './audit/log.ts';
 import { unverifiedIdentity } from './problems.ts';
@@ -13,7 +14,7 @@ import { unverifiedIdentity } from './problems.ts';
  * rehearsals (lib/http/rehearsal.ts). The default scope policy grants it what any procurement
  * agent has, so its orders run every step a real order runs.
  */
-export const WARM_UP_AGENT_PATH = '/ns/ai/sa/procurement-agent/warm-up';
+export const WARM_UP_AGENT_PATH = REHEARSAL_OWNER_SUFFIX;
 
 export const warmUpAgentId = (trustDomain: string): string => `spiffe://${trustDomain}${WARM_UP_AGENT_PATH}`;
 

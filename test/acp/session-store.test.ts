@@ -94,6 +94,18 @@ function storeSuite(name: string, open: () => Promise<{ db: Db; drop?: () => Pro
       expect(await store.remove([])).toBe(0);
     });
 
+    it("removes the warm-up's sessions a crash left (an old one of the reserved identity), no other", async () => {
+      const warm = 'spiffe://example.org/ns/ai/sa/procurement-agent/warm-up';
+      const old = { ...session(), owner: warm, updatedAt: 1_000 };
+      const fresh = { ...session(), owner: warm, updatedAt: 9_000 };
+      const other = { ...session(), updatedAt: 1_000 };
+      for (const s of [old, fresh, other]) await store.insert(s);
+      expect(await store.removeRehearsedBefore(5_000)).toBe(1);
+      expect(await store.get(old.id)).toBeNull();
+      expect(await store.get(fresh.id)).toEqual(fresh);
+      expect(await store.get(other.id)).toEqual(other);
+    });
+
     it('in one batch: many sessions, each write with its own outcome', async () => {
       const made = Array.from({ length: 40 }, () => session());
       // All issued in one turn: they are written by one or two statements.

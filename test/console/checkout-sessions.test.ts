@@ -203,6 +203,7 @@ describe('checkoutSessions resolver (a store in memory, a clock)', () => {
       get: async () => null,
       replace: async () => true,
       remove: async () => 0,
+      removeRehearsedBefore: async () => 0,
       list: async (q) => {
         reads.push(q.limit);
         return rows

@@ -23,6 +23,8 @@ import { registerAcpRoutes } from './routes.ts';
 
 /** Beside the embedded store (DATA_DIR): written when a stop let every session write land. */
 const CLEAN_STOP_FILE = 'checkout-stopped-cleanly';
+/** How old a warm-up's leftover session must be to be deleted at start (gateway/agent/rehearsal.ts). */
+const REHEARSAL_LEFTOVER_MS = 3_600_000;
 /** How often expired carts are deleted. */
 const CART_PURGE_MS = 3_600_000;
 
@@ -71,6 +73,13 @@ export async function mountAcp(
   // Embedded, this process alone writes the store: sessions are kept in memory beside it, the
   // same store the order webhooks' routing reads (cached.ts).
   const store = checkoutSessionStoreFor(platform.db);
+  // What a crash during an earlier warm-up left of its rehearsed sessions (an hour old: a replica
+  // warming up now has newer ones) is deleted before this one starts.
+  await store
+    .removeRehearsedBefore(clock.now() - REHEARSAL_LEFTOVER_MS)
+    .catch((err: unknown) =>
+      log.warn({ err }, 'rehearsed checkout sessions of an earlier warm-up not deleted'),
+    );
   const checkout = createCheckoutService({
     store,
     quoter,

@@ -1,5 +1,6 @@
 import { BoundedMap } from '../../../lib/bounded-map.ts';
 import type { Db } from '../../../lib/db/index.ts';
+import { REHEARSAL_OWNER_SUFFIX } from './migrations.ts';
 import type { CheckoutSession } from './session.ts';
 import { sqlCheckoutSessionStore } from './sql.ts';
 import type { CheckoutSessionStore } from './store.ts';
@@ -64,6 +65,13 @@ export function cachedSessionStore(inner: CheckoutSessionStore, max = 10_000): C
     },
     replace,
     list: (q) => inner.list(q),
+    async removeRehearsedBefore(before) {
+      while (behind.size > 0) await Promise.allSettled([...behind]);
+      const n = await inner.removeRehearsedBefore(before);
+      for (const [id, s] of sessions)
+        if (s.owner.endsWith(REHEARSAL_OWNER_SUFFIX) && s.updatedAt < before) forget(id);
+      return n;
+    },
     async remove(ids) {
       // The writes behind land first: one landing after the DELETE would bring its row back.
       while (behind.size > 0) await Promise.allSettled([...behind]);

@@ -1,5 +1,6 @@
 import { groupCommit } from '../../../lib/db/group-commit.ts';
 import type { Db, Queryable } from '../../../lib/db/index.ts';
+import { REHEARSAL_OWNER_SUFFIX } from './migrations.ts';
 import type { CheckoutSession } from './session.ts';
 import type { CheckoutSessionStore } from './store.ts';
 
@@ -52,6 +53,14 @@ export function sqlCheckoutSessionStore(db: Queryable): CheckoutSessionStore {
       const rows = await db.query<{ id: string }>(
         'DELETE FROM checkout_sessions WHERE id = ANY($1::text[]) RETURNING id',
         [[...ids]],
+      );
+      return rows.length;
+    },
+    async removeRehearsedBefore(before) {
+      // The partial index's own predicate, so the planner can use it (migrations.ts).
+      const rows = await db.query<{ id: string }>(
+        `DELETE FROM checkout_sessions WHERE owner LIKE '%${REHEARSAL_OWNER_SUFFIX}' AND updated_at < $1 RETURNING id`,
+        [before],
       );
       return rows.length;
     },

@@ -24,6 +24,11 @@ export interface CheckoutSessionStore {
    */
   remove(ids: readonly string[]): Promise<number>;
   /**
+   * Deletes the warm-up's sessions (owner ending in REHEARSAL_OWNER_SUFFIX) last changed before
+   * `before` (ms): those a crash during a warm-up left (a replica warming now has newer ones).
+   */
+  removeRehearsedBefore(before: number): Promise<number>;
+  /**
    * Where this process is the table's only writer (the embedded store, cached.ts): `next` (a
    * completion's `complete_in_progress` mark) replaces the session in this process only, if it
    * is still at `next.version - 1`; the next replace writes over the version the table holds.

@@ -23,6 +23,10 @@ export function memorySessionStore(): CheckoutSessionStore & { rows: Map<string,
       return true;
     },
     list: async () => [...rows.values()],
+    async removeRehearsedBefore(before) {
+      const old = [...rows.values()].filter((s) => s.owner.endsWith('/warm-up') && s.updatedAt < before);
+      return old.filter((s) => rows.delete(s.id)).length;
+    },
     async remove(ids) {
       return ids.filter((id) => rows.delete(id)).length;
     },
