@@ -1,9 +1,12 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { openConnections, sendUntil, type WarmUpReport, type WarmUpSend } from '../lib/http/warm-up.ts';
 import type { Platform } from '../lib/platform.ts';
-import { acpApiBaseUrl } from '../lib/public-origin.ts';
+import { acpApiBaseUrl, ucpApiBaseUrl } from '../lib/public-origin.ts';
 import { priceCalculateWarmUp } from '../subgraphs/pricing/warm-up.ts';
-import { checkoutWarmUp, orderWarmUp } from './agent/rehearsal.ts';
+import { checkoutWarmUp, orderWarmUp, ucpCheckoutWarmUp } from './agent/rehearsal.ts';
+
+/** The path of an API base URL (`/acp`, `/ucp`), where its routes are served. */
+const pathOf = (base: string) => new URL(base).pathname.replace(/\/+$/, '');
 
 /** The contract's SKU form (schemas/openapi): a catalog SKU of another form cannot be ordered. */
 const ORDER_SKU = /^SKU-[A-Z]{3}-\d{6}$/;
@@ -103,10 +106,8 @@ async function warmPaths(
           ),
           ...(orderSkus.length > 0
             ? [
-                checkoutWarmUp(
-                  new URL(acpApiBaseUrl(platform.config)).pathname.replace(/\/+$/, ''),
-                  orderSkus,
-                ),
+                checkoutWarmUp(pathOf(acpApiBaseUrl(platform.config)), orderSkus),
+                ucpCheckoutWarmUp(pathOf(ucpApiBaseUrl(platform.config)), orderSkus),
               ]
             : []),
         ]

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
+import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Rehearsals } from '../../lib/http/rehearsal.ts';
 import type { WarmUpFlow } from '../../lib/http/warm-up.ts';
@@ -17,6 +18,26 @@ import { unverifiedIdentity } from './problems.ts';
 export const WARM_UP_AGENT_PATH = REHEARSAL_OWNER_SUFFIX;
 
 export const warmUpAgentId = (trustDomain: string): string => `spiffe://${trustDomain}${WARM_UP_AGENT_PATH}`;
+
+/** The reserved identity as the chain's steps hold an identity. */
+export function warmUpIdentity(trustDomain: string): SpiffeId {
+  const parsed = parseSpiffeId(warmUpAgentId(trustDomain));
+  if (!parsed.ok) throw new Error(`the warm-up identity is not a SPIFFE ID: ${parsed.reason}`);
+  return parsed.value;
+}
+
+/** The agent id the warm-up's orders and checkouts carry. */
+export const WARM_UP_AGENT = 'warm-up-agent';
+
+/**
+ * What the checkout edges (ACP, UCP) need of the warm-up's rehearsals: whether a request is one,
+ * counting its completions, the reserved identity's trust domain, and the sessions it created
+ * (deleted when the warm-up ends: acp/index.ts).
+ */
+export interface CheckoutRehearsals extends Pick<Rehearsals, 'of' | 'count'> {
+  readonly trustDomain: string;
+  created(sessionId: string): void;
+}
 
 /**
  * Step 1½ (onRequest, after identity): the reserved identity rehearses when the request carries
@@ -131,6 +152,83 @@ export function checkoutWarmUp(basePath: string, skus: readonly string[]): WarmU
         headers: headers(n, 'complete'),
         payload: JSON.stringify({
           payment_data: { purchase_order_number: `PO-WARM-UP-${n}`, payment_terms: 'net_30' },
+        }),
+      });
+    },
+  };
+}
+
+/** A fulfilment method as a UCP checkout shows it: the lines it covers, its groups and their options. */
+interface ShownMethod {
+  readonly line_item_ids?: readonly string[];
+  readonly groups?: readonly { readonly id: string; readonly options?: readonly { readonly id: string }[] }[];
+}
+
+/**
+ * The n-th warm-up UCP checkout (issue 48): the same rehearsal over UCP's REST binding (its
+ * agent, identity and profile steps take the token for the reserved identity and a profile held
+ * in process: ucp/identity.ts): created with a shipping address, updated with the first option of
+ * each fulfilment group selected, completed on account; signed responses, rendering and
+ * negotiation run as for any platform.
+ */
+export function ucpCheckoutWarmUp(basePath: string, skus: readonly string[]): WarmUpFlow {
+  const run = randomUUID();
+  const headers = (n: number, step: string) => ({
+    'content-type': 'application/json',
+    'idempotency-key': `warm-up-ucp-${run}-${n}-${step}`,
+    'x-trace-id': `warm-up-ucp-checkout-${n}`,
+  });
+  const lines = (n: number) =>
+    skus.slice(0, 2).map((sku, i) => ({ item: { id: sku }, quantity: 1 + ((n + i) % 3) }));
+  const destination = {
+    street_address: '1 Warm-up Way',
+    address_locality: 'Springfield',
+    address_region: 'IL',
+    postal_code: '62701',
+    address_country: 'US',
+  };
+  const create = (n: number): InjectOptions => ({
+    method: 'POST',
+    url: `${basePath}/checkout-sessions`,
+    headers: headers(n, 'create'),
+    payload: JSON.stringify({
+      line_items: lines(n),
+      fulfillment: { methods: [{ type: 'shipping', destinations: [destination] }] },
+    }),
+  });
+  return {
+    first: create(0),
+    async run(n, send) {
+      const created = await send(create(n));
+      if (created.status !== 201) return;
+      const shown = JSON.parse(created.body) as { id: string; fulfillment?: { methods?: ShownMethod[] } };
+      const methods = (shown.fulfillment?.methods ?? []).map((m) => ({
+        line_item_ids: m.line_item_ids ?? [],
+        groups: (m.groups ?? []).map((g) => ({ id: g.id, selected_option_id: g.options?.[0]?.id ?? '' })),
+      }));
+      const updated = await send({
+        method: 'PUT',
+        url: `${basePath}/checkout-sessions/${shown.id}`,
+        headers: headers(n, 'update'),
+        payload: JSON.stringify({ line_items: lines(n), fulfillment: { methods } }),
+      });
+      if (updated.status !== 200) return;
+      await send({
+        method: 'POST',
+        url: `${basePath}/checkout-sessions/${shown.id}/complete`,
+        headers: headers(n, 'complete'),
+        payload: JSON.stringify({
+          payment: {
+            instruments: [
+              {
+                id: 'po_1',
+                handler_id: 'purchase_order',
+                type: 'purchase_order',
+                selected: true,
+                credential: { type: 'purchase_order', purchase_order_number: `PO-WARM-UP-${n}` },
+              },
+            ],
+          },
         }),
       });
     },

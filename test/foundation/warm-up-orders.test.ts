@@ -1,6 +1,6 @@
 /**
  * The warm-up rehearses orders and checkouts (issue 48): before ready, a starting system sends
- * itself whole orders and ACP checkouts (create, update, complete) for a reserved identity; every
+ * itself whole orders and ACP and UCP checkouts (create, update, complete) for a reserved identity; every
  * step runs, the order's statements are rolled back, what a completion reserved or redeemed is
  * given back, its sessions deleted, and the audit records one entry that the warm-up ran.
  * Nothing is bought and no row is left behind.
@@ -110,6 +110,29 @@ describe('the warm-up rehearses orders before ready', () => {
     });
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(await rows()).toEqual(before);
+  });
+
+  it('refuses a UCP key bound to the reserved identity (401), with or without a token, storing nothing', async () => {
+    const profile = 'https://platform.example/profile.json';
+    const { key } = await issueKey(sys, { spiffeId: WARM_UP_AGENT, ucpProfile: profile });
+    const before = await rows();
+    const extras: Record<string, string>[] = [{}, { [REHEARSAL_HEADER]: 'x'.repeat(48) }];
+    for (const extra of extras) {
+      const res = await fetch(`${sys.url}/ucp/checkout-sessions`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'ucp-agent': `profile="${profile}"`,
+          'content-type': 'application/json',
+          'idempotency-key': `warm-up-ucp-key-${Math.random()}`,
+          ...extra,
+        },
+        body: JSON.stringify({ line_items: [{ item: { id: 'SKU-ABC-123456' }, quantity: 1 }] }),
+      });
+      expect(res.status).toBe(401);
+      expect(JSON.stringify(await res.json())).toContain('reserved for the warm-up');
+    }
     expect(await rows()).toEqual(before);
   });
 });

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseSpiffeId, type SpiffeId } from '../../../lib/auth/spiffe.ts';
+import type { SpiffeId } from '../../../lib/auth/spiffe.ts';
 import type { Rehearsals } from '../../../lib/http/rehearsal.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { CheckoutApiKey } from '../../../subgraphs/procurement/api-keys/types.ts';
 import type { ApiKeyVerifier } from '../identity/api-key.ts';
-import { WARM_UP_AGENT_PATH, warmUpAgentId } from '../rehearsal.ts';
+import { WARM_UP_AGENT, WARM_UP_AGENT_PATH, warmUpAgentId, warmUpIdentity } from '../rehearsal.ts';
 import { ORDER_CREATE_SCOPE, type ScopePolicy } from '../scope/policy.ts';
 import { freshState } from '../state.ts';
 import { acpError, sendAcpError } from './errors.ts';
@@ -22,15 +22,13 @@ declare module 'fastify' {
  */
 function warmUpKey(trustDomain: string): { id: SpiffeId; key: CheckoutApiKey } {
   const spiffeId = warmUpAgentId(trustDomain);
-  const parsed = parseSpiffeId(spiffeId);
-  if (!parsed.ok) throw new Error(`the warm-up identity ${spiffeId} is not a SPIFFE ID: ${parsed.reason}`);
   return {
-    id: parsed.value,
+    id: warmUpIdentity(trustDomain),
     key: {
       id: 'ak_warmup00000000000000000000',
       name: 'warm-up',
       spiffeId,
-      agentId: 'warm-up-agent',
+      agentId: WARM_UP_AGENT,
       scopes: [ORDER_CREATE_SCOPE],
       createdAt: 0,
       createdBy: 'warm-up',

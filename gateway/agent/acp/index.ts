@@ -18,6 +18,7 @@ import type { IdempotencyStore } from '../idempotency/store.ts';
 import { type ApiKeyVerifier, apiKeyVerifier, checkoutApiKeysFor } from '../identity/api-key.ts';
 import type { AgentChainParts } from '../index.ts';
 import { serveAcpToolsOnMcp } from '../mcp/acp/binding.ts';
+import type { CheckoutRehearsals } from '../rehearsal.ts';
 import { discoveryDocument, registerDiscovery } from './discovery.ts';
 import { registerAcpRoutes } from './routes.ts';
 
@@ -35,6 +36,8 @@ export interface AcpParts {
   readonly carts: CartService;
   readonly idempotency: IdempotencyStore;
   readonly keys: ApiKeyVerifier;
+  /** The warm-up's checkout rehearsals (one set of its sessions for both protocols). */
+  readonly rehearsals: CheckoutRehearsals;
 }
 
 /**
@@ -69,6 +72,12 @@ export async function mountAcp(
   }
   const apiBase = acpApiBaseUrl(config);
   const rehearsed = new Set<string>();
+  const rehearsals: CheckoutRehearsals = {
+    of: (req) => app.rehearsals.of(req),
+    count: (kind) => app.rehearsals.count(kind),
+    trustDomain: config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
+    created: (id) => rehearsed.add(id),
+  };
   const basePath = new URL(apiBase).pathname.replace(/\/+$/, '');
   // Embedded, this process alone writes the store: sessions are kept in memory beside it, the
   // same store the order webhooks' routing reads (cached.ts).
@@ -159,12 +168,7 @@ export async function mountAcp(
       currency: (config.ACP_CURRENCIES[0] ?? 'usd').toUpperCase(),
       defaultRegion: config.ACP_DEFAULT_REGION,
     },
-    rehearsals: {
-      of: (req) => app.rehearsals.of(req),
-      count: (kind) => app.rehearsals.count(kind),
-      trustDomain: config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
-      created: (id) => rehearsed.add(id),
-    },
+    rehearsals,
   });
   // The warm-up's rehearsed sessions (completed on orders that were rolled back) leave no row;
   // this process's own only (another replica may be warming up beside it).
@@ -172,5 +176,5 @@ export async function mountAcp(
     await store.remove([...rehearsed]);
     rehearsed.clear();
   });
-  return { checkout, carts, idempotency, keys };
+  return { checkout, carts, idempotency, keys, rehearsals };
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
-import type { Rehearsals } from '../../../lib/http/rehearsal.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { orderPlaced, SESSION_ID } from '../../../subgraphs/procurement/checkout/session.ts';
 import { auditStep } from '../audit/audit.ts';
@@ -21,6 +20,7 @@ import {
 import type { BucketPolicy } from '../rate-limit/bucket.ts';
 import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import type { BucketStore } from '../rate-limit/store.ts';
+import type { CheckoutRehearsals } from '../rehearsal.ts';
 import { ORDER_CREATE_SCOPE, type ScopePolicy } from '../scope/policy.ts';
 import { type AcpCartDeps, registerAcpCartRoutes } from './cart.ts';
 import { acpContract } from './contract.ts';
@@ -56,10 +56,7 @@ export interface AcpRouteDeps {
    * the reserved identity, its completions are counted for the warm-up's audit entry, and the
    * sessions it creates are told (`created`) so that they are deleted when it ends.
    */
-  readonly rehearsals?: Pick<Rehearsals, 'of' | 'count'> & {
-    readonly trustDomain: string;
-    created(sessionId: string): void;
-  };
+  readonly rehearsals?: CheckoutRehearsals;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   buyable,
   type CheckoutSession,
+  orderPlaced,
   SESSION_ID,
 } from '../../../subgraphs/procurement/checkout/session.ts';
 import { renderUcpOrder, shipmentsOf } from '../../../subgraphs/procurement/webhooks/ucp-order.ts';
@@ -139,6 +140,7 @@ export function checkoutHandlers(d: UcpRouteDeps) {
       buyer: buyerOf(input.buyer, extensions) ?? null,
       fulfillment: f?.fulfillment ?? null,
     });
+    if (req.agent.rehearsal) d.rehearsals?.created(session.id);
     return { session, f };
   };
 
@@ -263,11 +265,13 @@ export function checkoutHandlers(d: UcpRouteDeps) {
         req.agent.reason = mandate.reason;
         return sendUcpError(reply, mandate.error);
       }
+      const rehearsal = req.agent.rehearsal;
       const o = await d.checkout
         .complete(id, owner, {
           purchaseOrderNumber: pay.ok ? pay.purchaseOrderNumber : '',
           traceId: req.traceId,
           ...(mandate?.ok ? { authorization: mandate.authorization, authorizedVersion: s.version } : {}),
+          ...(rehearsal ? { rehearsal: true as const } : {}),
         })
         .catch(async (err: unknown) => {
           // Nothing completed: the mandate may be presented again.
@@ -282,6 +286,7 @@ export function checkoutHandlers(d: UcpRouteDeps) {
         await mandate.release();
       // answer() sets the reason before it sends: the audit entry then names the mandate (its
       // SHA-256), so the entry's inclusion proof covers the evidence kept with the order.
+      if (rehearsal && o.kind === 'ok' && orderPlaced(o.session)) d.rehearsals?.count('completion');
       const answered = answer(req, reply, o, 'complete');
       if (mandate?.ok) req.agent.reason += `; ap2: mandate sha-256 ${mandate.authorization.mandateSha256}`;
       return answered;

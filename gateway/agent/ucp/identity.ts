@@ -8,12 +8,13 @@ import { ucpScopeFor } from '../../../subgraphs/procurement/identity-linking/sco
 import type { LinkedCaller } from '../../oauth/access-token.ts';
 import type { LinkingParts } from '../../oauth/index.ts';
 import type { ApiKeyVerifier } from '../identity/api-key.ts';
-import type { ScopePolicy } from '../scope/policy.ts';
+import { type CheckoutRehearsals, WARM_UP_AGENT, WARM_UP_AGENT_PATH, warmUpIdentity } from '../rehearsal.ts';
+import { ORDER_CREATE_SCOPE, type ScopePolicy } from '../scope/policy.ts';
 import { freshState } from '../state.ts';
 import { parseUcpAgent } from './agent-header.ts';
 import { sendUcpError, ucpError } from './errors.ts';
 import type { PlatformProfile, ProfileFetcher } from './platform-profile.ts';
-import { negotiate } from './profile.ts';
+import { AP2, BUSINESS_CAPABILITIES, negotiate } from './profile.ts';
 import { UCP_VERSION } from './schema/index.ts';
 import type { UcpSignatureVerifier } from './signature.ts';
 
@@ -43,9 +44,15 @@ declare module 'fastify' {
  * `invalid_profile_url`, before anything else is looked at (nothing is fetched here: the
  * profile step does that after identity).
  */
-export function ucpAgentStep(profiles: Pick<ProfileFetcher, 'check'>) {
+export function ucpAgentStep(profiles: Pick<ProfileFetcher, 'check'>, rehearsals?: CheckoutRehearsals) {
   return async function ucpAgent(req: FastifyRequest, reply: FastifyReply) {
     req.agent = freshState();
+    // The warm-up's own call (gateway/agent/rehearsal.ts): its platform is a profile held here,
+    // listing what this business offers but AP2 (nothing is fetched); identity follows.
+    if (rehearsals?.of(req)) {
+      req.ucp = { profileUrl: WARM_UP_PROFILE.url, profile: WARM_UP_PROFILE };
+      return;
+    }
     const refuse = (content: string) => {
       req.agent.reason = `ucp: ${content}`;
       return sendUcpError(reply, ucpError(400, 'invalid_profile_url', content));
@@ -92,6 +99,25 @@ function identityRequired(c: UcpChallenge | undefined, content: string, invalid?
 
 const BEARER_TOKEN = /^bearer (\S+)$/i;
 
+/** The warm-up's platform profile (ucpAgentStep): every capability of this business but AP2. */
+const WARM_UP_PROFILE: PlatformProfile = {
+  url: 'https://warm-up.invalid/profile.json',
+  version: UCP_VERSION,
+  capabilities: new Map(
+    BUSINESS_CAPABILITIES.filter((c) => c.name !== AP2).map((c) => [c.name, [UCP_VERSION]]),
+  ),
+  signingKeys: [],
+};
+
+/** 401 for a credential of the warm-up's reserved identity on a call that is not the warm-up's. */
+function reservedForWarmUp(req: FastifyRequest, reply: FastifyReply) {
+  req.agent.reason = 'identity: reserved for the warm-up';
+  return sendUcpError(
+    reply,
+    ucpError(401, 'unauthorized', 'Authorization failed: this identity is reserved for the warm-up.'),
+  );
+}
+
 /**
  * Step 1 for UCP (onRequest): the platform proves who it is with a checkout API key
  * (`Authorization: Bearer acp_…`, the ACP issue's key store: the key is bound to one agent
@@ -107,16 +133,28 @@ export function ucpIdentityStep(
   signatures: UcpSignatureVerifier,
   log: Logger,
   linking?: LinkingParts,
+  rehearsals?: CheckoutRehearsals,
 ) {
+  const warmUp = rehearsals ? warmUpIdentity(rehearsals.trustDomain) : undefined;
   return async function identity(req: FastifyRequest, reply: FastifyReply) {
     const ucp = req.ucp;
     if (!ucp) return;
+    if (warmUp && ucp.profile === WARM_UP_PROFILE) {
+      // Only the agent step gives this profile, and only to the warm-up's own calls.
+      req.agent.identity = warmUp;
+      req.agent.identitySource = 'api-key';
+      req.agent.rehearsal = true;
+      ucp.keyScopes = [ORDER_CREATE_SCOPE];
+      ucp.agentId = WARM_UP_AGENT;
+      return;
+    }
     const authorization = req.headers.authorization;
     const bearer = authorization === undefined ? undefined : BEARER_TOKEN.exec(authorization)?.[1];
     if (linking && bearer !== undefined && !isSecretKeyShaped(bearer))
       return linkedIdentity(linking, bearer, req, reply);
     if (authorization !== undefined) {
       const v = await keys.verify(authorization);
+      if (v.ok && v.id.path === WARM_UP_AGENT_PATH) return reservedForWarmUp(req, reply);
       if (v.ok) {
         const refused = keyProfileRefusal(v.key, ucp.profileUrl);
         if (refused) {
@@ -141,6 +179,7 @@ export function ucpIdentityStep(
     }
     if (req.headers.signature !== undefined || req.headers['signature-input'] !== undefined) {
       const v = await signatures.verify(req, ucp.profileUrl);
+      if (v.ok && v.id.path === WARM_UP_AGENT_PATH) return reservedForWarmUp(req, reply);
       if (v.ok) {
         req.agent.identity = v.id;
         req.agent.identitySource = 'signature';
@@ -188,6 +227,7 @@ async function linkedIdentity(
       identityRequired(linking, 'The access token is not valid here: link the account again.', reason),
     );
   }
+  if (id.value.path === WARM_UP_AGENT_PATH) return reservedForWarmUp(req, reply);
   if (!bindingAllows(v.caller.ucpProfile, ucp.profileUrl)) {
     req.agent.reason = `identity: client ${v.caller.clientId} is bound to ${v.caller.ucpProfile}, not to ${ucp.profileUrl.slice(0, 200)}`;
     return sendUcpError(

@@ -135,6 +135,7 @@ export async function mountUcp(
     defaultRegion: config.ACP_DEFAULT_REGION,
     bodyLimit: config.ACP_BODY_LIMIT_BYTES,
     linking,
+    rehearsals: acp.rehearsals,
     // The catalog's search and lookup under the same endpoint (gateway/agent/ucp/catalog.ts).
     more: (scope, signResponse) =>
       registerUcpCatalogRoutes(scope, {

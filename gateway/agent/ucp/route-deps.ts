@@ -10,6 +10,7 @@ import type { ApiKeyVerifier } from '../identity/api-key.ts';
 import type { OrderPort } from '../order/order-port.ts';
 import type { BucketPolicy } from '../rate-limit/bucket.ts';
 import type { BucketStore } from '../rate-limit/store.ts';
+import type { CheckoutRehearsals } from '../rehearsal.ts';
 import type { ScopePolicy } from '../scope/policy.ts';
 import type { Ap2Parts } from './ap2.ts';
 import type { UcpCartDeps } from './cart.ts';
@@ -50,4 +51,6 @@ export interface UcpRouteDeps {
   readonly more?: (scope: FastifyInstance, signResponse: ReturnType<typeof signUcpResponses>) => void;
   /** Identity linking (gateway/oauth/): its tokens are a credential, its challenge on 401/403. */
   readonly linking?: LinkingParts;
+  /** The warm-up's checkout rehearsals (gateway/agent/rehearsal.ts), shared with ACP. */
+  readonly rehearsals?: CheckoutRehearsals;
 }

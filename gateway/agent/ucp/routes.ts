@@ -46,8 +46,8 @@ type Op = 'create' | 'update' | 'complete';
 export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): Promise<void> {
   const blockOptions = { store: d.blocks, clock: d.clock, log: d.log };
   const gate = (scope: string, root: string) => [
-    ucpAgentStep(d.profiles),
-    ucpIdentityStep(d.keys, d.signatures, d.log, d.linking),
+    ucpAgentStep(d.profiles, d.rehearsals),
+    ucpIdentityStep(d.keys, d.signatures, d.log, d.linking, d.rehearsals),
     ucpScopeStep(d.policy, scope, d.linking),
     blockStep(blockOptions),
     rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
