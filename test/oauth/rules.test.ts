@@ -17,7 +17,8 @@ import {
 import {
   parseScope,
   UCP_SCOPE_NAMES,
-  ucpScopeFor,
+  UCP_SCOPE_OF,
+  UCP_SCOPES,
 } from '../../subgraphs/procurement/identity-linking/scopes.ts';
 import type { SpendPolicy } from '../../subgraphs/procurement/spend/policy.ts';
 
@@ -33,7 +34,8 @@ describe('what a linked token may do', () => {
           const acting = actingScopes(ucp, identity);
           for (const s of acting) {
             expect(identity).toContain(s);
-            expect(ucp).toContain(ucpScopeFor(s));
+            const granting = UCP_SCOPES.filter((u) => u.agentScopes.includes(s)).map((u) => u.scope);
+            expect(ucp.some((u) => granting.includes(u))).toBe(true);
           }
         },
       ),
@@ -44,9 +46,20 @@ describe('what a linked token may do', () => {
     [['dev.ucp.shopping.checkout:manage'], ['orders:create', 'orders:read'], ['orders:create']],
     [['dev.ucp.shopping.order:read'], ['orders:create', 'orders:read'], ['orders:read']],
     [['dev.ucp.shopping.checkout:manage', 'dev.ucp.shopping.order:read'], ['orders:read'], ['orders:read']],
-    [['dev.ucp.shopping.cart:manage'], AGENT_SCOPES, []],
+    [['dev.ucp.shopping.cart:manage'], AGENT_SCOPES, ['orders:create']],
+    [['dev.ucp.shopping.cart:manage'], ['orders:read'], []],
   ])('maps %j on an identity holding %j to %j', (ucp, identity, expected) => {
     expect(actingScopes(ucp, identity)).toEqual(expected);
+  });
+
+  it('gates checkout, cart and order reading each on its own UCP scope, all listed as hard gates', () => {
+    expect(UCP_SCOPE_OF).toEqual({
+      checkout: 'dev.ucp.shopping.checkout:manage',
+      cart: 'dev.ucp.shopping.cart:manage',
+      order: 'dev.ucp.shopping.order:read',
+    });
+    for (const scope of Object.values(UCP_SCOPE_OF))
+      expect(UCP_SCOPES.find((s) => s.scope === scope)?.gates).toBe(true);
   });
 
   it('keeps only the UCP scopes it knows from a scope string', () => {
