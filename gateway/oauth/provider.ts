@@ -57,7 +57,7 @@ export function createProvider(o: ProviderOptions): Provider {
     claims: {},
     allowOmittingSingleRegisteredRedirectUri: false,
     // The UCP profile binding (subgraphs/procurement/identity-linking/clients.ts), kept on the client.
-    extraClientMetadata: { properties: ['ucp_profile'] },
+    extraClientMetadata: { properties: ['ucp_profile', 'registered_at', 'registered_by'] },
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],

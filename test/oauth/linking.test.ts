@@ -22,6 +22,8 @@ const REGISTER = `mutation ($input: RegisterOAuthClientInput!) {
 }`;
 const LINKED =
   '{ linkedPlatforms { grantId clientId clientName linkedBy spiffeId agentId scopes revokedAt revokedBy } }';
+const CLIENTS =
+  '{ oauthClients { clientId name redirectUris tokenEndpointAuthMethod ucpProfile registeredAt registeredBy } }';
 const REVOKE = 'mutation ($g: ID!) { revokeLinkedPlatform(grantId: $g) { grantId revokedAt revokedBy } }';
 
 describe('identity linking', () => {
@@ -320,5 +322,33 @@ describe('identity linking', () => {
     expect(reg.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect((await sys.gql(LINKED, { token: other })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect((await sys.gql(LINKED)).errors?.[0]?.extensions?.code).toMatch(/UNAUTHENTICATED|FORBIDDEN/);
+    expect((await sys.gql(CLIENTS, { token: other })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('lists the registered clients, newest first, with who registered them and when', async () => {
+    const reg = await sys.gql(REGISTER, {
+      token: await sys.token(['agents:admin'], 'ops-lister'),
+      variables: {
+        input: {
+          name: 'Newest app',
+          redirectUris: ['https://newest.example/cb'],
+          ucpProfile: profiles.origin,
+        },
+      },
+    });
+    expect(reg.errors).toBeUndefined();
+    const id = (reg.data as { registerOAuthClient: { clientId: string } }).registerOAuthClient.clientId;
+    const list = await sys.gql(CLIENTS, { token: admin });
+    expect(list.errors).toBeUndefined();
+    const clients = (list.data as { oauthClients: Record<string, unknown>[] }).oauthClients;
+    expect(clients[0]).toMatchObject({
+      clientId: id,
+      name: 'Newest app',
+      redirectUris: ['https://newest.example/cb'],
+      tokenEndpointAuthMethod: 'none',
+      registeredBy: 'ops-lister',
+    });
+    expect(Date.parse(String(clients[0]?.registeredAt))).toBeGreaterThan(Date.now() - 60_000);
+    expect(clients.map((c) => c.clientId)).toContain(publicClient);
   });
 });

@@ -36,10 +36,20 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 /** Whether a redirect URI is a loopback one (http to 127.0.0.1 or [::1]). */
 export const isLoopbackRedirect = (u: URL): boolean => u.protocol === 'http:' && LOOPBACK.has(u.hostname);
 
-/** Validated client metadata for oidc-provider, with a new client_id; throws ClientInputInvalid. Pure but for the id. */
+/** Who registered a client and when (kept in its metadata for the console's list). */
+export interface Registration {
+  readonly atMs: number;
+  /** The operator's token subject; null when the token had none. */
+  readonly by: string | null;
+}
+
+/**
+ * Validated client metadata for oidc-provider, with a new client_id; throws ClientInputInvalid.
+ * Pure but for the id.
+ */
 export function clientMetadata(
   input: PlatformClientInput,
-  opts: { allowInsecureProfiles?: boolean } = {},
+  opts: { allowInsecureProfiles?: boolean; registered?: Registration } = {},
 ): Record<string, unknown> {
   let ucpProfile: string;
   try {
@@ -93,6 +103,9 @@ export function clientMetadata(
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     ucp_profile: ucpProfile,
+    ...(opts.registered
+      ? { registered_at: new Date(opts.registered.atMs).toISOString(), registered_by: opts.registered.by }
+      : {}),
     ...(keys.length > 0
       ? { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys } }
       : { token_endpoint_auth_method: 'none' }),
