@@ -1,0 +1,220 @@
+/**
+ * Agent platforms as OAuth 2.0 clients on the Agents page (docs/identity-linking.md; agents:admin):
+ * the registered ones, and a form that registers one (public with PKCE, or confidential with
+ * private_key_jwt and its JWK Set) and shows the client_id to hand to the platform. The form is
+ * shown to an operator whose token holds agents:admin; the API refuses everyone else anyway.
+ */
+import { useState } from 'preact/hooks';
+import { ApiError, graphql } from '../api.ts';
+import { fieldError } from '../checkout-keys.ts';
+import { operation } from '../operations.ts';
+import {
+  authMethodInWords,
+  type ClientAuthMethod,
+  EMPTY_REGISTER,
+  type OAuthClient,
+  REGISTER_ROLE,
+  type RegisterForm,
+  registerInput,
+} from '../platform-clients.ts';
+import { claimsOf, session } from '../session.ts';
+import { useAction, useAsync } from '../ui/async.ts';
+import { Empty, Field, Loading, ProblemView, Time } from '../ui/parts.tsx';
+
+// Registered operations (schemas/operations/oauth-clients.graphql, register-oauth-client.graphql).
+const CLIENTS = operation('OAuthClients');
+const REGISTER = operation('RegisterOAuthClient');
+
+type Registered = Pick<OAuthClient, 'clientId' | 'name' | 'tokenEndpointAuthMethod'>;
+
+export function PlatformClients() {
+  const clients = useAsync(
+    () => graphql<{ oauthClients: OAuthClient[] }>(CLIENTS).then((d) => d.oauthClients),
+    [],
+  );
+  const token = session.token();
+  const mayRegister = token ? (claimsOf(token)?.roles ?? []).includes(REGISTER_ROLE) : false;
+  return (
+    <section aria-labelledby="clients-h">
+      <h2 id="clients-h">Platforms (OAuth 2.0 clients)</h2>
+      <p class="note">
+        A platform registered here can ask a buyer administrator to link it (the consent page) and then acts
+        as the agent identity chosen there. Hand it its client_id and this business's metadata at
+        /.well-known/oauth-authorization-server.
+      </p>
+      {clients.state === 'loading' && !clients.data ? <Loading what="registered platforms" /> : null}
+      {clients.state === 'error' ? <ProblemView error={clients.error} /> : null}
+      {clients.state === 'ok' && clients.data.length === 0 ? <Empty>No platform is registered.</Empty> : null}
+      {clients.data?.length ? (
+        <ul class="cards" data-testid="oauth-clients">
+          {clients.data.map((c) => (
+            <ClientCard key={c.clientId} client={c} />
+          ))}
+        </ul>
+      ) : null}
+      {mayRegister ? (
+        <Register onRegistered={() => clients.reload()} />
+      ) : (
+        <p class="note">Registering a platform needs the {REGISTER_ROLE} role.</p>
+      )}
+    </section>
+  );
+}
+
+function ClientCard({ client: c }: { client: OAuthClient }) {
+  return (
+    <li class="card" data-testid="oauth-client">
+      <p>
+        <strong>{c.name}</strong> <code>{c.clientId}</code>
+      </p>
+      <dl>
+        <div>
+          <dt>Authentication</dt>
+          <dd>{authMethodInWords(c.tokenEndpointAuthMethod)}</dd>
+        </div>
+        <div>
+          <dt>Redirect URIs</dt>
+          <dd>
+            {c.redirectUris.map((u) => (
+              <code key={u}>
+                {u}
+                <br />
+              </code>
+            ))}
+          </dd>
+        </div>
+        <div>
+          <dt>UCP profile</dt>
+          <dd>
+            <code>{c.ucpProfile}</code>
+          </dd>
+        </div>
+        {c.registeredAt ? (
+          <div>
+            <dt>Registered</dt>
+            <dd>
+              <Time at={c.registeredAt} />
+              {c.registeredBy ? ` by ${c.registeredBy}` : ''}
+            </dd>
+          </div>
+        ) : null}
+      </dl>
+    </li>
+  );
+}
+
+function Register({ onRegistered }: { onRegistered: () => void }) {
+  const [form, setForm] = useState<RegisterForm>(EMPTY_REGISTER);
+  const [registered, setRegistered] = useState<Registered | null>(null);
+  const register = useAction(async (f: RegisterForm) => {
+    const built = registerInput(f);
+    // Not sent: the mutation would read a missing JWK Set as a public client.
+    if (!built.ok)
+      throw new ApiError(400, 'Not sent', built.message, 'BAD_USER_INPUT', undefined, [
+        { pointer: `/${built.field}`, message: built.message },
+      ]);
+    const d = await graphql<{ registerOAuthClient: Registered }>(REGISTER, { input: built.input });
+    return d.registerOAuthClient;
+  });
+  const errors = register.state === 'error' ? register.error.fieldErrors : [];
+  const set = (patch: Partial<RegisterForm>) => setForm({ ...form, ...patch });
+  const area = (name: 'redirectUris' | 'jwks', label: string, placeholder: string, rows: number) => {
+    const error = fieldError(errors, name);
+    return (
+      <div class="field">
+        <label>
+          {label}
+          <textarea
+            id={`register-${name}`}
+            rows={rows}
+            spellcheck={false}
+            value={form[name]}
+            placeholder={placeholder}
+            aria-invalid={Boolean(error)}
+            aria-describedby={error ? `register-${name}-error` : undefined}
+            onInput={(e) => set({ [name]: e.currentTarget.value })}
+          />
+        </label>
+        {error ? (
+          <span class="field-error" id={`register-${name}-error`}>
+            {error}
+          </span>
+        ) : null}
+      </div>
+    );
+  };
+  return (
+    <>
+      <h3>Register a platform</h3>
+      {registered ? (
+        <p role="status" class="ok" data-testid="registered-client">
+          Registered {registered.name}: client_id <code>{registered.clientId}</code> (
+          {authMethodInWords(registered.tokenEndpointAuthMethod)}). Hand the client_id to the platform.
+        </p>
+      ) : null}
+      <form
+        class="register"
+        aria-label="Register a platform as an OAuth client"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setRegistered(null);
+          void register.run(form).then((r) => {
+            if (!r) return;
+            setRegistered(r);
+            setForm(EMPTY_REGISTER);
+            onRegistered();
+          });
+        }}
+      >
+        <Field
+          id="register-name"
+          label="Platform name (shown on the consent page)"
+          value={form.name}
+          error={fieldError(errors, 'name')}
+          placeholder="Shopping assistant"
+          onInput={(v) => set({ name: v })}
+        />
+        {area(
+          'redirectUris',
+          'Redirect URIs (one a line: https, or http://127.0.0.1/… for a native app, any port)',
+          'https://platform.example/oauth/callback',
+          3,
+        )}
+        <Field
+          id="register-ucpProfile"
+          label="UCP profile (URL, or origin for every profile served there)"
+          value={form.ucpProfile}
+          error={fieldError(errors, 'ucpProfile')}
+          placeholder="https://platform.example/ucp/profile.json"
+          onInput={(v) => set({ ucpProfile: v })}
+        />
+        <fieldset>
+          <legend>Client authentication</legend>
+          {(
+            [
+              ['none', 'none: a public client (PKCE S256 only)'],
+              ['private_key_jwt', 'private_key_jwt: a confidential client with its public keys'],
+            ] as [ClientAuthMethod, string][]
+          ).map(([method, label]) => (
+            <label key={method} class="check">
+              <input
+                type="radio"
+                name="register-auth"
+                checked={form.authMethod === method}
+                onChange={() => set({ authMethod: method })}
+              />
+              {label}
+            </label>
+          ))}
+        </fieldset>
+        {form.authMethod === 'private_key_jwt'
+          ? area('jwks', 'JWK Set of the platform (public keys, JSON)', '{"keys": [{"kty": "EC", …}]}', 6)
+          : null}
+        <button type="submit" disabled={register.state === 'loading'}>
+          Register platform
+        </button>
+      </form>
+      {register.state === 'error' ? <ProblemView error={register.error} /> : null}
+    </>
+  );
+}
