@@ -110,7 +110,7 @@ function Register({ onRegistered }: { onRegistered: () => void }) {
     const built = registerInput(f);
     // Not sent: the mutation would read a missing JWK Set as a public client.
     if (!built.ok)
-      throw new ApiError(400, 'Not sent', built.message, 'BAD_USER_INPUT', undefined, [
+      throw new ApiError(0, 'Not sent to the API', built.message, 'BAD_USER_INPUT', undefined, [
         { pointer: `/${built.field}`, message: built.message },
       ]);
     const d = await graphql<{ registerOAuthClient: Registered }>(REGISTER, { input: built.input });
