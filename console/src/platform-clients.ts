@@ -11,6 +11,8 @@ export interface OAuthClient {
   redirectUris: string[];
   /** private_key_jwt or none. */
   tokenEndpointAuthMethod: string;
+  /** Where its keys are fetched from (private_key_jwt registered with a URL); null otherwise. */
+  jwksUri: string | null;
   ucpProfile: string;
   /** ISO 8601; null for a client registered before the time was kept. */
   registeredAt: string | null;
@@ -25,8 +27,10 @@ export interface RegisterForm {
   /** One redirect URI a line (blank lines ignored). */
   redirectUris: string;
   authMethod: ClientAuthMethod;
-  /** The platform's public JWK Set as JSON text (private_key_jwt only). */
+  /** The platform's public JWK Set as JSON text (private_key_jwt only)… */
   jwks: string;
+  /** …or the URL it publishes it at. */
+  jwksUri: string;
   ucpProfile: string;
 }
 
@@ -35,6 +39,7 @@ export const EMPTY_REGISTER: RegisterForm = {
   redirectUris: '',
   authMethod: 'none',
   jwks: '',
+  jwksUri: '',
   ucpProfile: '',
 };
 
@@ -42,13 +47,17 @@ export const EMPTY_REGISTER: RegisterForm = {
 export const REGISTER_ROLE = 'agents:admin';
 
 export type RegisterInput =
-  | { ok: true; input: { name: string; redirectUris: string[]; jwks?: string; ucpProfile: string } }
+  | {
+      ok: true;
+      input: { name: string; redirectUris: string[]; jwks?: string; jwksUri?: string; ucpProfile: string };
+    }
   | { ok: false; field: 'jwks'; message: string };
 
 /**
  * RegisterOAuthClient's input from the form: text trimmed, one redirect URI a line, the JWK Set
- * only for private_key_jwt. The mutation reads "no jwks" as a public client, so private_key_jwt
- * with an empty JWK Set is refused here: sent, it would silently register a public client.
+ * and its URL only for private_key_jwt (both given: both sent, for the API to refuse). The
+ * mutation reads "no keys" as a public client, so private_key_jwt with neither is refused here:
+ * sent, it would silently register a public client.
  */
 export function registerInput(f: RegisterForm): RegisterInput {
   const redirectUris = f.redirectUris
@@ -58,17 +67,21 @@ export function registerInput(f: RegisterForm): RegisterInput {
   const base = { name: f.name.trim(), redirectUris, ucpProfile: f.ucpProfile.trim() };
   if (f.authMethod === 'none') return { ok: true, input: base };
   const jwks = f.jwks.trim();
-  if (jwks === '')
+  const jwksUri = f.jwksUri.trim();
+  if (jwks === '' && jwksUri === '')
     return {
       ok: false,
       field: 'jwks',
-      message: 'jwks: private_key_jwt needs the platform’s public keys, a JWK Set {"keys": [...]}',
+      message:
+        'jwks: private_key_jwt needs the platform’s public keys: a JWK Set {"keys": [...]}, or the URL it publishes it at',
     };
-  return { ok: true, input: { ...base, jwks } };
+  return { ok: true, input: { ...base, ...(jwks ? { jwks } : {}), ...(jwksUri ? { jwksUri } : {}) } };
 }
 
 /** The client authentication in words for the list. */
-export function authMethodInWords(method: string): string {
+export function authMethodInWords(method: string, jwksUri?: string | null): string {
+  if (method === 'private_key_jwt' && jwksUri)
+    return 'confidential: private_key_jwt, keys fetched from its URL';
   if (method === 'private_key_jwt') return 'confidential: private_key_jwt with its registered keys';
   if (method === 'none') return 'public: none, PKCE S256 only';
   return method;

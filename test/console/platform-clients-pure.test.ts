@@ -43,6 +43,26 @@ describe('the registration input', () => {
     expect(r).toMatchObject({ ok: true, input: { jwks } });
   });
 
+  it('sends the JWK Set URL for private_key_jwt, and both when both are typed (the API refuses that)', () => {
+    const uri = 'https://a.example/jwks.json';
+    const one = registerInput(
+      form({ redirectUris: 'https://a.example/cb', authMethod: 'private_key_jwt', jwksUri: ` ${uri} ` }),
+    );
+    expect(one).toEqual({
+      ok: true,
+      input: {
+        name: 'App',
+        redirectUris: ['https://a.example/cb'],
+        jwksUri: uri,
+        ucpProfile: 'https://platform.example',
+      },
+    });
+    const both = registerInput(
+      form({ redirectUris: 'https://a.example/cb', authMethod: 'private_key_jwt', jwksUri: uri, jwks: '{}' }),
+    );
+    expect(both).toMatchObject({ ok: true, input: { jwksUri: uri, jwks: '{}' } });
+  });
+
   it('refuses private_key_jwt without keys on the jwks field (sent, it would register a public client)', () => {
     const r = registerInput(
       form({ redirectUris: 'https://a.example/cb', authMethod: 'private_key_jwt', jwks: '  ' }),

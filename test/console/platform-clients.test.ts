@@ -18,7 +18,7 @@ const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/console-register
 const SCOPE = 'dev.ucp.shopping.checkout:manage';
 const ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const CLIENTS =
-  '{ oauthClients { clientId name tokenEndpointAuthMethod ucpProfile redirectUris registeredBy } }';
+  '{ oauthClients { clientId name tokenEndpointAuthMethod jwksUri ucpProfile redirectUris registeredBy } }';
 
 let sys: TestSystem;
 let browser: Browser;
@@ -64,15 +64,16 @@ const registerForm = (page: Page) =>
 
 async function fill(
   page: Page,
-  f: { name: string; redirectUris: string; ucpProfile: string; jwks?: string },
+  f: { name: string; redirectUris: string; ucpProfile: string; jwks?: string; jwksUri?: string },
 ): Promise<void> {
   const form = registerForm(page);
   await form.getByLabel('Platform name').fill(f.name);
   await form.getByLabel('Redirect URIs').fill(f.redirectUris);
   await form.getByLabel('UCP profile').fill(f.ucpProfile);
-  if (f.jwks !== undefined) {
+  if (f.jwks !== undefined || f.jwksUri !== undefined) {
     await form.getByRole('radio', { name: /^private_key_jwt/ }).check();
-    await form.getByLabel('JWK Set of the platform').fill(f.jwks);
+    if (f.jwks !== undefined) await form.getByLabel('JWK Set of the platform').fill(f.jwks);
+    if (f.jwksUri !== undefined) await form.getByLabel('…or the URL of its JWK Set').fill(f.jwksUri);
   }
   await form.getByRole('button', { name: 'Register platform' }).click();
 }
@@ -191,6 +192,39 @@ describe('registering a platform from the Agents page', { timeout: 90_000 }, () 
     });
     expect(t.status, JSON.stringify(t.body)).toBe(200);
     expect(t.body.token_type).toBe('Bearer');
+    await page.context().close();
+  });
+
+  it('registers a confidential platform by the URL of its JWK Set; its keys are fetched when it authenticates', async () => {
+    const key = await platformKey();
+    const jwksUri = profiles.set('/jwks.json', { keys: [key.publicJwk] });
+    const page = await agentsPage(admin);
+    await fill(page, {
+      name: 'Console jwks_uri app',
+      redirectUris: 'https://platform.example/cb',
+      ucpProfile: profiles.origin,
+      jwksUri,
+    });
+    const clientId = await shownClientId(page);
+    await expect
+      .poll(() => page.getByTestId('oauth-client').filter({ hasText: clientId }).textContent())
+      .toContain(jwksUri);
+    expect((await registered()).find((c) => c.clientId === clientId)).toMatchObject({
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwksUri,
+    });
+    const fetchesBefore = profiles.hits('/jwks.json');
+    const { code, verifier } = await codeFor(clientId, 'https://platform.example/cb');
+    const t = await form(`${sys.url}/oauth/token`, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: 'https://platform.example/cb',
+      code_verifier: verifier,
+      client_assertion_type: ASSERTION,
+      client_assertion: await key.sign(clientId, issuer),
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+    expect(profiles.hits('/jwks.json')).toBeGreaterThan(fetchesBefore);
     await page.context().close();
   });
 

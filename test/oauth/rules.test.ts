@@ -126,6 +126,32 @@ describe('client registration', () => {
     });
   });
 
+  it('registers a jwks_uri as a confidential client whose keys are fetched (private_key_jwt, no jwks)', () => {
+    const m = clientMetadata({
+      name: 'C',
+      redirectUris: ['https://p.example/cb'],
+      jwksUri: ' https://p.example/.well-known/jwks.json ',
+      ucpProfile: 'https://p.example',
+    });
+    expect(m).toMatchObject({
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'https://p.example/.well-known/jwks.json',
+    });
+    expect(m).not.toHaveProperty('jwks');
+    // Insecure profiles allowed (tests, development): a loopback http jwks_uri is taken.
+    expect(
+      clientMetadata(
+        {
+          name: 'C',
+          redirectUris: ['https://p.example/cb'],
+          jwksUri: 'http://127.0.0.1:8081/jwks',
+          ucpProfile: 'https://p.example',
+        },
+        { allowInsecureProfiles: true },
+      ).jwks_uri,
+    ).toBe('http://127.0.0.1:8081/jwks');
+  });
+
   it.each([
     ['http to a public host', { redirectUris: ['http://p.example/cb'] }, 'redirectUris'],
     ['localhost by name', { redirectUris: ['http://localhost/cb'] }, 'redirectUris'],
@@ -144,6 +170,12 @@ describe('client registration', () => {
     ['a relative redirect', { redirectUris: ['/cb'] }, 'redirectUris'],
     ['a private EC key', { jwks: [{ kty: 'EC', d: 'secret' }] }, 'jwks'],
     ['a symmetric key', { jwks: [{ kty: 'oct', k: 'secret' }] }, 'jwks'],
+    ['jwks and jwksUri both', { jwks: [{ kty: 'EC' }], jwksUri: 'https://p.example/jwks' }, 'jwksUri'],
+    ['an http jwksUri', { jwksUri: 'http://p.example/jwks' }, 'jwksUri'],
+    ['a loopback jwksUri', { jwksUri: 'https://127.0.0.1/jwks' }, 'jwksUri'],
+    ['a private-network jwksUri', { jwksUri: 'https://10.0.0.7/jwks' }, 'jwksUri'],
+    ['a jwksUri with credentials', { jwksUri: 'https://u:p@p.example/jwks' }, 'jwksUri'],
+    ['a jwksUri that is no URL', { jwksUri: 'keys.json' }, 'jwksUri'],
     ['a control character in the name', { name: 'A\u0007' }, 'name'],
     ['no UCP profile', { ucpProfile: '' }, 'ucpProfile'],
     ['an http UCP profile', { ucpProfile: 'http://p.example/profile.json' }, 'ucpProfile'],

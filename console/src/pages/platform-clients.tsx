@@ -70,8 +70,16 @@ function ClientCard({ client: c }: { client: OAuthClient }) {
       <dl>
         <div>
           <dt>Authentication</dt>
-          <dd>{authMethodInWords(c.tokenEndpointAuthMethod)}</dd>
+          <dd>{authMethodInWords(c.tokenEndpointAuthMethod, c.jwksUri)}</dd>
         </div>
+        {c.jwksUri ? (
+          <div>
+            <dt>JWK Set URL</dt>
+            <dd>
+              <code>{c.jwksUri}</code>
+            </dd>
+          </div>
+        ) : null}
         <div>
           <dt>Redirect URIs</dt>
           <dd>
@@ -207,9 +215,19 @@ function Register({ onRegistered }: { onRegistered: () => void }) {
             </label>
           ))}
         </fieldset>
-        {form.authMethod === 'private_key_jwt'
-          ? area('jwks', 'JWK Set of the platform (public keys, JSON)', '{"keys": [{"kty": "EC", …}]}', 6)
-          : null}
+        {form.authMethod === 'private_key_jwt' ? (
+          <>
+            {area('jwks', 'JWK Set of the platform (public keys, JSON)', '{"keys": [{"kty": "EC", …}]}', 6)}
+            <Field
+              id="register-jwksUri"
+              label="…or the URL of its JWK Set (https; fetched when it authenticates)"
+              value={form.jwksUri}
+              error={fieldError(errors, 'jwksUri')}
+              placeholder="https://platform.example/.well-known/jwks.json"
+              onInput={(v) => set({ jwksUri: v })}
+            />
+          </>
+        ) : null}
         <button type="submit" disabled={register.state === 'loading'}>
           Register platform
         </button>

@@ -56,6 +56,7 @@ const clientView = (m: Record<string, unknown>) => ({
   name: m.client_name,
   redirectUris: m.redirect_uris,
   tokenEndpointAuthMethod: m.token_endpoint_auth_method,
+  jwksUri: typeof m.jwks_uri === 'string' ? m.jwks_uri : null,
   ucpProfile: m.ucp_profile,
   registeredAt: typeof m.registered_at === 'string' ? m.registered_at : null,
   registeredBy: typeof m.registered_by === 'string' ? m.registered_by : null,
@@ -86,7 +87,15 @@ export function identityLinkingResolvers(
           _: unknown,
           {
             input,
-          }: { input: { name: string; redirectUris: string[]; jwks?: string | null; ucpProfile: string } },
+          }: {
+            input: {
+              name: string;
+              redirectUris: string[];
+              jwks?: string | null;
+              jwksUri?: string | null;
+              ucpProfile: string;
+            };
+          },
           ctx: RequestContext,
         ) => {
           const jwks = keysOf(input.jwks);
@@ -96,6 +105,7 @@ export function identityLinkingResolvers(
               redirectUris: input.redirectUris,
               ucpProfile: input.ucpProfile,
               ...(jwks ? { jwks } : {}),
+              ...(input.jwksUri ? { jwksUri: input.jwksUri } : {}),
             },
             { ...opts, by: ctx.caller.subject ?? null },
           );
