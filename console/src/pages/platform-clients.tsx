@@ -5,7 +5,7 @@
  * shown to an operator whose token holds agents:admin; the API refuses everyone else anyway.
  */
 import { useState } from 'preact/hooks';
-import { ApiError, graphql } from '../api.ts';
+import { ApiError, type FieldError, graphql } from '../api.ts';
 import { fieldError } from '../checkout-keys.ts';
 import { operation } from '../operations.ts';
 import {
@@ -19,7 +19,7 @@ import {
 } from '../platform-clients.ts';
 import { claimsOf, session } from '../session.ts';
 import { useAction, useAsync } from '../ui/async.ts';
-import { Empty, Field, Loading, ProblemView, Time } from '../ui/parts.tsx';
+import { Empty, Field, Loading, ProblemView, TextAreaField, Time } from '../ui/parts.tsx';
 
 // Registered operations (schemas/operations/oauth-clients.graphql, register-oauth-client.graphql).
 const CLIENTS = operation('OAuthClients');
@@ -111,6 +111,11 @@ function ClientCard({ client: c }: { client: OAuthClient }) {
   );
 }
 
+const AUTH_METHODS: readonly [ClientAuthMethod, string][] = [
+  ['none', 'none: a public client (PKCE S256 only)'],
+  ['private_key_jwt', 'private_key_jwt: a confidential client with its public keys'],
+];
+
 function Register({ onRegistered }: { onRegistered: () => void }) {
   const [form, setForm] = useState<RegisterForm>(EMPTY_REGISTER);
   const [registered, setRegistered] = useState<Registered | null>(null);
@@ -126,31 +131,6 @@ function Register({ onRegistered }: { onRegistered: () => void }) {
   });
   const errors = register.state === 'error' ? register.error.fieldErrors : [];
   const set = (patch: Partial<RegisterForm>) => setForm({ ...form, ...patch });
-  const area = (name: 'redirectUris' | 'jwks', label: string, placeholder: string, rows: number) => {
-    const error = fieldError(errors, name);
-    return (
-      <div class="field">
-        <label>
-          {label}
-          <textarea
-            id={`register-${name}`}
-            rows={rows}
-            spellcheck={false}
-            value={form[name]}
-            placeholder={placeholder}
-            aria-invalid={Boolean(error)}
-            aria-describedby={error ? `register-${name}-error` : undefined}
-            onInput={(e) => set({ [name]: e.currentTarget.value })}
-          />
-        </label>
-        {error ? (
-          <span class="field-error" id={`register-${name}-error`}>
-            {error}
-          </span>
-        ) : null}
-      </div>
-    );
-  };
   return (
     <>
       <h3>Register a platform</h3>
@@ -182,12 +162,15 @@ function Register({ onRegistered }: { onRegistered: () => void }) {
           placeholder="Shopping assistant"
           onInput={(v) => set({ name: v })}
         />
-        {area(
-          'redirectUris',
-          'Redirect URIs (one a line: https, or http://127.0.0.1/… for a native app, any port)',
-          'https://platform.example/oauth/callback',
-          3,
-        )}
+        <TextAreaField
+          id="register-redirectUris"
+          label="Redirect URIs (one a line: https, or http://127.0.0.1/… for a native app, any port)"
+          rows={3}
+          value={form.redirectUris}
+          error={fieldError(errors, 'redirectUris')}
+          placeholder="https://platform.example/oauth/callback"
+          onInput={(v) => set({ redirectUris: v })}
+        />
         <Field
           id="register-ucpProfile"
           label="UCP profile (URL, or origin for every profile served there)"
@@ -196,43 +179,63 @@ function Register({ onRegistered }: { onRegistered: () => void }) {
           placeholder="https://platform.example/ucp/profile.json"
           onInput={(v) => set({ ucpProfile: v })}
         />
-        <fieldset>
-          <legend>Client authentication</legend>
-          {(
-            [
-              ['none', 'none: a public client (PKCE S256 only)'],
-              ['private_key_jwt', 'private_key_jwt: a confidential client with its public keys'],
-            ] as [ClientAuthMethod, string][]
-          ).map(([method, label]) => (
-            <label key={method} class="check">
-              <input
-                type="radio"
-                name="register-auth"
-                checked={form.authMethod === method}
-                onChange={() => set({ authMethod: method })}
-              />
-              {label}
-            </label>
-          ))}
-        </fieldset>
-        {form.authMethod === 'private_key_jwt' ? (
-          <>
-            {area('jwks', 'JWK Set of the platform (public keys, JSON)', '{"keys": [{"kty": "EC", …}]}', 6)}
-            <Field
-              id="register-jwksUri"
-              label="…or the URL of its JWK Set (https; fetched when it authenticates)"
-              value={form.jwksUri}
-              error={fieldError(errors, 'jwksUri')}
-              placeholder="https://platform.example/.well-known/jwks.json"
-              onInput={(v) => set({ jwksUri: v })}
-            />
-          </>
-        ) : null}
+        <AuthMethod form={form} errors={errors} set={set} />
         <button type="submit" disabled={register.state === 'loading'}>
           Register platform
         </button>
       </form>
       {register.state === 'error' ? <ProblemView error={register.error} /> : null}
+    </>
+  );
+}
+
+/** The client authentication, and for private_key_jwt its keys: a JWK Set or its URL. */
+function AuthMethod({
+  form,
+  errors,
+  set,
+}: {
+  form: RegisterForm;
+  errors: readonly FieldError[];
+  set: (patch: Partial<RegisterForm>) => void;
+}) {
+  return (
+    <>
+      <fieldset>
+        <legend>Client authentication</legend>
+        {AUTH_METHODS.map(([method, label]) => (
+          <label key={method} class="check">
+            <input
+              type="radio"
+              name="register-auth"
+              checked={form.authMethod === method}
+              onChange={() => set({ authMethod: method })}
+            />
+            {label}
+          </label>
+        ))}
+      </fieldset>
+      {form.authMethod === 'private_key_jwt' ? (
+        <>
+          <TextAreaField
+            id="register-jwks"
+            label="JWK Set of the platform (public keys, JSON)"
+            rows={6}
+            value={form.jwks}
+            error={fieldError(errors, 'jwks')}
+            placeholder={'{"keys": [{"kty": "EC", …}]}'}
+            onInput={(v) => set({ jwks: v })}
+          />
+          <Field
+            id="register-jwksUri"
+            label="…or the URL of its JWK Set (https; fetched when it authenticates)"
+            value={form.jwksUri}
+            error={fieldError(errors, 'jwksUri')}
+            placeholder="https://platform.example/.well-known/jwks.json"
+            onInput={(v) => set({ jwksUri: v })}
+          />
+        </>
+      ) : null}
     </>
   );
 }
