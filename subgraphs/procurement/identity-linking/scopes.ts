@@ -9,10 +9,11 @@ import { ORDER_CREATE_SCOPE, ORDER_READ_SCOPE } from '../../../lib/auth/agent-sc
  * `gates`: listed in the profile's `config.scopes` (a hard gate: the operations need a user
  * identity token, or this system's own platform credentials, an API key or a signature).
  *
- * Each UCP scope names the capability whose operations it gates (`capability`): a linked call
- * needs its operation's own UCP scope in the token (`ucpScopeStep`), so checkout and cart, which
- * both need the identity to hold `orders:create`, are still granted apart (cart.md, "Scopes":
- * `cart:manage` is all cart operations; checkout.md: `checkout:manage` all checkout operations).
+ * Each UCP operation group is gated by its own UCP scope (`UCP_SCOPE_OF`): a linked call needs
+ * that scope in the token (gateway/agent/ucp/identity.ts, `ucpScopeStep`), so checkout and cart,
+ * which both need the identity to hold `orders:create`, are still granted apart (cart.md,
+ * "Scopes": `cart:manage` is all cart operations; checkout.md: `checkout:manage` all checkout
+ * operations).
  */
 export interface UcpScope {
   readonly scope: string;
