@@ -68,7 +68,8 @@ export function createProvider(o: ProviderOptions): Provider {
       signal: AbortSignal.timeout(JWKS_FETCH_TIMEOUT_MS),
       ...(o.allowPrivateFetch ? {} : { dnsLookup: guardedLookup }),
     }),
-    // The UCP profile binding (subgraphs/procurement/identity-linking/clients.ts), kept on the client.
+    // The UCP profile binding and who registered the client when
+    // (subgraphs/procurement/identity-linking/clients.ts), kept on the client.
     extraClientMetadata: { properties: ['ucp_profile', 'registered_at', 'registered_by'] },
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],

@@ -114,9 +114,8 @@ export function clientMetadata(
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     ucp_profile: ucpProfile,
-    ...(opts.registered
-      ? { registered_at: new Date(opts.registered.atMs).toISOString(), registered_by: opts.registered.by }
-      : {}),
+    ...(opts.registered ? { registered_at: new Date(opts.registered.atMs).toISOString() } : {}),
+    ...(opts.registered?.by ? { registered_by: opts.registered.by } : {}),
     ...(keys.length > 0
       ? { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys } }
       : jwksUri !== undefined
