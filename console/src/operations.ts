@@ -35,6 +35,8 @@ export type ConsoleOperation =
   | 'SetCheckoutWebhook'
   | 'LinkedPlatforms'
   | 'RevokeLinkedPlatform'
+  | 'OAuthClients'
+  | 'RegisterOAuthClient'
   | 'CheckoutSessions'
   | 'SearchProducts'
   | 'CatalogProduct'

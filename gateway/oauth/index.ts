@@ -51,7 +51,16 @@ export async function mountIdentityLinking(
   platform.onClose(() => linking.close());
   await sweepExpired(db, clock);
   const keys = await oauthKeys(config, clock);
-  const provider = createProvider({ issuer, resource, db, clock, keys, linking, log });
+  const provider = createProvider({
+    issuer,
+    resource,
+    db,
+    clock,
+    keys,
+    linking,
+    log,
+    allowPrivateFetch: config.UCP_PROFILE_ALLOW_INSECURE,
+  });
 
   // Only the endpoints the metadata names (and the authorization endpoint's resume after consent)
   // reach oidc-provider; its other routes (OpenID discovery, userinfo, logout, …) are not served.

@@ -38,7 +38,7 @@ export function protectedResourceMetadata(resource: string, issuer: string): Rec
     scopes_supported: [...UCP_SCOPE_NAMES],
     bearer_methods_supported: ['header'],
     resource_signing_alg_values_supported: ['ES256'],
-    resource_name: 'UCP shopping (checkout and orders)',
+    resource_name: 'UCP shopping (checkout, carts and orders)',
   };
 }
 

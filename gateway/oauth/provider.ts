@@ -2,6 +2,7 @@ import Provider, { errors } from 'oidc-provider';
 import type { Clock } from '../../lib/clock.ts';
 import type { Db } from '../../lib/db/index.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { guardedLookup } from '../../lib/net/guarded-lookup.ts';
 import { UCP_SCOPE_NAMES } from '../../subgraphs/procurement/identity-linking/scopes.ts';
 import {
   ACCESS_TOKEN_TTL_S,
@@ -34,7 +35,12 @@ export interface ProviderOptions {
   readonly keys: OAuthKeys;
   readonly linking: IdentityLinking;
   readonly log: Logger;
+  /** UCP_PROFILE_ALLOW_INSECURE: a client's jwks_uri may then be fetched from a private address (tests, development). */
+  readonly allowPrivateFetch?: boolean;
 }
+
+/** How long the fetch of a client's jwks_uri may take. */
+const JWKS_FETCH_TIMEOUT_MS = 2500;
 
 /**
  * The authorization server (docs/identity-linking.md): oidc-provider 8 configured for UCP's
@@ -56,8 +62,15 @@ export function createProvider(o: ProviderOptions): Provider {
     scopes: [],
     claims: {},
     allowOmittingSingleRegisteredRedirectUri: false,
-    // The UCP profile binding (subgraphs/procurement/identity-linking/clients.ts), kept on the client.
-    extraClientMetadata: { properties: ['ucp_profile'] },
+    // A client's jwks_uri is fetched by the library: over the SSRF guard's lookup, as a webhook
+    // or a platform profile is, so a name that resolves to a private address is never reached.
+    httpOptions: () => ({
+      signal: AbortSignal.timeout(JWKS_FETCH_TIMEOUT_MS),
+      ...(o.allowPrivateFetch ? {} : { dnsLookup: guardedLookup }),
+    }),
+    // The UCP profile binding and who registered the client when
+    // (subgraphs/procurement/identity-linking/clients.ts), kept on the client.
+    extraClientMetadata: { properties: ['ucp_profile', 'registered_at', 'registered_by'] },
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],

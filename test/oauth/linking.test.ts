@@ -15,12 +15,15 @@ import { form, link } from './support/platform.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/linked-buyer';
 const SCOPE = 'dev.ucp.shopping.checkout:manage dev.ucp.shopping.order:read';
+const CART_SCOPE = 'dev.ucp.shopping.cart:manage';
 const REDIRECT = 'http://127.0.0.1/callback';
 const REGISTER = `mutation ($input: RegisterOAuthClientInput!) {
   registerOAuthClient(input: $input) { clientId name redirectUris tokenEndpointAuthMethod ucpProfile }
 }`;
 const LINKED =
   '{ linkedPlatforms { grantId clientId clientName linkedBy spiffeId agentId scopes revokedAt revokedBy } }';
+const CLIENTS =
+  '{ oauthClients { clientId name redirectUris tokenEndpointAuthMethod ucpProfile registeredAt registeredBy } }';
 const REVOKE = 'mutation ($g: ID!) { revokeLinkedPlatform(grantId: $g) { grantId revokedAt revokedBy } }';
 
 describe('identity linking', () => {
@@ -52,6 +55,33 @@ describe('identity linking', () => {
     publicClient = client.clientId;
   }, 60_000);
 
+  /** A platform's access token of the code flow with `scope`, linked to SPIFFE (a random loopback port). */
+  async function linkedToken(scope: string): Promise<string> {
+    const redirectUri = `http://127.0.0.1:${49_152 + Math.floor(Math.random() * 1000)}/callback`;
+    const r = await link({
+      base: sys.url,
+      clientId: publicClient,
+      redirectUri,
+      scope,
+      adminToken: admin,
+      spiffeId: SPIFFE,
+    });
+    const t = await form(`${sys.url}/oauth/token`, {
+      grant_type: 'authorization_code',
+      code: r.location.searchParams.get('code') as string,
+      redirect_uri: redirectUri,
+      code_verifier: r.verifier,
+      client_id: publicClient,
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+    expect(t.body.scope).toBe(scope);
+    return String(t.body.access_token);
+  }
+
+  /** The platform's profile offering the cart (no fulfillment: a checkout is ready at once). */
+  const cartProfile = () =>
+    profiles.set('/cart-profile.json', platformProfile({ capabilities: ['checkout', 'order', 'cart'] }));
+
   afterAll(async () => {
     await profiles?.close();
     await sys?.close();
@@ -61,7 +91,7 @@ describe('identity linking', () => {
     const res = await fetch(`${sys.url}/.well-known/oauth-authorization-server`);
     expect(res.status).toBe(200);
     const m = (await res.json()) as Record<string, unknown>;
-    expect(m.scopes_supported).toEqual(expect.arrayContaining(SCOPE.split(' ')));
+    expect(m.scopes_supported).toEqual(expect.arrayContaining([...SCOPE.split(' '), CART_SCOPE]));
     expect(m.code_challenge_methods_supported).toEqual(['S256']);
     expect(m.token_endpoint_auth_methods_supported).toEqual(['private_key_jwt', 'none']);
     expect(m.authorization_response_iss_parameter_supported).toBe(true);
@@ -92,7 +122,7 @@ describe('identity linking', () => {
     };
     expectUcp('business_profile', doc);
     const entry = doc.ucp.capabilities['dev.ucp.common.identity_linking']?.[0];
-    expect(Object.keys(entry?.config.scopes ?? {}).sort()).toEqual(SCOPE.split(' ').sort());
+    expect(Object.keys(entry?.config.scopes ?? {}).sort()).toEqual([...SCOPE.split(' '), CART_SCOPE].sort());
     for (const s of Object.values(entry?.config.scopes ?? {}))
       expect(s.description.plain.length).toBeGreaterThan(10);
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
@@ -162,30 +192,7 @@ describe('identity linking', () => {
   });
 
   it("goes the issue's whole way: linked, a UCP cart built, converted, completed on account; revoked, refused", async () => {
-    // The platform's profile offers the cart (no fulfillment: the checkout is ready at once).
-    const cartProfile = profiles.set(
-      '/cart-profile.json',
-      platformProfile({ capabilities: ['checkout', 'order', 'cart'] }),
-    );
-    const port = 49_152 + Math.floor(Math.random() * 1000);
-    const redirectUri = `http://127.0.0.1:${port}/callback`;
-    const r = await link({
-      base: sys.url,
-      clientId: publicClient,
-      redirectUri,
-      scope: SCOPE,
-      adminToken: admin,
-      spiffeId: SPIFFE,
-    });
-    const t = await form(`${sys.url}/oauth/token`, {
-      grant_type: 'authorization_code',
-      code: r.location.searchParams.get('code') as string,
-      redirect_uri: redirectUri,
-      code_verifier: r.verifier,
-      client_id: publicClient,
-    });
-    expect(t.status, JSON.stringify(t.body)).toBe(200);
-    const as = { key: String(t.body.access_token), profileUrl: cartProfile };
+    const as = { key: await linkedToken(`${SCOPE} ${CART_SCOPE}`), profileUrl: cartProfile() };
     const cart = await ucpCall(sys.url, as, 'POST', '/carts', {
       line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 2 }],
     });
@@ -224,6 +231,54 @@ describe('identity linking', () => {
       line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 1 }],
     });
     expect(after.status).toBe(401);
+  });
+
+  it.each([
+    ['checkout:manage alone builds no cart', SCOPE, 'POST', '/carts', CART_SCOPE],
+    [
+      'cart:manage alone creates no checkout',
+      CART_SCOPE,
+      'POST',
+      '/checkout-sessions',
+      'dev.ucp.shopping.checkout:manage',
+    ],
+  ] as const)(
+    'gates carts on their own scope: %s (403 insufficient_scope, RFC 6750 challenge)',
+    async (_what, scope, method, path, missing) => {
+      const as = { key: await linkedToken(scope), profileUrl: cartProfile() };
+      const r = await ucpCall(sys.url, as, method, path, {
+        line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 1 }],
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(403);
+      expect(r.body).toMatchObject({
+        code: 'insufficient_scope',
+        messages: [{ code: 'insufficient_scope' }],
+      });
+      const challenge = r.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(/^Bearer realm="/);
+      expect(challenge).toContain('error="insufficient_scope"');
+      expect(challenge).toContain(`scope="${missing}"`);
+      expect(challenge).toContain('resource_metadata="');
+    },
+  );
+
+  it('lets a token with cart:manage alone build, read, update and cancel a cart', async () => {
+    const as = { key: await linkedToken(CART_SCOPE), profileUrl: cartProfile() };
+    const created = await ucpCall(sys.url, as, 'POST', '/carts', {
+      line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 1 }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = String(created.body.id);
+    const read = await ucpCall(sys.url, as, 'GET', `/carts/${id}`);
+    expect(read.status).toBe(200);
+    const updated = await ucpCall(sys.url, as, 'PUT', `/carts/${id}`, {
+      id,
+      line_items: [{ item: { id: 'SKU-ABC-000001' }, quantity: 3 }],
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect((updated.body.line_items as { quantity: number }[]).map((l) => l.quantity)).toEqual([3]);
+    const cancelled = await ucpCall(sys.url, as, 'POST', `/carts/${id}/cancel`);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
   });
 
   it.each([
@@ -267,5 +322,33 @@ describe('identity linking', () => {
     expect(reg.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect((await sys.gql(LINKED, { token: other })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect((await sys.gql(LINKED)).errors?.[0]?.extensions?.code).toMatch(/UNAUTHENTICATED|FORBIDDEN/);
+    expect((await sys.gql(CLIENTS, { token: other })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('lists the registered clients, newest first, with who registered them and when', async () => {
+    const reg = await sys.gql(REGISTER, {
+      token: await sys.token(['agents:admin'], 'ops-lister'),
+      variables: {
+        input: {
+          name: 'Newest app',
+          redirectUris: ['https://newest.example/cb'],
+          ucpProfile: profiles.origin,
+        },
+      },
+    });
+    expect(reg.errors).toBeUndefined();
+    const id = (reg.data as { registerOAuthClient: { clientId: string } }).registerOAuthClient.clientId;
+    const list = await sys.gql(CLIENTS, { token: admin });
+    expect(list.errors).toBeUndefined();
+    const clients = (list.data as { oauthClients: Record<string, unknown>[] }).oauthClients;
+    expect(clients[0]).toMatchObject({
+      clientId: id,
+      name: 'Newest app',
+      redirectUris: ['https://newest.example/cb'],
+      tokenEndpointAuthMethod: 'none',
+      registeredBy: 'ops-lister',
+    });
+    expect(Date.parse(String(clients[0]?.registeredAt))).toBeGreaterThan(Date.now() - 60_000);
+    expect(clients.map((c) => c.clientId)).toContain(publicClient);
   });
 });

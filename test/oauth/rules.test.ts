@@ -17,7 +17,8 @@ import {
 import {
   parseScope,
   UCP_SCOPE_NAMES,
-  ucpScopeFor,
+  UCP_SCOPE_OF,
+  UCP_SCOPES,
 } from '../../subgraphs/procurement/identity-linking/scopes.ts';
 import type { SpendPolicy } from '../../subgraphs/procurement/spend/policy.ts';
 
@@ -33,7 +34,8 @@ describe('what a linked token may do', () => {
           const acting = actingScopes(ucp, identity);
           for (const s of acting) {
             expect(identity).toContain(s);
-            expect(ucp).toContain(ucpScopeFor(s));
+            const granting = UCP_SCOPES.filter((u) => u.agentScopes.includes(s)).map((u) => u.scope);
+            expect(ucp.some((u) => granting.includes(u))).toBe(true);
           }
         },
       ),
@@ -44,9 +46,20 @@ describe('what a linked token may do', () => {
     [['dev.ucp.shopping.checkout:manage'], ['orders:create', 'orders:read'], ['orders:create']],
     [['dev.ucp.shopping.order:read'], ['orders:create', 'orders:read'], ['orders:read']],
     [['dev.ucp.shopping.checkout:manage', 'dev.ucp.shopping.order:read'], ['orders:read'], ['orders:read']],
-    [['dev.ucp.shopping.cart:manage'], AGENT_SCOPES, []],
+    [['dev.ucp.shopping.cart:manage'], AGENT_SCOPES, ['orders:create']],
+    [['dev.ucp.shopping.cart:manage'], ['orders:read'], []],
   ])('maps %j on an identity holding %j to %j', (ucp, identity, expected) => {
     expect(actingScopes(ucp, identity)).toEqual(expected);
+  });
+
+  it('gates checkout, cart and order reading each on its own UCP scope, all listed as hard gates', () => {
+    expect(UCP_SCOPE_OF).toEqual({
+      checkout: 'dev.ucp.shopping.checkout:manage',
+      cart: 'dev.ucp.shopping.cart:manage',
+      order: 'dev.ucp.shopping.order:read',
+    });
+    for (const scope of Object.values(UCP_SCOPE_OF))
+      expect(UCP_SCOPES.find((s) => s.scope === scope)?.gates).toBe(true);
   });
 
   it('keeps only the UCP scopes it knows from a scope string', () => {
@@ -113,6 +126,32 @@ describe('client registration', () => {
     });
   });
 
+  it('registers a jwks_uri as a confidential client whose keys are fetched (private_key_jwt, no jwks)', () => {
+    const m = clientMetadata({
+      name: 'C',
+      redirectUris: ['https://p.example/cb'],
+      jwksUri: ' https://p.example/.well-known/jwks.json ',
+      ucpProfile: 'https://p.example',
+    });
+    expect(m).toMatchObject({
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'https://p.example/.well-known/jwks.json',
+    });
+    expect(m).not.toHaveProperty('jwks');
+    // Insecure profiles allowed (tests, development): a loopback http jwks_uri is taken.
+    expect(
+      clientMetadata(
+        {
+          name: 'C',
+          redirectUris: ['https://p.example/cb'],
+          jwksUri: 'http://127.0.0.1:8081/jwks',
+          ucpProfile: 'https://p.example',
+        },
+        { allowInsecureProfiles: true },
+      ).jwks_uri,
+    ).toBe('http://127.0.0.1:8081/jwks');
+  });
+
   it.each([
     ['http to a public host', { redirectUris: ['http://p.example/cb'] }, 'redirectUris'],
     ['localhost by name', { redirectUris: ['http://localhost/cb'] }, 'redirectUris'],
@@ -131,6 +170,12 @@ describe('client registration', () => {
     ['a relative redirect', { redirectUris: ['/cb'] }, 'redirectUris'],
     ['a private EC key', { jwks: [{ kty: 'EC', d: 'secret' }] }, 'jwks'],
     ['a symmetric key', { jwks: [{ kty: 'oct', k: 'secret' }] }, 'jwks'],
+    ['jwks and jwksUri both', { jwks: [{ kty: 'EC' }], jwksUri: 'https://p.example/jwks' }, 'jwksUri'],
+    ['an http jwksUri', { jwksUri: 'http://p.example/jwks' }, 'jwksUri'],
+    ['a loopback jwksUri', { jwksUri: 'https://127.0.0.1/jwks' }, 'jwksUri'],
+    ['a private-network jwksUri', { jwksUri: 'https://10.0.0.7/jwks' }, 'jwksUri'],
+    ['a jwksUri with credentials', { jwksUri: 'https://u:p@p.example/jwks' }, 'jwksUri'],
+    ['a jwksUri that is no URL', { jwksUri: 'keys.json' }, 'jwksUri'],
     ['a control character in the name', { name: 'A\u0007' }, 'name'],
     ['no UCP profile', { ucpProfile: '' }, 'ucpProfile'],
     ['an http UCP profile', { ucpProfile: 'http://p.example/profile.json' }, 'ucpProfile'],

@@ -2,7 +2,9 @@
  * Agents: the identities the agent gateway has seen, their rate and token bucket, and the
  * blocked ones with reason and time left (GET /api/v2/operator/agents, role agents:read).
  * Unblocking is POST /api/v2/operator/agents/unblock (agents:admin, audited by the API). Then
- * the checkout API keys of ACP platforms (GraphQL, agents:admin; pages/checkout-keys.tsx).
+ * the checkout API keys of ACP platforms (GraphQL, agents:admin; pages/checkout-keys.tsx), the
+ * platforms registered as OAuth 2.0 clients (pages/platform-clients.tsx) and the platforms buyers
+ * linked (pages/linked-platforms.tsx).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { rest } from '../api.ts';
@@ -11,6 +13,7 @@ import { useAction, useAsync } from '../ui/async.ts';
 import { duration, Empty, Loading, ProblemView, Time } from '../ui/parts.tsx';
 import { CheckoutKeys } from './checkout-keys.tsx';
 import { LinkedPlatforms } from './linked-platforms.tsx';
+import { PlatformClients } from './platform-clients.tsx';
 
 /** One agent of GET /api/v2/operator/agents (schemas/openapi/operator.yaml, `Agent`). */
 export interface Agent {
@@ -182,6 +185,7 @@ export function AgentsPage() {
         <SpendTable policies={spend.data} />
       ) : null}
       <CheckoutKeys />
+      <PlatformClients />
       <LinkedPlatforms />
     </section>
   );

@@ -109,6 +109,41 @@ export function Field(props: {
   );
 }
 
+/** A multi-line Field (lists one a line, JSON): the same label, error and ARIA wiring. */
+export function TextAreaField(props: {
+  id: string;
+  label: ComponentChildren;
+  value: string;
+  onInput: (value: string) => void;
+  error?: string | undefined;
+  placeholder?: string;
+  rows: number;
+}) {
+  const errorId = `${props.id}-error`;
+  return (
+    <div class="field">
+      <label>
+        {props.label}
+        <textarea
+          id={props.id}
+          rows={props.rows}
+          spellcheck={false}
+          value={props.value}
+          placeholder={props.placeholder}
+          aria-invalid={Boolean(props.error)}
+          aria-describedby={props.error ? errorId : undefined}
+          onInput={(e) => props.onInput(e.currentTarget.value)}
+        />
+      </label>
+      {props.error ? (
+        <span class="field-error" id={errorId}>
+          {props.error}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
 /**
  * A destructive action asked twice: the first press turns the button into "Confirm <action>
  * <what>", the second acts. A button rather than window.confirm, which keyboard and screen-reader

@@ -4,7 +4,10 @@ import type { Logger } from '../../../lib/logger.ts';
 import { isSecretKeyShaped } from '../../../subgraphs/procurement/api-keys/key.ts';
 import { bindingAllows } from '../../../subgraphs/procurement/api-keys/profile-binding.ts';
 import type { CheckoutApiKey } from '../../../subgraphs/procurement/api-keys/types.ts';
-import { ucpScopeFor } from '../../../subgraphs/procurement/identity-linking/scopes.ts';
+import {
+  UCP_SCOPE_OF,
+  type UcpOperationGroup,
+} from '../../../subgraphs/procurement/identity-linking/scopes.ts';
 import type { LinkedCaller } from '../../oauth/access-token.ts';
 import type { LinkingParts } from '../../oauth/index.ts';
 import type { ApiKeyVerifier } from '../identity/api-key.ts';
@@ -271,29 +274,41 @@ export function keyProfileRefusal(
 
 /**
  * Step 2 for UCP: the identity's grants from the scope policy, narrowed by the credential's own
- * scopes (a key's, or a linked token's). Every checkout operation needs `orders:create`, reading
- * an order `orders:read`. Refused: 403 `insufficient_scope` with the RFC 6750 challenge naming
- * the full UCP scope set the operation needs (identity-linking.md, "insufficient_scope").
+ * scopes (a key's, or a linked token's). Every checkout and cart operation needs `orders:create`,
+ * reading an order `orders:read`. A linked token must also carry the operation group's own UCP
+ * scope (`checkout:manage`, `cart:manage`, `order:read`): a token granted checkout only builds
+ * no cart, and one granted cart only completes no checkout. Refused: 403 `insufficient_scope`
+ * with the RFC 6750 challenge naming the full UCP scope set the operation needs
+ * (identity-linking.md, "insufficient_scope").
  */
-export function ucpScopeStep(policy: ScopePolicy, required: string, challenge?: UcpChallenge) {
-  const ucpScope = ucpScopeFor(required);
+export function ucpScopeStep(
+  policy: ScopePolicy,
+  required: string,
+  group: UcpOperationGroup,
+  challenge?: UcpChallenge,
+) {
+  const ucpScope = UCP_SCOPE_OF[group];
   return async function authorize(req: FastifyRequest, reply: FastifyReply) {
     const id = req.agent.identity;
     if (!id || !req.ucp) return;
     const keyScopes = req.ucp.keyScopes;
-    if (policy.grants(id).has(required) && (keyScopes === undefined || keyScopes.includes(required))) return;
-    req.agent.reason = `scope: ${required} not granted`;
-    const content = ucpScope
-      ? `This operation requires scopes: ${ucpScope}`
-      : `This platform is not granted the scope ${required}.`;
+    const linked = req.ucp.linked;
+    if (
+      policy.grants(id).has(required) &&
+      (keyScopes === undefined || keyScopes.includes(required)) &&
+      (linked === undefined || linked.ucpScopes.includes(ucpScope))
+    )
+      return;
+    const tokenLacks = linked !== undefined && !linked.ucpScopes.includes(ucpScope);
+    req.agent.reason = tokenLacks
+      ? `scope: ${ucpScope} not in the access token`
+      : `scope: ${required} not granted`;
+    const content = `This operation requires scopes: ${ucpScope}`;
     return sendUcpError(
       reply,
       ucpError(403, 'insufficient_scope', content, {
         headers: {
-          'www-authenticate': bearerChallenge(challenge, {
-            error: 'insufficient_scope',
-            scope: ucpScope ?? required,
-          }),
+          'www-authenticate': bearerChallenge(challenge, { error: 'insufficient_scope', scope: ucpScope }),
         },
         messages: [{ type: 'error', code: 'insufficient_scope', content, severity: 'requires_buyer_review' }],
       }),

@@ -68,8 +68,8 @@ export const IDENTITY_LINKING = 'dev.ucp.common.identity_linking';
 
 /**
  * `dev.ucp.common.identity_linking` (identity-linking.md): `config.scopes` holds the hard gates
- * (checkout and order reading need a linked identity, or this system's other platform
- * credentials), each with its description; the vocabulary (cart too) is the RFC 8414
+ * (checkout, cart and order reading need a linked identity, or this system's other platform
+ * credentials), each with its description; the same names are the RFC 8414
  * `scopes_supported`. Pure.
  */
 export function identityLinkingCapability(): Record<string, unknown> {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { UcpOperationGroup } from '../../../subgraphs/procurement/identity-linking/scopes.ts';
 import { acpIdempotencyRecord } from '../acp/idempotency.ts';
 import { echoRequestId } from '../acp/version.ts';
 import { auditStep } from '../audit/audit.ts';
@@ -45,15 +46,15 @@ type Op = 'create' | 'update' | 'complete';
  */
 export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): Promise<void> {
   const blockOptions = { store: d.blocks, clock: d.clock, log: d.log };
-  const gate = (scope: string, root: string) => [
+  const gate = (scope: string, group: UcpOperationGroup, root: string) => [
     ucpAgentStep(d.profiles, d.rehearsals),
     ucpIdentityStep(d.keys, d.signatures, d.log, d.linking, d.rehearsals),
-    ucpScopeStep(d.policy, scope, d.linking),
+    ucpScopeStep(d.policy, scope, group, d.linking),
     blockStep(blockOptions),
     rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
     ucpProfileStep(d.profiles, root, d.continueUrl),
   ];
-  const checkoutGate = gate(ORDER_CREATE_SCOPE, CHECKOUT);
+  const checkoutGate = gate(ORDER_CREATE_SCOPE, 'checkout', CHECKOUT);
   const signer = { clock: d.clock, log: d.log, signingKey: d.ap2.signingKey };
   const signResponse = signUcpResponses(signer);
   const onSend = [
@@ -102,7 +103,7 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
       scope.post('/checkout-sessions/:id/complete', { ...write('complete'), handler: h.complete });
       scope.post('/checkout-sessions/:id/cancel', { ...write('cancel'), handler: h.cancel });
       scope.get('/orders/:id', {
-        onRequest: gate(ORDER_READ_SCOPE, ORDER),
+        onRequest: gate(ORDER_READ_SCOPE, 'order', ORDER),
         onSend,
         onResponse,
         handler: h.order,
@@ -111,7 +112,7 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
         registerUcpCartRoutes(
           scope,
           {
-            gate: gate(ORDER_CREATE_SCOPE, CART),
+            gate: gate(ORDER_CREATE_SCOPE, 'cart', CART),
             onSend,
             onResponse,
             idempotency: [idempotency],

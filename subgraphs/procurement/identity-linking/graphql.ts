@@ -50,6 +50,18 @@ function keysOf(jwks: string | null | undefined): Record<string, unknown>[] | un
   return keys as Record<string, unknown>[];
 }
 
+/** An OAuthClient of the schema from oidc-provider client metadata. */
+const clientView = (m: Record<string, unknown>) => ({
+  clientId: m.client_id,
+  name: m.client_name,
+  redirectUris: m.redirect_uris,
+  tokenEndpointAuthMethod: m.token_endpoint_auth_method,
+  jwksUri: typeof m.jwks_uri === 'string' ? m.jwks_uri : null,
+  ucpProfile: m.ucp_profile,
+  registeredAt: typeof m.registered_at === 'string' ? m.registered_at : null,
+  registeredBy: typeof m.registered_by === 'string' ? m.registered_by : null,
+});
+
 function operatorOf(ctx: RequestContext): string {
   const sub = ctx.caller.subject;
   if (!sub)
@@ -67,6 +79,7 @@ export function identityLinkingResolvers(
   return {
     Query: {
       linkedPlatforms: mapped(async () => (await linking.links.list()).map(view)),
+      oauthClients: mapped(async () => (await linking.clients()).map(clientView)),
     },
     Mutation: {
       registerOAuthClient: mapped(
@@ -74,7 +87,16 @@ export function identityLinkingResolvers(
           _: unknown,
           {
             input,
-          }: { input: { name: string; redirectUris: string[]; jwks?: string | null; ucpProfile: string } },
+          }: {
+            input: {
+              name: string;
+              redirectUris: string[];
+              jwks?: string | null;
+              jwksUri?: string | null;
+              ucpProfile: string;
+            };
+          },
+          ctx: RequestContext,
         ) => {
           const jwks = keysOf(input.jwks);
           const m = await linking.registerClient(
@@ -83,16 +105,11 @@ export function identityLinkingResolvers(
               redirectUris: input.redirectUris,
               ucpProfile: input.ucpProfile,
               ...(jwks ? { jwks } : {}),
+              ...(input.jwksUri ? { jwksUri: input.jwksUri } : {}),
             },
-            opts,
+            { ...opts, by: ctx.caller.subject ?? null },
           );
-          return {
-            clientId: m.client_id,
-            name: m.client_name,
-            redirectUris: m.redirect_uris,
-            tokenEndpointAuthMethod: m.token_endpoint_auth_method,
-            ucpProfile: m.ucp_profile,
-          };
+          return clientView(m);
         },
       ),
       // Idempotent: a revoked link is answered as it is (its first revocation).

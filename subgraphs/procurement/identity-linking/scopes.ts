@@ -8,7 +8,12 @@ import { ORDER_CREATE_SCOPE, ORDER_READ_SCOPE } from '../../../lib/auth/agent-sc
  *
  * `gates`: listed in the profile's `config.scopes` (a hard gate: the operations need a user
  * identity token, or this system's own platform credentials, an API key or a signature).
- * Cart is in the accepted vocabulary (cart.md names it) but gates nothing until carts exist.
+ *
+ * Each UCP operation group is gated by its own UCP scope (`UCP_SCOPE_OF`): a linked call needs
+ * that scope in the token (gateway/agent/ucp/identity.ts, `ucpScopeStep`), so checkout and cart,
+ * which both need the identity to hold `orders:create`, are still granted apart (cart.md,
+ * "Scopes": `cart:manage` is all cart operations; checkout.md: `checkout:manage` all checkout
+ * operations).
  */
 export interface UcpScope {
   readonly scope: string;
@@ -16,6 +21,9 @@ export interface UcpScope {
   readonly agentScopes: readonly string[];
   readonly gates: boolean;
 }
+
+/** The UCP operations a linked token is checked for, each gated by one UCP scope. */
+export type UcpOperationGroup = 'checkout' | 'order' | 'cart';
 
 export const CHECKOUT_MANAGE = 'dev.ucp.shopping.checkout:manage';
 export const ORDER_READ = 'dev.ucp.shopping.order:read';
@@ -37,18 +45,20 @@ export const UCP_SCOPES: readonly UcpScope[] = [
   },
   {
     scope: CART_MANAGE,
-    description: 'Build carts (estimated prices, no payment) as that agent identity.',
-    agentScopes: [],
-    gates: false,
+    description: 'Build carts (estimated prices, no payment, nothing held) as that agent identity.',
+    agentScopes: [ORDER_CREATE_SCOPE],
+    gates: true,
   },
 ];
 
 export const UCP_SCOPE_NAMES: readonly string[] = UCP_SCOPES.map((s) => s.scope);
 
-/** The UCP scope that gates an agent scope (the `scope` of a 403 challenge); undefined: none. */
-export function ucpScopeFor(agentScope: string): string | undefined {
-  return UCP_SCOPES.find((s) => s.gates && s.agentScopes.includes(agentScope))?.scope;
-}
+/** The UCP scope that gates each operation group (the `scope` of its 403 challenge). */
+export const UCP_SCOPE_OF: Readonly<Record<UcpOperationGroup, string>> = {
+  checkout: CHECKOUT_MANAGE,
+  order: ORDER_READ,
+  cart: CART_MANAGE,
+};
 
 /** Space-separated OAuth scope string to its known UCP scopes (unknown ones dropped). Pure. */
 export function parseScope(scope: string | undefined): string[] {

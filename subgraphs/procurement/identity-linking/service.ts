@@ -34,8 +34,10 @@ export interface IdentityLinking {
   /** Registers a platform as an OAuth client (validated: ClientInputInvalid); its metadata, client_id included. */
   registerClient(
     input: PlatformClientInput,
-    opts?: { allowInsecureProfiles?: boolean },
+    opts?: { allowInsecureProfiles?: boolean; by?: string | null },
   ): Promise<Record<string, unknown>>;
+  /** Every registered client's metadata, newest registration first (those without a time last). */
+  clients(): Promise<Record<string, unknown>[]>;
   close(): void;
 }
 
@@ -91,13 +93,28 @@ async function start(p: { db: Db; bus: EventBus; clock: Clock }): Promise<Identi
     async recordRevoked(grantId, by) {
       await remember(grantId, by);
     },
-    async registerClient(input, opts) {
-      const metadata = clientMetadata(input, opts);
+    async registerClient(input, opts = {}) {
+      const metadata = clientMetadata(input, {
+        ...(opts.allowInsecureProfiles === undefined
+          ? {}
+          : { allowInsecureProfiles: opts.allowInsecureProfiles }),
+        registered: { atMs: p.clock.now(), by: opts.by ?? null },
+      });
       await p.db.query("INSERT INTO oauth_models (model, id, payload) VALUES ('Client', $1, $2)", [
         metadata.client_id,
         JSON.stringify(metadata),
       ]);
       return metadata;
+    },
+    async clients() {
+      const rows = await p.db.query<{ payload: Record<string, unknown> }>(
+        "SELECT payload FROM oauth_models WHERE model = 'Client'",
+      );
+      const at = (m: Record<string, unknown>) =>
+        typeof m.registered_at === 'string' ? Date.parse(m.registered_at) : 0;
+      return rows
+        .map((r) => r.payload)
+        .sort((a, b) => at(b) - at(a) || String(a.client_id).localeCompare(String(b.client_id)));
     },
     close() {
       clearInterval(prune);
