@@ -135,7 +135,7 @@ describe('the approval record', () => {
       [
         'an edited approver',
         Promise.resolve(
-          edited(jws, (r) => ({ ...r, approvals: [{ ...(r.approvals[0] as never), operator: 'mallory' }] })),
+          edited(jws, (r) => ({ ...r, approvals: r.approvals.map((a) => ({ ...a, operator: 'mallory' })) })),
         ),
         ORDER,
         /signature does not verify with the business key business-1/,
@@ -221,7 +221,7 @@ describe('the approval record', () => {
             updatedAt: 0,
             ...(first !== undefined ? { approvalAboveCents: first } : {}),
             ...(second !== undefined ? { secondApprovalAboveCents: second } : {}),
-          } as SpendPolicy;
+          } as unknown as SpendPolicy;
           const offline = requiredUnder(
             {
               subject: policy.subject,
