@@ -2,8 +2,9 @@
  * The approval decision in the order's evidence on the distributed topology (issue 50;
  * docs/ap2.md, "The approval decision"): the gateway passes the policy that applied to the
  * procurement process over its internal HTTP route, the procurement process signs the operator's
- * decision with the business key ring the gateways publish, and the evidence read on the other
- * replica verifies offline with that replica's public keys and audit proof.
+ * decision with the business key ring the gateways publish, the gateway that took the decision
+ * logs it with the record's SHA-256, and the evidence read on the other replica verifies offline
+ * with the public keys and the audit proof taken before that read.
  */
 import type { JSONWebKeySet, JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -41,16 +42,21 @@ export function approvalEvidenceSuite(topology: () => Promise<DistributedSystem>
         variables: { id },
       });
       expect(approved.errors, JSON.stringify(approved.errors)).toBeUndefined();
-      const evidence = await json(`${at(1)}${ORDERS}/${id}/authorization`, { 'x-spiffe-id': agent });
-      const approval = evidence.approval as { type: string; audit_reason: string };
-      expect(approval.type).toBe('signed_approval_record');
+      // The gateway that took the decision logged it with the record's SHA-256, before any read.
+      const decided = 'approvePurchaseOrder by operator carol: APPROVED; approval record sha-256 ';
       let proof: Record<string, unknown> = {};
       for (let i = 0; i < 100; i++) {
         proof = await json(`${at(1)}${ORDERS}/${id}/audit-proof`, { 'x-spiffe-id': agent });
         const entries = (proof.entries ?? []) as { reason?: string }[];
-        if (entries.some((e) => e.reason?.includes(approval.audit_reason))) break;
+        if (entries.some((e) => e.reason?.startsWith(decided))) break;
         await new Promise((r) => setTimeout(r, 50));
       }
+      const evidence = await json(`${at(1)}${ORDERS}/${id}/authorization`, { 'x-spiffe-id': agent });
+      const approval = evidence.approval as { type: string; record_sha256: string };
+      expect(approval.type).toBe('signed_approval_record');
+      expect((proof.entries as { reason: string }[]).map((e) => e.reason)).toContain(
+        `${decided}${approval.record_sha256}`,
+      );
       const verdict = await verifyAuthorizedOrder({
         proof,
         auditKeys: (await json(`${at(0)}/.well-known/audit-keys.json`)) as unknown as JSONWebKeySet,

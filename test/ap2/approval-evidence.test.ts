@@ -94,17 +94,7 @@ describe('the approval decision in the order’s evidence', () => {
       approvals_required: 1,
     });
     await decide(APPROVE, alice, { id });
-    const mine = await authorizationOf(agent, id);
-    expect(mine.status).toBe(200);
-    const approval = mine.body.approval as {
-      type: string;
-      record: string;
-      record_sha256: string;
-      audit_reason: string;
-    };
-    expect(approval.type).toBe('signed_approval_record');
-    expect(mine.body).toMatchObject({ order_id: id, authorization: null, payment_data: null });
-    // Operators read the same record over GraphQL (orders:read).
+    // Operators read the record over GraphQL (orders:read).
     const op = await sys.gql(
       `query($id: ID!) { purchaseOrder(orderId: $id) { approvalRecord {
          record recordSha256 kid decision policySubject approvalAbove secondApprovalAbove amount approvalsRequired decidedAt } } }`,
@@ -114,8 +104,6 @@ describe('the approval decision in the order’s evidence', () => {
     const view = (op.data as { purchaseOrder: { approvalRecord: Record<string, unknown> } }).purchaseOrder
       .approvalRecord;
     expect(view).toMatchObject({
-      record: approval.record,
-      recordSha256: approval.record_sha256,
       kid: businessKeys[0]?.kid,
       decision: 'approved',
       policySubject: agent,
@@ -124,9 +112,30 @@ describe('the approval decision in the order’s evidence', () => {
       amount: '250.75',
       approvalsRequired: 1,
     });
-    // The whole chain offline, from public keys only.
+    // The decision's own audit entry names the record, before the owner reads anything.
+    const decisionProof = await proofNaming(
+      agent,
+      id,
+      `approvePurchaseOrder by operator alice: APPROVED; approval record sha-256 ${view.recordSha256}`,
+    );
+    const mine = await authorizationOf(agent, id);
+    expect(mine.status).toBe(200);
+    const approval = mine.body.approval as {
+      type: string;
+      record: string;
+      record_sha256: string;
+      audit_reason: string;
+    };
+    expect(approval).toEqual({
+      type: 'signed_approval_record',
+      record: view.record,
+      record_sha256: view.recordSha256,
+      audit_reason: `approval record sha-256 ${view.recordSha256}`,
+    });
+    expect(mine.body).toMatchObject({ order_id: id, authorization: null, payment_data: null });
+    // The whole chain offline, from public keys only, with the proof taken before the read.
     const chain = {
-      proof: await proofNaming(agent, id, approval.audit_reason),
+      proof: decisionProof,
       auditKeys,
       evidence: mine.body,
       platformKeys: [],
@@ -229,8 +238,16 @@ describe('the approval decision in the order’s evidence', () => {
     await decide(REJECT, bob, { id, reason: 'not this quarter' });
     const mine = await authorizationOf(agent, id);
     const approval = mine.body.approval as { record: string; audit_reason: string };
+    const proof = await proofNaming(
+      agent,
+      id,
+      `rejectPurchaseOrder by operator bob: REJECTED; ${approval.audit_reason}`,
+    );
+    // The first approval of two is logged too, with the order still waiting and no record yet.
+    const reasons = (proof.entries as { reason: string }[]).map((e) => e.reason);
+    expect(reasons).toContain('approvePurchaseOrder by operator alice: PENDING_APPROVAL');
     const verdict = await verifyAuthorizedOrder({
-      proof: await proofNaming(agent, id, approval.audit_reason),
+      proof,
       auditKeys,
       evidence: mine.body,
       platformKeys: [],
