@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { documented } from '../ap2/support/documented.ts';
 import { acp, expectError, expectSession, issueKey } from './support/acp.ts';
 
 let sys: TestSystem;
@@ -64,6 +65,7 @@ describe('ACP payment_data kept with the order', () => {
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
+    documented('OrderAuthorization', body);
     expect(body).toMatchObject({ order_id: orderId, checkout_session_id: id, authorization: null });
     expect(body.payment_data).toEqual(given);
     // No spend policy applied to this platform: no approval was asked.

@@ -17,6 +17,7 @@ import { verifyAuthorizedOrder } from '../../gateway/agent/order/authorization-v
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { AGENT, freshAgent, post, validOrder } from '../procurement/support/agent.ts';
 import { setApprovalPolicy } from '../procurement/support/spend.ts';
+import { documented } from './support/documented.ts';
 
 let sys: TestSystem;
 let spendAdmin: string;
@@ -34,8 +35,13 @@ const get = async (spiffe: string, path: string) => {
   const res = await fetch(`${sys.url}${path}`, { headers: { 'x-spiffe-id': spiffe } });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
-const authorizationOf = (spiffe: string, id: string) =>
-  get(spiffe, `/api/v2/procurement/orders/${id}/authorization`);
+/** The owner's authorization read, checked against its documented schema (OrderAuthorization). */
+async function authorizationOf(spiffe: string, id: string) {
+  const r = await get(spiffe, `/api/v2/procurement/orders/${id}/authorization`);
+  expect(r.status).toBe(200);
+  documented('OrderAuthorization', r.body);
+  return r;
+}
 
 /** An order of a fresh agent under its own policy; its id and the agent. */
 async function placed(amount: string, over: Record<string, unknown> = DUAL) {
