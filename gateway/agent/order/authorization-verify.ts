@@ -81,6 +81,17 @@ export async function verifyAuthorizedOrder(o: {
     if (!v.ok) return fail(`approval: ${v.problem}`);
     approval = v;
   }
+  // Both: the operators approved the amount the user confirmed (the checkout's total, in minor units).
+  if (evidence && approval) {
+    const total = (evidence.checkout.totals as { type?: unknown; amount?: unknown }[] | undefined)?.find(
+      (t) => t.type === 'total',
+    )?.amount;
+    const cents = Number(approval.record.amount.replace('.', ''));
+    if (total !== cents)
+      return fail(
+        `approval: the approved amount ${approval.record.amount} is not the total of the checkout the user confirmed (${String(total)} minor units)`,
+      );
+  }
   const proof = await verifyAuditProof(o.proof, o.auditKeys);
   if (!proof.ok) return fail(`audit proof: ${proof.problem}`);
   if (proof.orderId !== orderId) return fail(`the audit proof is of order ${proof.orderId}, not ${orderId}`);
