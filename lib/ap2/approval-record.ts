@@ -83,6 +83,8 @@ export type ApprovalRecordVerdict =
   | { readonly ok: false; readonly problem: string };
 
 const fail = (problem: string): ApprovalRecordVerdict => ({ ok: false, problem });
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 async function verifiedPayload(
   jws: string,
@@ -159,6 +161,10 @@ export async function verifyApprovalRecord(
   } catch {
     return fail('the approval record is not JSON');
   }
+  if (!isObject(record) || !isObject(record.policy) || !Array.isArray(record.approvals))
+    return fail('the approval record is not an object with a policy and a list of approvals');
+  if (!record.approvals.every(isObject) || (record.rejection !== undefined && !isObject(record.rejection)))
+    return fail('an approval or the rejection of the record is not an object');
   const problem = recordProblem(record, orderId);
   return problem ? fail(problem) : { ok: true, record, kid: verified.kid, sha256: sha256b64url(jws) };
 }

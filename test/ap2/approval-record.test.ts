@@ -194,6 +194,22 @@ describe('the approval record', () => {
         /alg "none" is not ES256/,
       ],
       ['not a JWS', Promise.resolve('approved, trust me'), ORDER, /not a compact JWS/],
+      [
+        'a signed payload that is not a record',
+        new CompactSign(Buffer.from('null'))
+          .setProtectedHeader({ alg: 'ES256', kid: KID, typ: 'order-approval+jws' })
+          .sign(ours.privateKey),
+        ORDER,
+        /not an object with a policy and a list of approvals/,
+      ],
+      [
+        'a signed record whose approvals are not objects',
+        new CompactSign(jcs({ ...record(), approvals: [null] }))
+          .setProtectedHeader({ alg: 'ES256', kid: KID, typ: 'order-approval+jws' })
+          .sign(ours.privateKey),
+        ORDER,
+        /an approval or the rejection of the record is not an object/,
+      ],
     ];
     expect((await verifyApprovalRecord((await sign(dual)).jws, KEYS, ORDER)).ok).toBe(true);
     for (const [what, made, orderId, message] of cases) {
