@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { ApolloGateway } from '@apollo/gateway';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
@@ -34,6 +34,8 @@ export async function mountGateway(
     dataSource: (name: SubgraphName) => GraphQLDataSource<RequestContext>;
     /** Tests compose their own; the default is the committed schemas/supergraph.graphql. */
     supergraphSdl?: string;
+    /** More plugins, after the role and demand checks (the approval decisions' audit). */
+    plugins?: ApolloServerPlugin<RequestContext>[];
   },
 ): Promise<ApolloServer<RequestContext>> {
   const sdl = opts.supergraphSdl ?? supergraphSdl();
@@ -65,6 +67,7 @@ export async function mountGateway(
       foreignOriginPlugin(servedHosts(opts.config)),
       permissionsPlugin(roleRequirements(sdl)),
       ...demand.plugins,
+      ...(opts.plugins ?? []),
     ],
     includeStacktraceInErrorResponses: false,
     // One shutdown owner: closeOnSignals → app.close() (Fastify drains in-flight requests)

@@ -8,12 +8,14 @@ import type { SubgraphModule, SubgraphName } from '../lib/graphql/subgraph.ts';
 import { createHttpApp } from '../lib/http/app.ts';
 import { readyWhenWarm } from '../lib/http/warm-up.ts';
 import { createPlatform, type Platform } from '../lib/platform.ts';
+import type { AgentGatewayState } from './agent/index.ts';
 import { registerConsole } from './console/index.ts';
 import { InProcessDataSource } from './datasources/in-process.ts';
 import { perCallerCheck, perCallerFieldNames } from './datasources/merge.ts';
 import { RemoteSubgraphDataSource } from './datasources/remote.ts';
 import { registerEdgeRoutes } from './edge/index.ts';
 import { withQuoteFallback } from './edge/quote/graphql-fallback.ts';
+import { approvalAuditPlugin } from './graphql/approval-audit.ts';
 import { mountGateway, supergraphSdl } from './graphql.ts';
 import { edgeShedRoute } from './shed-routes.ts';
 import { subgraphFactories } from './subgraphs.ts';
@@ -60,6 +62,15 @@ function running(app: FastifyInstance, platform: Platform, local: RunningSystem[
   return sys;
 }
 
+/** Operators' approval decisions in the agent audit log, with the order's id (gateway/graphql/approval-audit.ts). */
+const approvalAudit = (platform: Platform, agent: AgentGatewayState) =>
+  approvalAuditPlugin({
+    audit: agent.audit,
+    orders: agent.chain.orders,
+    clock: platform.clock,
+    log: platform.log,
+  });
+
 /**
  * Embedded topology: one process, every subgraph in it, the gateway calling them in process,
  * every REST path on one base URL, in-memory state unless REDIS_URL/DATABASE_URL are set.
@@ -70,12 +81,13 @@ export async function buildEmbedded(config: Config, opts: StartOptions = {}): Pr
   for (const name of NAMES) local[name] = await subgraphFactories[name](platform);
   const app = createHttpApp(platform, { shed: edgeShedRoute });
   for (const m of Object.values(local)) if (m.routes) await app.register(m.routes);
-  await registerEdgeRoutes(app, { platform, local });
+  const agent = await registerEdgeRoutes(app, { platform, local });
   await registerConsole(app, { config, embedded: true });
   await mountGateway(app, {
     verifier: await callerVerifierFor(config),
     metrics: platform.metrics,
     config,
+    plugins: [approvalAudit(platform, agent)],
     dataSource: (name) =>
       withQuoteFallback(platform, name, new InProcessDataSource((local[name] as SubgraphModule).schema)),
   });
@@ -94,7 +106,7 @@ export async function buildDistributedGateway(
     procurement: config.PROCUREMENT_URL,
   };
   const app = createHttpApp(platform, { shed: edgeShedRoute });
-  await registerEdgeRoutes(app, { platform, local: {} });
+  const agent = await registerEdgeRoutes(app, { platform, local: {} });
   await registerConsole(app, { config, embedded: false });
   const remotes: RemoteSubgraphDataSource[] = [];
   const merging =
@@ -105,6 +117,7 @@ export async function buildDistributedGateway(
     verifier: await callerVerifierFor(config),
     metrics: platform.metrics,
     config,
+    plugins: [approvalAudit(platform, agent)],
     dataSource: (name) => {
       const remote = new RemoteSubgraphDataSource(
         name,

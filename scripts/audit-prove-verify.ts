@@ -6,10 +6,12 @@
  * proof (RFC 9162). With --consistency, an operator's consistency proof
  * (GET /api/v2/operator/audit/consistency?first=<the proof's tree_size>) shows the log has only
  * grown since the proof's tree head. Exit 0 verified, 1 not, 2 usage or unreadable file.
- * With --authorization (GET …/orders/{id}/authorization), --platform-keys and --business-keys
- * (the platform's and the business's profiles, or JWKS files), the whole chain of an order
- * authorized by an AP2 mandate: user mandate → platform key → merchant signature → order →
- * audit inclusion → signed tree head (docs/ap2.md).
+ * With --authorization (GET …/orders/{id}/authorization), --business-keys and, for an order
+ * with an AP2 mandate, --platform-keys (the business's and the platform's profiles, or JWKS
+ * files), the whole chain of an authorized order: user mandate → platform key → merchant
+ * signature → order → audit inclusion → signed tree head, and for an order that waited for
+ * approval, the operators' decision signed by the business key, the policy's thresholds at the
+ * order's amount, and the audit entry that names it (docs/ap2.md).
  * Reads no database, key ring or configuration (docs/audit-proofs.md).
  */
 import '../lib/source-maps.ts';
@@ -20,7 +22,8 @@ import { keysOf, verifyAuthorizedOrder } from '../gateway/agent/order/authorizat
 
 const USAGE =
   'usage: npm run audit:prove-verify -- --keys <audit-keys.json> <proof.json> [--consistency <consistency.json>]\n' +
-  '   or: npm run audit:prove-verify -- --keys <audit-keys.json> <proof.json> --authorization <authorization.json> --platform-keys <platform-profile.json> --business-keys <ucp.json>';
+  '   or: npm run audit:prove-verify -- --keys <audit-keys.json> <proof.json> --authorization <authorization.json> --business-keys <ucp.json> [--platform-keys <platform-profile.json>]\n' +
+  '       (--platform-keys is needed when the order carries an AP2 mandate)';
 
 let files: {
   keys: unknown;
@@ -42,8 +45,8 @@ try {
   const [proofFile, ...rest] = args.positionals;
   if (!args.values.keys || !proofFile || rest.length > 0) throw new Error(USAGE);
   const v = args.values;
-  const chain = [v.authorization, v['platform-keys'], v['business-keys']];
-  if (chain.some(Boolean) && !chain.every(Boolean)) throw new Error(USAGE);
+  const chain = [v.authorization, v['business-keys']];
+  if ((chain.some(Boolean) || v['platform-keys']) && !chain.every(Boolean)) throw new Error(USAGE);
   const read = (f: string) => JSON.parse(readFileSync(f, 'utf8')) as unknown;
   files = {
     keys: read(v.keys as string),
@@ -53,7 +56,7 @@ try {
       ? {
           authorization: {
             evidence: read(v.authorization),
-            platform: read(v['platform-keys'] as string),
+            platform: v['platform-keys'] ? read(v['platform-keys']) : [],
             business: read(v['business-keys'] as string),
           },
         }
@@ -91,10 +94,20 @@ if (verdict.ok && files.authorization) {
     platformKeys: keysOf(files.authorization.platform),
     businessKeys: keysOf(files.authorization.business),
   });
-  if (a.ok)
+  if (a.ok && a.evidence)
     console.log(
       `authorized: order ${a.evidence.orderId} completes checkout ${String(a.evidence.checkout.id)}, confirmed at ${new Date(a.evidence.confirmedAt * 1000).toISOString()} for ${a.evidence.audience} in a mandate signed by platform key ${a.evidence.platformKid}, over the checkout the business signed with key ${a.evidence.merchantKid}; audit entry #${a.entrySeq} names the mandate`,
     );
-  else console.error(`authorization NOT verified: ${a.problem}`);
+  if (a.ok && a.approval) {
+    const r = a.approval.record;
+    const p = r.policy;
+    const who = (r.decision === 'approved' ? r.approvals : r.rejection ? [r.rejection] : [])
+      .map((x) => `${x.operator} at ${x.at}`)
+      .join(' and ');
+    console.log(
+      `${r.decision}: order ${r.order_id} of ${r.amount} ${r.currency} ${r.decision} by ${who}, under policy ${p.subject} (approval above ${p.approval_above ?? '-'}${p.second_approval_above ? `, two above ${p.second_approval_above}` : ''} ${p.currency}: ${r.approvals_required} required), signed by business key ${a.approval.kid}; audit entry #${a.approvalEntrySeq} names the record`,
+    );
+  }
+  if (!a.ok) console.error(`authorization NOT verified: ${a.problem}`);
   process.exitCode = a.ok ? 0 : 1;
 }

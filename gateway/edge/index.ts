@@ -7,7 +7,7 @@ import type { PromotionEngine } from '../../subgraphs/promotions/api.ts';
 import { mountAcp } from '../agent/acp/index.ts';
 import { localRedemptions, type RedemptionsPort, remoteRedemptions } from '../agent/checkout/redemptions.ts';
 import { checkoutApiKeysFor } from '../agent/identity/api-key.ts';
-import { mountAgentGateway } from '../agent/index.ts';
+import { type AgentGatewayState, mountAgentGateway } from '../agent/index.ts';
 import { mountUcp } from '../agent/ucp/index.ts';
 import { catalogServiceFor } from '../catalog/index.ts';
 import { registerContracts } from '../contracts/index.ts';
@@ -30,9 +30,11 @@ export interface EdgeDeps {
  * (whose hook refuses GraphQL to agent identities), the agent purchase gateway
  * (POST /api/v2/procurement/orders and POST /v2/orders), the operator API over its state
  * (/api/v2/operator/…), then the cart quote
- * (GET /cart/quote, POST /cart/quote/verify, /.well-known/jwks.json).
+ * (GET /cart/quote, POST /cart/quote/verify, /.well-known/jwks.json). Returns the agent
+ * gateway's state (its audit log and order port: the GraphQL endpoint audits operators'
+ * approval decisions there).
  */
-export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): Promise<void> {
+export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): Promise<AgentGatewayState> {
   await registerContracts(app, deps.platform);
   const agentState = await mountAgentGateway(app, deps.platform, deps.local.procurement);
   await registerOperatorRoutes(app, {
@@ -77,4 +79,5 @@ export async function registerEdgeRoutes(app: FastifyInstance, deps: EdgeDeps): 
   );
   // UCP: a second thin edge over the same session service, store and key verifier (docs/ucp.md).
   await mountUcp(app, deps.platform, agentState.chain, acp, catalog, linking);
+  return agentState;
 }

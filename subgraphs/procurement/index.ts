@@ -1,4 +1,5 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
+import { signApprovalRecord } from '../../lib/ap2/approval-record.ts';
 import type { RequestContext } from '../../lib/auth/context.ts';
 import { migrate } from '../../lib/db/index.ts';
 import { buildShieldedSubgraphSchema, type SubgraphModule } from '../../lib/graphql/subgraph.ts';
@@ -25,6 +26,7 @@ import { orderMigrations } from './store/migrations.ts';
 import { sqlOrderStore, sqlOutbox } from './store/sql.ts';
 import type { OrderStore, OutboxStore } from './store/store.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
+import { ucpSigningKey } from './webhooks/ucp-signing-key.ts';
 
 /** The procurement subgraph plus its order domain, which the agent gateway calls. */
 export interface ProcurementModule extends SubgraphModule {
@@ -81,6 +83,10 @@ export async function createProcurementSubgraph(
     // A rejected or expired order's amount goes back to its spend period (issue 22).
     release: (orderId, now) => spend.release(orderId, now),
     decided: approvalsWatched.decided,
+    // Signed by the key ring of the business profile's signing_keys (the one that signs order
+    // webhooks and AP2 merchant authorizations): one set of public keys verifies all of it.
+    signApproval: async (record) =>
+      (await signApprovalRecord(record, await ucpSigningKey(config, platform.clock))).jws,
   });
   const approvalSweep = startExpirySweep({
     domain,

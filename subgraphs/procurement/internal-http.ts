@@ -4,6 +4,7 @@ import { isProcurementAgentId } from '../../lib/auth/spiffe.ts';
 import type { Config } from '../../lib/config.ts';
 import { parseStrictJson } from '../../lib/json/strict-json.ts';
 import { type Violation, validateCheckoutOrder, validatePurchaseOrderRequest } from './contract/validate.ts';
+import { approvalPolicyOf } from './domain/approval-record.ts';
 import { decodeCursor } from './domain/cursor.ts';
 import type { OrderDomain } from './domain/order-domain.ts';
 import { InvalidPlaceOrder, OrderIdConflict, type PlaceOrder } from './domain/purchase-order.ts';
@@ -29,6 +30,8 @@ interface PlaceBody {
   buyerConsent?: unknown;
   /** The gateway's warm-up order (issue 48): rolled back, nothing stored. */
   rehearsal?: unknown;
+  /** The spend policy's approval thresholds that applied (issue 50). */
+  approvalPolicy?: unknown;
 }
 
 /**
@@ -94,6 +97,9 @@ export function internalOrderRoutes(
         const approvals = body.approvalsRequired;
         if (approvals !== undefined && approvals !== 1 && approvals !== 2)
           return reply.code(422).send({ error: 'approvalsRequired is 1 or 2' });
+        const policy = approvalPolicyOf(body.approvalPolicy);
+        if (body.approvalPolicy !== undefined && !policy)
+          return reply.code(422).send({ error: 'approvalPolicy is not an approval policy' });
         try {
           const created = await domain.place({
             ...order.value,
@@ -103,6 +109,7 @@ export function internalOrderRoutes(
             ...(approvals === 1 || approvals === 2 ? { approvalsRequired: approvals } : {}),
             ...(body.rehearsal === true ? { rehearsal: true as const } : {}),
             ...(body.buyerConsent !== undefined ? { buyerConsent: body.buyerConsent } : {}),
+            ...(policy ? { approvalPolicy: policy } : {}),
           });
           return reply.code(201).send(created);
         } catch (err) {

@@ -201,6 +201,51 @@ describe('the internal routes re-check their caller and parameters', () => {
     },
   );
 
+  it('carries the approval policy that applied with the order (issue 50), and refuses one that is not a policy', async () => {
+    const request = {
+      agent_id: 'agent-0000001',
+      sku: 'SKU-ABC-123456',
+      quantity: 1,
+      max_budget_usd: '250.5' as UsdAmount,
+    };
+    const approvalPolicy = {
+      subject: AGENT,
+      currency: 'USD',
+      approval_above: '100.00',
+      second_approval_above: '500.00',
+    };
+    const placed = await remote.place({
+      request,
+      spiffeId: `${AGENT}/policy`,
+      traceId: 't',
+      approvalsRequired: 1,
+      approvalPolicy,
+    });
+    expect(placed.status).toBe('PENDING_APPROVAL');
+    expect((await domain.get(placed.order_id))?.approvalPolicy).toEqual(approvalPolicy);
+    const raw = (policy: unknown) =>
+      fetch(`${url}${INTERNAL_ORDERS_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [GATEWAY_SECRET_HEADER]: SECRET },
+        body: JSON.stringify({
+          request: JSON.stringify(request).replace('"250.5"', '250.5'),
+          spiffeId: AGENT,
+          traceId: 't',
+          approvalPolicy: policy,
+        }),
+      });
+    for (const bad of [
+      { ...approvalPolicy, currency: 'EUR' },
+      { ...approvalPolicy, approval_above: '100' },
+      { ...approvalPolicy, subject: '' },
+      'above 100',
+    ]) {
+      const res = await raw(bad);
+      expect(res.status, JSON.stringify(bad)).toBe(422);
+      expect(await res.json()).toEqual({ error: 'approvalPolicy is not an approval policy' });
+    }
+  });
+
   it('reports an unreachable domain as DomainUnavailable (the gateway answers 503)', async () => {
     const down = httpOrders('http://127.0.0.1:9', SECRET, 500);
     await expect(down.list(AGENT, { limit: 1 })).rejects.toBeInstanceOf(DomainUnavailable);

@@ -3,7 +3,10 @@
  * on the real Postgres (a fresh schema). The embedded SQL store (PGlite) runs the same SQL
  * and is exercised end to end by orders.e2e.test.ts. Also the domain's pure approval.
  */
+import { generateKeyPairSync } from 'node:crypto';
+import { exportJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signApprovalRecord, verifyApprovalRecord } from '../../lib/ap2/approval-record.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import type { Db } from '../../lib/db/index.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
@@ -224,6 +227,44 @@ describe.each(adapters)('order store, %s adapter', (_name, make) => {
     );
     expect(new Set(created.map((c) => c.order_id)).size).toBe(250);
     expect((await domain.list({ agentId: agent, limit: 500 })).orders).toHaveLength(250);
+  });
+});
+
+describe.each(adapters)('approval evidence in the %s store (issue 50)', (_name, make) => {
+  it('keeps the policy that applied at placement and the signed decision, and reads them back', async () => {
+    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const jwk = { ...(await exportJWK(key.publicKey)), kid: 'k1', alg: 'ES256' };
+    const domain = createOrderDomain(make(), new ManualClock(1_767_225_600_000), {
+      cancelWindowMs: 60_000,
+      signApproval: async (r) => (await signApprovalRecord(r, { kid: 'k1', key: key.privateKey })).jws,
+    });
+    const approvalPolicy = { subject: AGENT, currency: 'USD', approval_above: '50.00' };
+    const placed = await domain.place({
+      request: request(),
+      spiffeId: AGENT,
+      traceId: 't',
+      approvalsRequired: 1,
+      approvalPolicy,
+    });
+    const pending = await domain.get(placed.order_id);
+    expect(pending?.approvalPolicy).toEqual(approvalPolicy);
+    expect(pending?.approvalRecord).toBeUndefined();
+    const d = await domain.decide(placed.order_id, { kind: 'approve', operator: 'alice', note: null });
+    expect(d.kind).toBe('decided');
+    const stored = await domain.get(placed.order_id);
+    expect(stored?.approvalRecord).toBe(d.kind === 'decided' ? d.order.approvalRecord : 'none');
+    const v = await verifyApprovalRecord(stored?.approvalRecord, [jwk], placed.order_id);
+    expect(v.ok && v.record).toMatchObject({
+      decision: 'approved',
+      amount: '99.99',
+      approvals: [{ operator: 'alice' }],
+    });
+    // An order placed without a policy reads as orders did before the columns existed.
+    const plain = await domain.get(
+      (await domain.place({ request: request(), spiffeId: AGENT, traceId: 't' })).order_id,
+    );
+    expect(plain && 'approvalPolicy' in plain).toBe(false);
+    expect(plain && 'approvalRecord' in plain).toBe(false);
   });
 });
 

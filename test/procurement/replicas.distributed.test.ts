@@ -1,7 +1,8 @@
 /**
  * Procurement on the distributed topology (pricing, promotions and procurement in their own
  * processes, two gateway replicas, Redis and PostgreSQL): audit proofs across the replicas, then
- * the pendingApprovals page with pricing unreachable.
+ * the approval decision in the order's evidence, then the pendingApprovals page with pricing
+ * unreachable.
  *
  * One topology for both suites, one after another: each started its own before, and a topology's
  * start is most of what they cost (5 processes, ~16 s of CPU; README "How long it takes"). The
@@ -9,6 +10,7 @@
  */
 import { afterAll } from 'vitest';
 import { sharedDistributed } from '../../harness/distributed.ts';
+import { approvalEvidenceSuite } from '../ap2/approval-evidence.distributed.suite.ts';
 import { auditProofSuite } from './audit-proof.distributed.suite.ts';
 import { pendingPageSuite } from './pending-page.distributed.suite.ts';
 
@@ -17,4 +19,5 @@ const topology = distributed.get;
 afterAll(distributed.close, 60_000);
 
 auditProofSuite(topology);
+approvalEvidenceSuite(topology);
 pendingPageSuite(topology);

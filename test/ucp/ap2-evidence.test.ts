@@ -1,10 +1,12 @@
 /**
  * AP2 evidence and bindings (docs/ap2.md): the mandate and our signature kept with the order
  * (GET …/orders/{id}/authorization), named by the completion's audit entry, and the whole chain
- * checked offline from public keys; the same flow over the MCP binding with the MCP SDK's client.
+ * checked offline from public keys, joined to the operators' signed approval when the order
+ * waited (the approved amount is the confirmed total); the same flow over the MCP binding with
+ * the MCP SDK's client.
  * The test plays the platform (support/ap2.ts).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -13,6 +15,8 @@ import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import type { JSONWebKeySet, JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { verifyAuthorizedOrder } from '../../gateway/agent/order/authorization-verify.ts';
+import { signApprovalRecord } from '../../lib/ap2/approval-record.ts';
+import { orderIdOfSession } from '../../subgraphs/procurement/checkout/session.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { expectCheckout, FIXTURE } from './checkout.suite.ts';
 import { ap2Platform, ap2World, auditOf, type Checkout, KID, verifyBusiness } from './support/ap2.ts';
@@ -134,6 +138,119 @@ describe('AP2 evidence with the order, and over MCP', () => {
       { headers: { 'x-spiffe-id': plain.spiffeId } },
     );
     expect(((await none.json()) as { authorization: unknown }).authorization).toBeNull();
+  });
+
+  it('joins the operators’ signed approval to the mandate: the approved amount is the confirmed total', async () => {
+    const p = await ap2Platform(w);
+    const policy = await w.sys.gql(
+      'mutation($p: SpendPolicyInput!) { setSpendPolicy(input: $p) { subject } }',
+      {
+        token: await w.sys.token(['spend:admin']),
+        variables: {
+          p: {
+            subject: p.spiffeId,
+            currency: 'USD',
+            period: 'DAY',
+            budget: '100000.00',
+            approvalAbove: '0.01',
+          },
+        },
+      },
+    );
+    expect(policy.errors).toBeUndefined();
+    const c = await p.ready();
+    const waiting = expectCheckout(await p.complete(c.id, { checkout_mandate: await p.mandate(c) }));
+    expect(waiting.status).toBe('requires_escalation');
+    const orderId = orderIdOfSession(c.id);
+    const approved = await w.sys.gql('mutation($id: ID!) { approvePurchaseOrder(orderId: $id) { status } }', {
+      token: await w.sys.token(['orders:approve'], 'dana'),
+      variables: { id: orderId },
+    });
+    expect(approved.errors).toBeUndefined();
+    const get = async (path: string) =>
+      (await (
+        await fetch(`${w.sys.url}${path}`, { headers: { 'x-spiffe-id': p.spiffeId } })
+      ).json()) as Record<string, unknown>;
+    const evidence = await get(`/api/v2/procurement/orders/${orderId}/authorization`);
+    const approval = evidence.approval as { type: string; audit_reason: string; record: string };
+    expect(approval.type).toBe('signed_approval_record');
+    let proof: Record<string, unknown> = {};
+    for (let i = 0; i < 100; i++) {
+      proof = await get(`/api/v2/procurement/orders/${orderId}/audit-proof`);
+      if ((proof.entries as { reason: string }[]).some((e) => e.reason.includes(approval.audit_reason)))
+        break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const chain = {
+      proof,
+      auditKeys: (await get('/.well-known/audit-keys.json')) as unknown as JSONWebKeySet,
+      evidence,
+      platformKeys: [publicJwk(w.platformKey, KID, 'ES256') as JWK],
+      businessKeys: w.businessKeys,
+    };
+    const verdict = await verifyAuthorizedOrder(chain);
+    expect(verdict.ok, JSON.stringify(verdict)).toBe(true);
+    const total = (c.totals as { type: string; amount: number }[]).find((t) => t.type === 'total')?.amount;
+    expect(verdict.ok && verdict.approval?.record.amount).toBe(((total ?? 0) / 100).toFixed(2));
+    // A record of this order, validly signed, for another amount than the user confirmed: refused.
+    const signer = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const record = JSON.parse(Buffer.from(approval.record.split('.')[1] ?? '', 'base64url').toString('utf8'));
+    const cheaper = await signApprovalRecord(
+      { ...record, amount: '0.02' },
+      { kid: 'another-business-key', key: signer },
+    );
+    const mismatch = await verifyAuthorizedOrder({
+      ...chain,
+      businessKeys: [...w.businessKeys, publicJwk(signer, 'another-business-key', 'ES256') as JWK],
+      evidence: { ...evidence, approval: { ...approval, record: cheaper.jws } },
+    });
+    expect(mismatch).toEqual({
+      ok: false,
+      problem: `approval: the approved amount 0.02 is not the total of the checkout the user confirmed (${total} minor units)`,
+    });
+    // Another order's signed approval (the same business key, another amount) does not join.
+    const other = await ap2Platform(w);
+    await w.sys.gql('mutation($p: SpendPolicyInput!) { setSpendPolicy(input: $p) { subject } }', {
+      token: await w.sys.token(['spend:admin']),
+      variables: {
+        p: {
+          subject: other.spiffeId,
+          currency: 'USD',
+          period: 'DAY',
+          budget: '100000.00',
+          approvalAbove: '0.01',
+        },
+      },
+    });
+    const placed = await fetch(`${w.sys.url}/api/v2/procurement/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-spiffe-id': other.spiffeId },
+      body: JSON.stringify({
+        agent_id: 'agent-0000001',
+        sku: 'SKU-ABC-000001',
+        quantity: 1,
+        max_budget_usd: 1.5,
+      }),
+    });
+    expect(placed.status).toBe(202);
+    const otherId = ((await placed.json()) as { order_id: string }).order_id;
+    await w.sys.gql('mutation($id: ID!) { approvePurchaseOrder(orderId: $id) { status } }', {
+      token: await w.sys.token(['orders:approve'], 'dana'),
+      variables: { id: otherId },
+    });
+    const otherEvidence = (await (
+      await fetch(`${w.sys.url}/api/v2/procurement/orders/${otherId}/authorization`, {
+        headers: { 'x-spiffe-id': other.spiffeId },
+      })
+    ).json()) as { approval: { record: string } };
+    const swapped = await verifyAuthorizedOrder({
+      ...chain,
+      evidence: { ...evidence, approval: { ...approval, record: otherEvidence.approval.record } },
+    });
+    expect(swapped).toEqual({
+      ok: false,
+      problem: `approval: the approval record is of order ${otherId}, not ${orderId}`,
+    });
   });
 
   it('works the same over the MCP binding: signed checkouts, the mandate in checkout.ap2', async () => {

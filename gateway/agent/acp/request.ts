@@ -172,7 +172,15 @@ export function updateInput(body: Body): Result<SessionChange> {
 export interface CompleteInput {
   readonly purchaseOrderNumber: string;
   readonly buyer?: Record<string, unknown> | null;
+  /** `payment_data` as the platform gave it (the bundle's schema checked it), kept with the order. */
+  readonly paymentData: Readonly<Record<string, unknown>>;
 }
+
+/**
+ * Bound of the `payment_data` kept with an order, as JSON text: a purchase-order payment (number,
+ * terms, due date, approval_required, a billing address) takes a few hundred bytes.
+ */
+export const MAX_PAYMENT_DATA_BYTES = 4096;
 
 /**
  * Payment by purchase order only (`payment_data.purchase_order_number`, with `payment_terms`):
@@ -193,10 +201,17 @@ export function completeInput(body: Body): Result<CompleteInput> {
       `A purchase order number has 1 to ${MAX_PO_NUMBER} characters.`,
       '$.payment_data.purchase_order_number',
     );
+  if (Buffer.byteLength(JSON.stringify(pay)) > MAX_PAYMENT_DATA_BYTES)
+    return refuse(
+      'invalid',
+      `payment_data is kept with the order: at most ${MAX_PAYMENT_DATA_BYTES} bytes of JSON.`,
+      '$.payment_data',
+    );
   return {
     ok: true,
     value: {
       purchaseOrderNumber: po,
+      paymentData: pay,
       ...(body.buyer !== undefined ? { buyer: objectOrNull(body.buyer) } : {}),
     },
   };

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { ApprovalPolicy } from '../../../lib/ap2/approval-record.ts';
 import type { PurchaseOrderRequest } from '../../../subgraphs/procurement/contract/types.ts';
 import type { SpendStatus } from '../../../subgraphs/procurement/spend/ledger.ts';
 import { approvalsRequired, centsOfText, textOfCents } from '../../../subgraphs/procurement/spend/policy.ts';
@@ -20,6 +21,28 @@ export function decideApproval(
     reason: `approval: ${required === 2 ? 'two operators' : 'an operator'} must approve orders${above} under ${p.subject}`,
   };
 }
+
+/**
+ * The spend policy's approval thresholds as the order keeps them (issue 50): with the order's
+ * amount, what its approval record, or the evidence that it needed none, names. Undefined when
+ * no policy applied. Pure.
+ */
+export function appliedPolicy(status: SpendStatus | undefined | null): ApprovalPolicy | undefined {
+  if (!status) return undefined;
+  const p = status.policy;
+  return {
+    subject: p.subject,
+    currency: p.currency,
+    ...(p.approvalAboveCents !== undefined ? { approval_above: textOfCents(p.approvalAboveCents) } : {}),
+    ...(p.secondApprovalAboveCents !== undefined
+      ? { second_approval_above: textOfCents(p.secondApprovalAboveCents) }
+      : {}),
+  };
+}
+
+/** `approvalPolicy` of a place command, when a policy applied. */
+export const withPolicy = (p: ApprovalPolicy | undefined): { approvalPolicy?: ApprovalPolicy } =>
+  p ? { approvalPolicy: p } : {};
 
 /**
  * Step 7¾ (preHandler, right after the spend step that reserved the amount): when the policy

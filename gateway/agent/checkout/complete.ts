@@ -84,6 +84,8 @@ export function createCompletion(d: CheckoutDeps, price: Price, core: SessionCor
       ...(c.record ? { completedBy: c.record } : {}),
       // A resumed completion keeps the authorization it was taken with.
       ...(s.status !== 'complete_in_progress' && c.authorization ? { authorization: c.authorization } : {}),
+      // ACP: the payment data it was completed with, as given (a resumed completion keeps its own).
+      ...(s.status !== 'complete_in_progress' && c.paymentData ? { paymentData: c.paymentData } : {}),
     };
     // Embedded (one process writes the store) the mark is held in memory, not written: it is a
     // lock no other process needs to see (docs/acp.md, "One process, one writer").

@@ -15,7 +15,7 @@ import {
 } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts';
 import { candidateSubjects, textOfCents } from '../../../subgraphs/procurement/spend/policy.ts';
-import { decideApproval } from '../approval/approval.ts';
+import { appliedPolicy, decideApproval, withPolicy } from '../approval/approval.ts';
 import { DomainUnavailable } from '../order/order-port.ts';
 import type { SessionCore } from './lifecycle.ts';
 import type { Price } from './price.ts';
@@ -191,6 +191,7 @@ export function createPlacement(d: CheckoutDeps, price: Price, core: SessionCore
         traceId,
         orderId,
         ...(approval ? { approvalsRequired: approval.required } : {}),
+        ...withPolicy(appliedPolicy(spend.status)),
         lines,
         total,
         checkoutSessionId: s.id,

@@ -113,6 +113,8 @@ export interface CompleteCommand {
   readonly record?: string;
   /** The user's authorization the edge verified (an AP2 mandate), kept with the order. */
   readonly authorization?: OrderAuthorization;
+  /** ACP: the completion's `payment_data` as given (kept with the order; docs/acp.md). */
+  readonly paymentData?: Readonly<Record<string, unknown>>;
   /**
    * The session version the authorization was verified against: a change since (a concurrent
    * update) answers busy instead of completing terms the user did not confirm.

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../../lib/logger.ts';
 import type { OrderAuthorization } from '../../../subgraphs/procurement/checkout/session.ts';
 import type { CheckoutSessionStore } from '../../../subgraphs/procurement/checkout/store.ts';
+import { approvalEvidenceOf } from '../../../subgraphs/procurement/domain/approval-record.ts';
 import type { OrderPort } from './order-port.ts';
 import { CANONICAL_PATH, ownOrder } from './place.ts';
 
@@ -12,7 +13,8 @@ import { CANONICAL_PATH, ownOrder } from './place.ts';
  * both, and the SHA-256 the completion's audit entry names (so the entry's inclusion proof,
  * GET …/audit-proof, ties the evidence to the signed log). `authorization: null` for an order
  * completed without one (a session that did not negotiate AP2, or an order not placed through
- * a checkout session).
+ * a checkout session). `approval`: the operators' decision this system signed, for an order that
+ * waited (or that it did not wait, under which policy at which amount).
  */
 export function orderAuthorizationHandler(o: {
   orders: OrderPort;
@@ -29,7 +31,12 @@ export function orderAuthorizationHandler(o: {
     const session =
       found.checkoutSessionId && o.sessions ? await o.sessions.get(found.checkoutSessionId) : null;
     const a = session && session.owner === found.spiffeId ? session.authorization : undefined;
-    req.agent.reason = `ok; authorization of ${req.params.id}: ${a ? `${a.kind} sha-256 ${a.mandateSha256}` : 'none'}`;
+    const approval = found.order ? approvalEvidenceOf(found.order) : null;
+    // The entry of this read names the signed approval record: its inclusion proof (GET
+    // …/audit-proof) then covers the record (the operator's decision itself is a GraphQL call,
+    // which the agent audit log does not hold).
+    const approved = approval?.type === 'signed_approval_record' ? `; ${approval.audit_reason}` : '';
+    req.agent.reason = `ok; authorization of ${req.params.id}: ${a ? `${a.kind} sha-256 ${a.mandateSha256}` : 'none'}${approved}`;
     req.agent.orderId = req.params.id;
     return reply
       .header('cache-control', 'no-store')
@@ -39,6 +46,8 @@ export function orderAuthorizationHandler(o: {
           order_id: req.params.id,
           checkout_session_id: found.checkoutSessionId ?? null,
           authorization: a ? wire(a) : null,
+          approval,
+          payment_data: session?.owner === found.spiffeId ? (session.paymentData ?? null) : null,
           audit_proof: `${CANONICAL_PATH}/${req.params.id}/audit-proof`,
         }),
       );

@@ -6,6 +6,7 @@ import { purchaseOrderResponseJson } from '../../../subgraphs/procurement/contra
 import { orderIdFor } from '../../../subgraphs/procurement/domain/order-domain.ts';
 import { OrderIdConflict } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts';
+import { appliedPolicy, withPolicy } from '../approval/approval.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 import { domainUnavailable, idempotencyKeyReused, notFound } from '../problems.ts';
 import { releaseUnplaced } from '../spend/spend.ts';
@@ -53,6 +54,7 @@ export function placeOrderHandler(o: PlaceOptions) {
         traceId: req.traceId,
         ...(orderId ? { orderId } : {}),
         ...(approval ? { approvalsRequired: approval.required } : {}),
+        ...withPolicy(appliedPolicy(spend?.status)),
         ...(req.agent.rehearsal ? { rehearsal: true as const } : {}),
       });
       // Written by hand so allocated_budget is the exact decimal, not a double's text.

@@ -1,5 +1,7 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
 import { GraphQLError } from 'graphql';
+import type { ApprovalRecord } from '../../../lib/ap2/approval-record.ts';
+import { sha256b64url } from '../../../lib/ap2/canonical.ts';
 import type { RequestContext } from '../../../lib/auth/context.ts';
 import { parseSpiffeId } from '../../../lib/auth/spiffe.ts';
 import type { Clock } from '../../../lib/clock.ts';
@@ -129,6 +131,10 @@ export function approvalResolvers(
         return decideWith(orderId, { kind: 'reject', operator: operatorOf(ctx), reason });
       },
     },
+    PurchaseOrder: {
+      // The record as stored (the signature is what a reader checks; the fields are its payload).
+      approvalRecord: (o: PurchaseOrder) => (o.approvalRecord ? approvalRecordView(o.approvalRecord) : null),
+    },
     PendingApproval: {
       order: (o: PurchaseOrder) => o,
       agentId: (o: PurchaseOrder) => o.agentId,
@@ -149,6 +155,25 @@ export function approvalResolvers(
         return s ? textOfCents(Math.max(0, s.policy.budgetCents - s.spentCents)) : null;
       },
     },
+  };
+}
+
+/** The SDL's OrderApprovalRecord: the JWS, its SHA-256, and what its header and payload say. */
+function approvalRecordView(jws: string) {
+  const [header = '', payload = ''] = jws.split('.');
+  const h = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { kid: string };
+  const r = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as ApprovalRecord;
+  return {
+    record: jws,
+    recordSha256: sha256b64url(jws),
+    kid: h.kid,
+    decision: r.decision,
+    policySubject: r.policy.subject,
+    approvalAbove: r.policy.approval_above ?? null,
+    secondApprovalAbove: r.policy.second_approval_above ?? null,
+    amount: r.amount,
+    approvalsRequired: r.approvals_required,
+    decidedAt: r.decided_at,
   };
 }
 

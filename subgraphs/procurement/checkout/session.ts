@@ -181,6 +181,11 @@ export interface CheckoutSession extends SessionPricing {
    * docs/ap2.md), kept as evidence with the order; absent when the protocol gave none.
    */
   readonly authorization?: OrderAuthorization;
+  /**
+   * ACP: the completion's `payment_data` as the platform gave it (validated to the bundle's
+   * schema, at most 4 KiB; docs/acp.md), kept as evidence with the order; absent otherwise.
+   */
+  readonly paymentData?: Readonly<Record<string, unknown>>;
   readonly createdAt: number;
   readonly updatedAt: number;
   /** Epoch ms after which an open session is expired. */
@@ -189,26 +194,9 @@ export interface CheckoutSession extends SessionPricing {
   readonly version: number;
 }
 
-/**
- * A purchase's proof of authorization, protocol-neutral: what the platform presented and what was
- * checked, so anyone holding the public keys can check it again later (docs/ap2.md).
- */
-export interface OrderAuthorization {
-  /** What it is: an AP2 checkout mandate (SD-JWT+kb) over a checkout this merchant signed. */
-  readonly kind: 'ap2_checkout_mandate';
-  /** The mandate as presented. */
-  readonly mandate: string;
-  /** SHA-256 of the mandate (base64url): what the completion's audit entry names. */
-  readonly mandateSha256: string;
-  /** This merchant's detached JWS over the checkout (the one inside the mandate). */
-  readonly merchantAuthorization: string;
-  readonly merchantKid: string;
-  /** The platform whose key signed the mandate: its profile URL and the key's kid. */
-  readonly platformProfile: string;
-  readonly platformKid: string;
-  /** When it was verified (epoch ms). */
-  readonly verifiedAt: number;
-}
+import type { OrderAuthorization } from './authorization.ts';
+
+export type { OrderAuthorization };
 
 export const newSessionId = (): string => `cs_${randomUUID().replace(/-/g, '')}`;
 export const SESSION_ID = /^cs_[0-9a-f]{32}$/;

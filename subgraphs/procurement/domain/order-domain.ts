@@ -1,10 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { ApprovalRecord } from '../../../lib/ap2/approval-record.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { EventTypes } from '../../../lib/events/cloudevent.ts';
 import type { PurchaseOrderResponse } from '../contract/types.ts';
 import { orderEvent } from '../outbox/order-events.ts';
 import type { OrderChange, OrderQuery, OrderStore } from '../store/store.ts';
 import { approvalExpired, type Decision, type DecisionRefusal, decide, expired } from './approval.ts';
+import { approvalRecordOf } from './approval-record.ts';
 import { cursorOf, encodeCursor, type OrderCursor } from './cursor.ts';
 import {
   approve,
@@ -90,6 +92,11 @@ export interface OrderDomainOptions {
    * long it waited since it was placed: the approval decision time of docs/slos.md.
    */
   readonly decided?: (status: 'APPROVED' | 'REJECTED' | 'EXPIRED', waitedSeconds: number) => void;
+  /**
+   * Signs an operator's decision (the business's key ring; lib/ap2/approval-record.ts) and gives
+   * the compact JWS kept with the order. Absent: decisions are kept unsigned (tests, benchmarks).
+   */
+  readonly signApproval?: (record: ApprovalRecord) => Promise<string>;
 }
 
 /** A day: long enough for a human to notice the request, short enough for an agent to move on. */
@@ -131,6 +138,13 @@ export function createOrderDomain(
     reason,
     at: nowMs / 1000,
   });
+  // The decision of an order that waited is written only with this system's signature over it
+  // (issue 50): a key ring that cannot be read fails the decision, which the operator repeats.
+  const signed = async (next: PurchaseOrder): Promise<PurchaseOrder> => {
+    const record = opts.signApproval ? approvalRecordOf(next) : undefined;
+    if (!record || !opts.signApproval) return next;
+    return Object.freeze({ ...next, approvalRecord: await opts.signApproval(record) });
+  };
   const EVENT_OF = {
     APPROVED: EventTypes.OrderApproved,
     REJECTED: EventTypes.OrderRejected,
@@ -198,7 +212,7 @@ export function createOrderDomain(
           return { kind: 'decided', order, changed: false };
         }
         if (v.kind !== 'change') return v;
-        const next = v.next;
+        const next = await signed(v.next);
         const events =
           next.status === 'PENDING_APPROVAL'
             ? []

@@ -1,3 +1,4 @@
+import type { ApprovalPolicy } from '../../../lib/ap2/approval-record.ts';
 import type { PurchaseOrderRequest, PurchaseOrderResponse, UsdAmount } from '../contract/types.ts';
 import { type BuyerConsent, consentOf } from './buyer-consent.ts';
 import { checkoutOf, sameCheckout } from './order-lines.ts';
@@ -99,6 +100,16 @@ export interface PurchaseOrder {
   readonly shipments?: readonly Shipment[];
   /** The buyer's consent choices given with a checkout order (./buyer-consent.ts); absent: none. */
   readonly buyerConsent?: BuyerConsent | null;
+  /**
+   * The spend policy's approval thresholds that applied when it was placed (issue 50); absent
+   * when no policy applied, and for orders placed before it was kept.
+   */
+  readonly approvalPolicy?: ApprovalPolicy | null;
+  /**
+   * The operator's decision on an order that waited, signed by this system (a compact JWS,
+   * lib/ap2/approval-record.ts; ./approval-record.ts builds it); absent until decided.
+   */
+  readonly approvalRecord?: string | null;
 }
 
 /** What the order domain is asked to do: an already validated request and who sent it. */
@@ -129,6 +140,8 @@ export interface PlaceOrder {
   readonly checkoutSessionId?: string;
   /** A checkout order's buyer consent, as the platform gave it (only the four known choices are kept). */
   readonly buyerConsent?: unknown;
+  /** The spend policy's approval thresholds that applied (the gateway's approval step; issue 50). */
+  readonly approvalPolicy?: ApprovalPolicy;
   /**
    * The warm-up's order (issue 48): every check and the store's statements run, in a transaction
    * that is rolled back; nothing is stored, no event is published, nothing is bought.
@@ -170,6 +183,7 @@ export function approve(cmd: PlaceOrder, orderId: string, nowMs: number, approva
     total: checkout?.total ?? null,
     checkoutSessionId: checkout?.checkoutSessionId ?? null,
     ...(consent ? { buyerConsent: consent } : {}),
+    ...(cmd.approvalPolicy ? { approvalPolicy: cmd.approvalPolicy } : {}),
   });
 }
 

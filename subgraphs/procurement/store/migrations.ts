@@ -158,4 +158,13 @@ export const orderMigrations: readonly Migration[] = [
     sql: `ALTER TABLE purchase_orders ADD COLUMN buyer_consent jsonb
       CHECK (buyer_consent IS NULL OR jsonb_typeof(buyer_consent) = 'object')`,
   },
+  {
+    // The approval evidence (issue 50): the spend policy's thresholds that applied when the order
+    // was placed, and the operator's decision on an order that waited, signed by this system
+    // (a compact JWS, lib/ap2/approval-record.ts); both null for orders without.
+    id: 'procurement:017-order-approval-evidence',
+    sql: `ALTER TABLE purchase_orders
+      ADD COLUMN approval_policy jsonb CHECK (approval_policy IS NULL OR jsonb_typeof(approval_policy) = 'object'),
+      ADD COLUMN approval_record text CHECK (char_length(approval_record) <= 16384)`,
+  },
 ];

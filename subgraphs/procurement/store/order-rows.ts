@@ -1,4 +1,6 @@
+import type { ApprovalPolicy } from '../../../lib/ap2/approval-record.ts';
 import { usdAmount } from '../contract/json.ts';
+import { approvalPolicyOf } from '../domain/approval-record.ts';
 import { type BuyerConsent, consentOf } from '../domain/buyer-consent.ts';
 import type { Approval, OrderLine, OrderStatus, PurchaseOrder, Shipment } from '../domain/purchase-order.ts';
 
@@ -36,6 +38,10 @@ export interface Row {
   shipments: StoredShipment[] | string | null;
   /** jsonb: the buyer's consent choices (domain/buyer-consent.ts), null for none. */
   buyer_consent: Record<string, unknown> | string | null;
+  /** jsonb: the approval thresholds that applied (issue 50), null for none. */
+  approval_policy: Record<string, unknown> | string | null;
+  /** The signed approval record (a compact JWS), null until an operator decided. */
+  approval_record: string | null;
 }
 
 /** A shipment as stored in the `shipments` jsonb column (the order's own field names). */
@@ -121,7 +127,19 @@ export const fromRow = (r: Row): PurchaseOrder =>
     checkoutSessionId: r.checkout_session_id,
     ...withShipments(r.shipments),
     ...withConsent(r.buyer_consent),
+    ...withApproval(r),
   });
+
+/** The approval evidence only when the order has it: an order without reads as it did before. */
+function withApproval(r: Row): { approvalPolicy?: ApprovalPolicy; approvalRecord?: string } {
+  const policy = approvalPolicyOf(
+    typeof r.approval_policy === 'string' ? JSON.parse(r.approval_policy) : r.approval_policy,
+  );
+  return {
+    ...(policy ? { approvalPolicy: policy } : {}),
+    ...(r.approval_record ? { approvalRecord: r.approval_record } : {}),
+  };
+}
 
 /** `buyerConsent` only when the order has one: an order without reads as it did before it existed. */
 function withConsent(v: Row['buyer_consent']): { buyerConsent?: BuyerConsent } {

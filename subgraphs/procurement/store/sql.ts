@@ -52,7 +52,7 @@ async function writeEvents(tx: Queryable, events: readonly OutboxEvent[]): Promi
 }
 
 const SELECT =
-  'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget::text AS allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, decided_at, decided_by, decision_reason, version, lines, total, checkout_session_id, shipments, buyer_consent FROM purchase_orders';
+  'SELECT order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget::text AS allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, decided_at, decided_by, decision_reason, version, lines, total, checkout_session_id, shipments, buyer_consent, approval_policy, approval_record FROM purchase_orders';
 
 /** The WHERE clause of a listing; every value a parameter. */
 function where(q: OrderQuery, params: unknown[]): string {
@@ -103,6 +103,7 @@ async function insertOrders(q: Queryable, batch: readonly Placed[]): Promise<boo
       o.total,
       o.checkoutSessionId,
       o.buyerConsent ? JSON.stringify(o.buyerConsent) : null,
+      o.approvalPolicy ? JSON.stringify(o.approvalPolicy) : null,
     ];
     return `(${row.map(p).join(',')})`;
   });
@@ -119,7 +120,7 @@ async function insertOrders(q: Queryable, batch: readonly Placed[]): Promise<boo
   // returns only `created`.
   const rows = await q.query<{ order_id: string }>(
     `WITH created AS (
-        INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, lines, total, checkout_session_id, buyer_consent)
+        INSERT INTO purchase_orders (order_id, status, agent_id, spiffe_id, sku, quantity, allocated_budget, processed_at, cancelled_at, trace_id, approvals_required, approvals, expires_at, lines, total, checkout_session_id, buyer_consent, approval_policy)
         VALUES ${orders.join(',')} ON CONFLICT (order_id) DO NOTHING RETURNING order_id
       ), events (n, order_id, ${OUTBOX_COLUMNS}) AS (
         VALUES ${events.join(',')}
@@ -224,7 +225,8 @@ export function sqlOrderStore(db: Db): OrderStore {
     return db.transaction(async (tx) => {
       const rows = await tx.query(
         `UPDATE purchase_orders SET status = $2, cancelled_at = $3, approvals = $4::jsonb, decided_at = $5,
-           decided_by = $6, decision_reason = $7, version = $8, shipments = $10::jsonb
+           decided_by = $6, decision_reason = $7, version = $8, shipments = $10::jsonb,
+           approval_record = $11
          WHERE order_id = $1 AND version = $9 RETURNING order_id`,
         [
           next.orderId,
@@ -237,6 +239,7 @@ export function sqlOrderStore(db: Db): OrderStore {
           next.version,
           next.version - 1,
           JSON.stringify(next.shipments ?? []),
+          next.approvalRecord ?? null,
         ],
       );
       if (rows.length === 0) return false;
