@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { cartTable } from './acp/cart-table.ts';
 import { type AcpRun, acpTable, runAcp } from './acp/run.ts';
 import { type CatalogRun, DEFAULT_CATALOG_SIZE, runCatalog } from './catalog/run.ts';
 import { catalogTables } from './catalog/table.ts';
@@ -144,6 +145,19 @@ if (!quick && acpText) {
     ),
   );
   console.error('updated docs/benchmarks.md (ACP)');
+}
+const cartText = acp?.carts.length ? cartTable(acp) : undefined;
+if (cartText) console.log(`\n${cartText}`);
+if (!quick && cartText) {
+  const file = new URL('../docs/benchmarks.md', import.meta.url);
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(
+      /<!-- carts:start -->[\s\S]*<!-- carts:end -->/,
+      `<!-- carts:start -->\nMeasured ${stamp}, the same run and system as the ACP section above (bench/acp/flows.ts, \`kind: 'cart'\`), on Node ${process.version}. Latencies in ms from each request's due time.\n\n${cartText}\n<!-- carts:end -->`,
+    ),
+  );
+  console.error('updated docs/benchmarks.md (carts)');
 }
 
 if (over) {
