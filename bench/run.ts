@@ -19,6 +19,7 @@ import { type MixedRun, mixedTable, runMixed } from './open-loop/mixed.ts';
 import { type OpenLoopRun, openLoopTable, runOpenLoop } from './open-loop/run.ts';
 import { compareRuntimes, type RuntimeComparison, runtimeTable } from './open-loop/runtime.ts';
 import { latencySvg } from './open-loop/svg.ts';
+import { runTokenCheck, type TokenCheckRun, tokenCheckTable } from './token-check/run.ts';
 import { hiveComparison } from './tools/hive.ts';
 import { type OverloadRun, overloadTable } from './tools/overload-table.ts';
 import { warmStartTable } from './tools/warm-start-table.ts';
@@ -53,6 +54,8 @@ let openLoop: OpenLoopRun | undefined;
 if (runs('open-loop')) openLoop = await runOpenLoop(quick, log);
 let acp: AcpRun | undefined;
 if (runs('acp')) acp = await runAcp(quick, log);
+let tokenCheck: TokenCheckRun | undefined;
+if (runs('token-check')) tokenCheck = await runTokenCheck(quick, log);
 // `--topology embedded|distributed` narrows the mixed and warm-start groups to one topology.
 const topologies = args.includes('--topology')
   ? [args[args.indexOf('--topology') + 1] as 'embedded' | 'distributed']
@@ -158,6 +161,22 @@ if (!quick && cartText) {
     ),
   );
   console.error('updated docs/benchmarks.md (carts)');
+}
+
+if (tokenCheck) {
+  const text = tokenCheckTable(tokenCheck);
+  console.log(`\n${text}`);
+  if (!quick) {
+    const file = new URL('../docs/benchmarks.md', import.meta.url);
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        /<!-- token-check:start -->[\s\S]*<!-- token-check:end -->/,
+        `<!-- token-check:start -->\nMeasured ${stamp} on Node ${process.version}: in process, gateway/oauth/access-token.ts's verifier in the bench's own process, each call timed alone after 500 not counted (bench/token-check/verifier.ts); end to end, the embedded system (\`npm start\`, compiled), open loop from a worker thread, each latency from its request's due time (bench/token-check/e2e.ts).\n\n${text}\n<!-- token-check:end -->`,
+      ),
+    );
+    console.error('updated docs/benchmarks.md (token check)');
+  }
 }
 
 if (over) {
