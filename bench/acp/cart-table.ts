@@ -38,5 +38,5 @@ export function cartTable(r: AcpRun): string {
     }
   }
   const counts = r.carts.map((c) => `${c.ops.create.count} creates, ${c.ops.update.count} updates`);
-  return `${lines.join('\n')}\n\nOpen loop at ${r.rate} flows/s (50 % of the checkout flows' closed-loop maximum), ${r.carts.length} round${r.carts.length > 1 ? 's' : ''}; cart requests measured per round: ${counts.join('; ')}. The goal (cart p99 ≤ the checkout session's, no cart request failed) met in ${met} of ${rows} rows.`;
+  return `${lines.join('\n')}\n\nOpen loop at ${r.rate} flows/s (50 % of the checkout flows' closed-loop maximum), ${r.carts.length} round${r.carts.length > 1 ? 's' : ''}; cart requests measured per round: ${counts.join('; ')}. The goal (cart p99 ≤ the checkout session's, no cart request failed) met in ${met} of ${rows} rows. Before the rounds, cart flows closed loop (10 at a time, the cart routes' warm-up): ${fmt(r.cartsClosed.flowsPerSecond, 0)} flows/s (create p99 ${fmt(r.cartsClosed.ops.create.p99)} ms, update p99 ${fmt(r.cartsClosed.ops.update.p99)} ms), against ${fmt(r.closed.flowsPerSecond, 0)} checkout flows/s.`;
 }

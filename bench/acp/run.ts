@@ -46,6 +46,8 @@ export interface AcpRun {
   mixed: FlowResult[];
   /** ACP cart flows (create → update) at `rate`, one per round, beside the sessions alone. */
   carts: FlowResult[];
+  /** Cart flows closed loop, 10 at a time (the cart routes' warm-up). */
+  cartsClosed: FlowResult;
   rate: number;
 }
 
@@ -139,7 +141,7 @@ async function openLoops(
   quick: boolean,
   closed: FlowResult,
   log: (s: string) => void,
-): Promise<Pick<AcpRun, 'alone' | 'mixed' | 'carts' | 'rate'>> {
+): Promise<Pick<AcpRun, 'alone' | 'mixed' | 'carts' | 'cartsClosed' | 'rate'>> {
   const seconds = quick ? 3 : 10;
   const rate = Math.max(1, Math.round(closed.flowsPerSecond * 0.5));
   const alone: FlowResult[] = [];
@@ -158,6 +160,10 @@ async function openLoops(
     carts.push(await runFlows({ ...step, kind: 'cart' }));
     report(`carts (round ${round})`, carts.at(-1) as FlowResult, CART_OPS);
   };
+  // The cart routes' own warm-up (the sessions had theirs in the closed loops): 10 cart flows
+  // at a time, whose rate is reported beside the sessions' maximum.
+  const cartsClosed = await runFlows({ url, key, seconds: quick ? 2 : 5, concurrency: 10, kind: 'cart' });
+  log(`acp / cart flows closed loop: ${cartsClosed.flowsPerSecond.toFixed(0)} flows/s\n`);
   for (let round = 1; round <= (quick ? 1 : 2); round++) {
     if (round % 2) {
       await sessionsAlone(round);
@@ -169,7 +175,7 @@ async function openLoops(
     mixed.push(await runFlows({ ...step, background: { requests: orderRequests(), rate: ORDERS_BESIDE } }));
     report(`mixed (round ${round})`, mixed.at(-1) as FlowResult);
   }
-  return { alone, mixed, carts, rate };
+  return { alone, mixed, carts, cartsClosed, rate };
 }
 
 const fmt = (n: number, d = 2) =>
