@@ -65,8 +65,16 @@ export interface FlowResult {
   samples?: number[];
 }
 
-/** Each operation's method, path and success status, by kind. */
-const ROUTES = {
+interface Route {
+  method: 'POST' | 'PUT';
+  path(id: string): string;
+  body: string;
+  /** The status of a success. */
+  ok: number;
+}
+
+/** Each operation's method, path, body and success status, by kind (a cart has no completion). */
+const ROUTES: Record<'session' | 'cart', Partial<Record<Op, Route>>> = {
   session: {
     create: { method: 'POST', path: () => '/acp/checkout_sessions', body: CREATE, ok: 201 },
     update: { method: 'POST', path: (id: string) => `/acp/checkout_sessions/${id}`, body: UPDATE, ok: 200 },
@@ -81,7 +89,7 @@ const ROUTES = {
     create: { method: 'POST', path: () => '/acp/carts', body: CART_CREATE, ok: 201 },
     update: { method: 'PUT', path: (id: string) => `/acp/carts/${id}`, body: CART_UPDATE, ok: 200 },
   },
-} as const;
+};
 
 async function drive(o: FlowOptions): Promise<FlowResult> {
   const pool = new Pool(o.url, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
@@ -97,7 +105,8 @@ async function drive(o: FlowOptions): Promise<FlowResult> {
 
   const routes = ROUTES[o.kind ?? 'session'];
   const send = async (op: Op, id: string, due: number, measured: boolean) => {
-    const r = (routes as Partial<typeof ROUTES.session>)[op] as (typeof ROUTES.session)[Op];
+    const r = routes[op];
+    if (!r) throw new Error(`a ${o.kind} flow has no ${op}`);
     const res = await pool.request({
       method: r.method,
       path: r.path(id),
