@@ -157,7 +157,7 @@ if (!quick && cartText) {
     file,
     readFileSync(file, 'utf8').replace(
       /<!-- carts:start -->[\s\S]*<!-- carts:end -->/,
-      `<!-- carts:start -->\nMeasured ${stamp}, the same run and system as the ACP section above (bench/acp/flows.ts, \`kind: 'cart'\`), on Node ${process.version}. Latencies in ms from each request's due time.\n\n${cartText}\n<!-- carts:end -->`,
+      `<!-- carts:start -->\nMeasured ${stamp}, in the same run and on the same system as the checkout sessions it is compared with (the ACP group; bench/acp/flows.ts, \`kind: 'cart'\`), on Node ${process.version}. Latencies in ms from each request's due time.\n\n${cartText}\n<!-- carts:end -->`,
     ),
   );
   console.error('updated docs/benchmarks.md (carts)');
