@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { cartTable } from './acp/cart-table.ts';
 import { type AcpRun, acpTable, runAcp } from './acp/run.ts';
 import { type CatalogRun, DEFAULT_CATALOG_SIZE, runCatalog } from './catalog/run.ts';
 import { catalogTables } from './catalog/table.ts';
@@ -18,6 +19,7 @@ import { type MixedRun, mixedTable, runMixed } from './open-loop/mixed.ts';
 import { type OpenLoopRun, openLoopTable, runOpenLoop } from './open-loop/run.ts';
 import { compareRuntimes, type RuntimeComparison, runtimeTable } from './open-loop/runtime.ts';
 import { latencySvg } from './open-loop/svg.ts';
+import { runTokenCheck, type TokenCheckRun, tokenCheckTable } from './token-check/run.ts';
 import { hiveComparison } from './tools/hive.ts';
 import { type OverloadRun, overloadTable } from './tools/overload-table.ts';
 import { warmStartTable } from './tools/warm-start-table.ts';
@@ -52,6 +54,8 @@ let openLoop: OpenLoopRun | undefined;
 if (runs('open-loop')) openLoop = await runOpenLoop(quick, log);
 let acp: AcpRun | undefined;
 if (runs('acp')) acp = await runAcp(quick, log);
+let tokenCheck: TokenCheckRun | undefined;
+if (runs('token-check')) tokenCheck = await runTokenCheck(quick, log);
 // `--topology embedded|distributed` narrows the mixed and warm-start groups to one topology.
 const topologies = args.includes('--topology')
   ? [args[args.indexOf('--topology') + 1] as 'embedded' | 'distributed']
@@ -144,6 +148,35 @@ if (!quick && acpText) {
     ),
   );
   console.error('updated docs/benchmarks.md (ACP)');
+}
+const cartText = acp?.carts.length ? cartTable(acp) : undefined;
+if (cartText) console.log(`\n${cartText}`);
+if (!quick && cartText) {
+  const file = new URL('../docs/benchmarks.md', import.meta.url);
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(
+      /<!-- carts:start -->[\s\S]*<!-- carts:end -->/,
+      `<!-- carts:start -->\nMeasured ${stamp}, in the same run and on the same system as the checkout sessions it is compared with (the ACP group; bench/acp/flows.ts, \`kind: 'cart'\`), on Node ${process.version}. Latencies in ms from each request's due time.\n\n${cartText}\n<!-- carts:end -->`,
+    ),
+  );
+  console.error('updated docs/benchmarks.md (carts)');
+}
+
+if (tokenCheck) {
+  const text = tokenCheckTable(tokenCheck);
+  console.log(`\n${text}`);
+  if (!quick) {
+    const file = new URL('../docs/benchmarks.md', import.meta.url);
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        /<!-- token-check:start -->[\s\S]*<!-- token-check:end -->/,
+        `<!-- token-check:start -->\nMeasured ${stamp} on Node ${process.version}: in process, gateway/oauth/access-token.ts's verifier in the bench's own process, each call timed alone after 500 not counted (bench/token-check/verifier.ts); end to end, the embedded system (\`npm start\`, compiled), open loop from a worker thread, each latency from its request's due time (bench/token-check/e2e.ts).\n\n${text}\n<!-- token-check:end -->`,
+      ),
+    );
+    console.error('updated docs/benchmarks.md (token check)');
+  }
 }
 
 if (over) {

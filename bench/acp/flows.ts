@@ -1,32 +1,50 @@
 /**
- * ACP checkout flows as a load: each flow creates a session, updates it and completes it paid by
- * purchase order (three requests, each with its own Idempotency-Key), in a worker thread so the
- * load never shares the event loop it measures. Closed loop (N flows at a time, each starting
- * when the last ended) gives the maximum; open loop starts flows at a constant rate and counts
- * the create's latency from its due time (no coordinated omission), the update's and the
- * complete's from when the previous answer made them due. Optional background: /v2 orders at a
- * constant rate beside the flows, measured apart.
+ * ACP flows as a load: each checkout flow creates a session, updates it and completes it paid by
+ * purchase order (three requests, each with its own Idempotency-Key); each cart flow (`kind:
+ * 'cart'`) creates an ACP cart and replaces its items (`POST /acp/carts`, `PUT /acp/carts/{id}`)
+ * with the same lines, so the two are priced alike (issue 49: cart create/update against the
+ * session's). In a worker thread so the load never shares the event loop it measures. Closed
+ * loop (N flows at a time, each starting when the last ended) gives the maximum; open loop
+ * starts flows at a constant rate and counts the create's latency from its due time (no
+ * coordinated omission), the update's and the complete's from when the previous answer made
+ * them due. Optional background: /v2 orders at a constant rate beside the flows, measured apart.
  *
- * A flow has three dependent requests and fresh ids, which neither ../loadgen.ts nor
+ * A flow has dependent requests and fresh ids, which neither ../loadgen.ts nor
  * ../open-loop/generator.ts (fixed request lists) can send; their pool and histograms are the
  * same kind.
  */
 // First: a generator's process restarts with one collector thread before it loads anything else.
 import '../single-threaded-gc.ts';
-import { randomUUID } from 'node:crypto';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import * as hdr from 'hdr-histogram-js';
 import { Pool } from 'undici';
 import type { HttpRequestSpec } from '../harness.ts';
+import { driveOp, type OpOptions, type OpResult } from './ops.ts';
+import {
+  CART_CREATE,
+  CART_UPDATE,
+  COMPLETE,
+  CREATE,
+  figures,
+  HEADERS,
+  histogram,
+  OPS,
+  type Op,
+  type OpFigures,
+  RUN,
+  UPDATE,
+} from './requests.ts';
 
-export type Op = 'create' | 'update' | 'complete';
-export const OPS: readonly Op[] = ['create', 'update', 'complete'];
+export type { OpOptions, OpResult } from './ops.ts';
+// The operations' names and figures, for the callers of runFlows and runOp.
+export { OPS, type Op, type OpFigures } from './requests.ts';
 
 export interface FlowOptions {
   url: string;
   key: string;
   seconds: number;
   warmupSeconds?: number;
+  /** Checkout sessions (create → update → complete, the default) or carts (create → update). */
+  kind?: 'session' | 'cart';
   /** Closed loop: flows at a time. */
   concurrency?: number;
   /** Open loop: flows started per second. */
@@ -37,87 +55,41 @@ export interface FlowOptions {
   samples?: boolean;
 }
 
-export interface OpFigures {
-  count: number;
-  p50: number;
-  p99: number;
-  p999: number;
-  mean: number;
-  failed: number;
-}
-
-/**
- * Closed loop of one operation alone, `concurrency` at a time: creates (their session ids come
- * back), updates of the given sessions (cycled), or completions of the given sessions (each
- * once; the run ends early when they run out).
- */
-export interface OpOptions {
-  url: string;
-  key: string;
-  op: Op;
-  seconds: number;
-  concurrency: number;
-  ids?: string[];
-}
-
-export interface OpResult extends OpFigures {
-  perSecond: number;
-  ids: string[];
-  /** Failed requests by status and ACP code (or the session's status for a 200). */
-  failures: Record<string, number>;
-}
-
 export interface FlowResult {
-  /** Completed flows per second of the measured time. */
+  /** Completed flows per second of the measured time (a cart flow: its update answered 200). */
   flowsPerSecond: number;
+  /** A cart flow's `complete` has no request (count 0). */
   ops: Record<Op, OpFigures>;
   background?: OpFigures & { achieved: number };
   /** With `samples`: triples of due time (Unix ms), latency (ms), OPS index. */
   samples?: number[];
 }
 
-const HEADERS = (key: string) => ({
-  authorization: `Bearer ${key}`,
-  'api-version': '2026-04-17',
-  'content-type': 'application/json',
-});
-// Apparel and books: no promotion with a cap per customer applies (the bench promotion of
-// harness/tools-promotion.ts takes 3 items with a tool, the seeded PROMO-ELEC-3FOR2 3 items with
-// an electronics item, one redemption per customer each), and every session here is one key's
-// agent. With such a cart the sessions made before the first completion all carried the
-// discount and every completion after the first was refused (the cap was reached since the
-// quote: re-priced, not ordered), so "complete" measured that refusal, not a purchase.
-const CREATE = JSON.stringify({
-  currency: 'usd',
-  capabilities: {},
-  line_items: [
-    { id: 'SKU-APP-000003', quantity: 2 },
-    { id: 'SKU-BOK-000002', quantity: 1 },
-  ],
-});
-const UPDATE = JSON.stringify({
-  line_items: [
-    { id: 'SKU-APP-000003', quantity: 2 },
-    { id: 'SKU-BOK-000002', quantity: 2 },
-  ],
-});
-const COMPLETE = JSON.stringify({
-  payment_data: { purchase_order_number: 'PO-BENCH', payment_terms: 'net_30' },
-});
+interface Route {
+  method: 'POST' | 'PUT';
+  path(id: string): string;
+  body: string;
+  /** The status of a success. */
+  ok: number;
+}
 
-/**
- * Each load's own prefix of Idempotency-Keys. A create's key is scoped by the key's identity and
- * the path alone, so keys that repeat across loads of one run (a counter from 1 in each worker)
- * replayed the earlier load's sessions instead of creating new ones.
- */
-const RUN = randomUUID();
-
-const histogram = () =>
-  hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 120_000_000,
-    numberOfSignificantValueDigits: 3,
-  });
+/** Each operation's method, path, body and success status, by kind (a cart has no completion). */
+const ROUTES: Record<'session' | 'cart', Partial<Record<Op, Route>>> = {
+  session: {
+    create: { method: 'POST', path: () => '/acp/checkout_sessions', body: CREATE, ok: 201 },
+    update: { method: 'POST', path: (id: string) => `/acp/checkout_sessions/${id}`, body: UPDATE, ok: 200 },
+    complete: {
+      method: 'POST',
+      path: (id: string) => `/acp/checkout_sessions/${id}/complete`,
+      body: COMPLETE,
+      ok: 200,
+    },
+  },
+  cart: {
+    create: { method: 'POST', path: () => '/acp/carts', body: CART_CREATE, ok: 201 },
+    update: { method: 'PUT', path: (id: string) => `/acp/carts/${id}`, body: CART_UPDATE, ok: 200 },
+  },
+};
 
 async function drive(o: FlowOptions): Promise<FlowResult> {
   const pool = new Pool(o.url, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
@@ -131,38 +103,39 @@ async function drive(o: FlowOptions): Promise<FlowResult> {
   const measuredFrom = start + (o.warmupSeconds ?? 0) * 1000;
   const end = measuredFrom + o.seconds * 1000;
 
-  const send = async (op: Op, path: string, body: string, due: number, measured: boolean) => {
+  const routes = ROUTES[o.kind ?? 'session'];
+  const send = async (op: Op, id: string, due: number, measured: boolean) => {
+    const r = routes[op];
+    if (!r) throw new Error(`a ${o.kind} flow has no ${op}`);
     const res = await pool.request({
-      method: 'POST',
-      path,
+      method: r.method,
+      path: r.path(id),
       headers: { ...headers, 'idempotency-key': `bench-${RUN}-${++n}` },
-      body,
+      body: r.body,
     });
     const text = await res.body.text();
-    const ok = res.statusCode === (op === 'create' ? 201 : 200);
+    const ok = res.statusCode === r.ok;
     if (measured) {
       const ms = performance.now() - due;
       hist[op].recordValue(Math.max(1, Math.round(ms * 1000)));
       samples?.push(performance.timeOrigin + due, ms, OPS.indexOf(op));
       if (!ok) failed[op]++;
     }
-    return ok ? (JSON.parse(text) as { id: string; status: string }) : undefined;
+    return ok ? (JSON.parse(text) as { id: string; status?: string }) : undefined;
   };
 
   const flow = async (due: number) => {
     const measured = due >= measuredFrom;
     try {
-      const s = await send('create', '/acp/checkout_sessions', CREATE, due, measured);
+      const s = await send('create', '', due, measured);
       if (!s) return;
-      const u = await send('update', `/acp/checkout_sessions/${s.id}`, UPDATE, performance.now(), measured);
+      const u = await send('update', s.id, performance.now(), measured);
       if (!u) return;
-      const c = await send(
-        'complete',
-        `/acp/checkout_sessions/${s.id}/complete`,
-        COMPLETE,
-        performance.now(),
-        measured,
-      );
+      if (o.kind === 'cart') {
+        if (measured) flows++;
+        return;
+      }
+      const c = await send('complete', s.id, performance.now(), measured);
       if (c?.status === 'completed' && measured) flows++;
       else if (c && measured) failed.complete++;
     } catch {
@@ -242,14 +215,6 @@ async function drive(o: FlowOptions): Promise<FlowResult> {
   await Promise.race([Promise.all(inflight), new Promise((r) => setTimeout(r, 30_000))]);
   await pool.destroy();
   const elapsed = (Math.min(performance.now(), end + 30_000) - measuredFrom) / 1000;
-  const figures = (h: hdr.Histogram, count: number, bad: number): OpFigures => ({
-    count,
-    p50: h.getValueAtPercentile(50) / 1000,
-    p99: h.getValueAtPercentile(99) / 1000,
-    p999: h.getValueAtPercentile(99.9) / 1000,
-    mean: h.mean / 1000,
-    failed: bad,
-  });
   return {
     flowsPerSecond: flows / Math.max(o.seconds, o.concurrency ? o.seconds : elapsed),
     ops: {
@@ -261,72 +226,6 @@ async function drive(o: FlowOptions): Promise<FlowResult> {
       ? { background: { ...figures(bg.hist, bg.completed, bg.failed), achieved: bg.completed / o.seconds } }
       : {}),
     ...(samples ? { samples } : {}),
-  };
-}
-
-async function driveOp(o: OpOptions): Promise<OpResult> {
-  const pool = new Pool(o.url, { connections: o.concurrency, pipelining: 1, keepAliveTimeout: 30_000 });
-  const headers = HEADERS(o.key);
-  const hist = histogram();
-  const ids: string[] = [];
-  let n = 0;
-  let failed = 0;
-  const failures: Record<string, number> = {};
-  const failure = (what: string) => {
-    failed++;
-    failures[what] = (failures[what] ?? 0) + 1;
-  };
-  let done = 0;
-  let cursor = 0;
-  const started = performance.now();
-  const until = started + o.seconds * 1000;
-  const request = (id: string | undefined) => {
-    if (o.op === 'create') return { path: '/acp/checkout_sessions', body: CREATE, ok: 201 };
-    if (o.op === 'update') return { path: `/acp/checkout_sessions/${id}`, body: UPDATE, ok: 200 };
-    return { path: `/acp/checkout_sessions/${id}/complete`, body: COMPLETE, ok: 200 };
-  };
-  await Promise.all(
-    Array.from({ length: o.concurrency }, async () => {
-      while (performance.now() < until) {
-        let id: string | undefined;
-        if (o.op !== 'create') {
-          if (o.op === 'complete' && cursor >= (o.ids?.length ?? 0)) return;
-          id = o.ids?.[cursor++ % (o.ids?.length ?? 1)];
-        }
-        const r = request(id);
-        const t = performance.now();
-        const res = await pool.request({
-          method: 'POST',
-          path: r.path,
-          headers: { ...headers, 'idempotency-key': `bench-op-${RUN}-${++n}` },
-          body: r.body,
-        });
-        const text = await res.body.text();
-        hist.recordValue(Math.max(1, Math.round((performance.now() - t) * 1000)));
-        done++;
-        if (res.statusCode !== r.ok)
-          failure(`${res.statusCode} ${(JSON.parse(text) as { code?: string }).code}`);
-        else if (o.op === 'create') ids.push((JSON.parse(text) as { id: string }).id);
-        // A completion answered 200 with the session not completed (re-priced, refused) bought nothing.
-        else if (o.op === 'complete') {
-          const status = (JSON.parse(text) as { status?: string }).status;
-          if (status !== 'completed') failure(`200 ${status}`);
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  await pool.destroy();
-  return {
-    perSecond: done / elapsed,
-    count: done,
-    p50: hist.getValueAtPercentile(50) / 1000,
-    p99: hist.getValueAtPercentile(99) / 1000,
-    p999: hist.getValueAtPercentile(99.9) / 1000,
-    mean: hist.mean / 1000,
-    failed,
-    failures,
-    ids,
   };
 }
 

@@ -7,8 +7,17 @@ import { mintDevToken } from '../../lib/auth/jwt.ts';
 
 const ISSUE = `mutation($i: IssueCheckoutApiKeyInput!) { issueCheckoutApiKey(input: $i) { key } }`;
 
-/** Issues the key on the system at `url` (whose DATA_DIR signs the operator's token). */
-export async function issueBenchKey(url: string, dataDir: string, name: string): Promise<string> {
+/**
+ * Issues the key on the system at `url` (whose DATA_DIR signs the operator's token); `scopes`
+ * (default `orders:create`) and `ucpProfile` (the UCP platform profile it is bound to) as the
+ * mutation takes them.
+ */
+export async function issueBenchKey(
+  url: string,
+  dataDir: string,
+  name: string,
+  o: { scopes?: string[]; ucpProfile?: string } = {},
+): Promise<string> {
   const token = await mintDevToken(testConfig({ DATA_DIR: dataDir }), {
     subject: 'bench',
     roles: ['agents:admin'],
@@ -20,7 +29,8 @@ export async function issueBenchKey(url: string, dataDir: string, name: string):
         name,
         spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/${name}`,
         agentId: `agent-${name}-01`,
-        scopes: ['orders:create'],
+        scopes: o.scopes ?? ['orders:create'],
+        ...(o.ucpProfile ? { ucpProfile: o.ucpProfile } : {}),
       },
     },
   });
