@@ -21,6 +21,7 @@ import { latencySvg } from './open-loop/svg.ts';
 import { hiveComparison } from './tools/hive.ts';
 import { type OverloadRun, overloadTable } from './tools/overload-table.ts';
 import { warmStartTable } from './tools/warm-start-table.ts';
+import { runUcp, type UcpRun, ucpTable } from './ucp/run.ts';
 
 process.env.APOLLO_TELEMETRY_DISABLED = '1';
 process.env.LOG_LEVEL ??= 'silent';
@@ -52,6 +53,8 @@ let openLoop: OpenLoopRun | undefined;
 if (runs('open-loop')) openLoop = await runOpenLoop(quick, log);
 let acp: AcpRun | undefined;
 if (runs('acp')) acp = await runAcp(quick, log);
+let ucp: UcpRun | undefined;
+if (runs('ucp')) ucp = await runUcp(quick, log);
 // `--topology embedded|distributed` narrows the mixed and warm-start groups to one topology.
 const topologies = args.includes('--topology')
   ? [args[args.indexOf('--topology') + 1] as 'embedded' | 'distributed']
@@ -144,6 +147,20 @@ if (!quick && acpText) {
     ),
   );
   console.error('updated docs/benchmarks.md (ACP)');
+}
+
+const ucpText = ucp ? ucpTable(ucp) : undefined;
+if (ucpText) console.log(`\n${ucpText}`);
+if (!quick && ucpText) {
+  const file = new URL('../docs/benchmarks.md', import.meta.url);
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(
+      /<!-- ucp:start -->[\s\S]*<!-- ucp:end -->/,
+      `<!-- ucp:start -->\nMeasured ${stamp}, the embedded system (\`npm start\`, compiled, store on disk) on Node ${process.version}; flows from a worker thread (bench/ucp/flows.ts) of a process that collects on one thread (bench/single-threaded-gc.ts), 10 s per step after 2 s not counted (closed loop: 3 s), each open-loop latency from its due time.\n\n${ucpText}\n<!-- ucp:end -->`,
+    ),
+  );
+  console.error('updated docs/benchmarks.md (UCP)');
 }
 
 if (over) {

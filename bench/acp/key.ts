@@ -7,8 +7,16 @@ import { mintDevToken } from '../../lib/auth/jwt.ts';
 
 const ISSUE = `mutation($i: IssueCheckoutApiKeyInput!) { issueCheckoutApiKey(input: $i) { key } }`;
 
-/** Issues the key on the system at `url` (whose DATA_DIR signs the operator's token). */
-export async function issueBenchKey(url: string, dataDir: string, name: string): Promise<string> {
+/**
+ * Issues the key on the system at `url` (whose DATA_DIR signs the operator's token); with
+ * `ucpProfile`, bound to the UCP platform profiles there (a URL or an origin).
+ */
+export async function issueBenchKey(
+  url: string,
+  dataDir: string,
+  name: string,
+  ucpProfile?: string,
+): Promise<string> {
   const token = await mintDevToken(testConfig({ DATA_DIR: dataDir }), {
     subject: 'bench',
     roles: ['agents:admin'],
@@ -21,6 +29,7 @@ export async function issueBenchKey(url: string, dataDir: string, name: string):
         spiffeId: `spiffe://example.org/ns/ai/sa/procurement-agent/${name}`,
         agentId: `agent-${name}-01`,
         scopes: ['orders:create'],
+        ...(ucpProfile ? { ucpProfile } : {}),
       },
     },
   });
