@@ -14,6 +14,7 @@
 // First: a generator's process restarts with one collector thread before it loads anything else.
 import '../single-threaded-gc.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
@@ -52,6 +53,11 @@ export interface UcpFlowResult extends FlowResult {
   failures: Record<string, number>;
   /** With AP2: the time the generator took to make each mandate (not in any latency). */
   mandate?: OpFigures;
+  /**
+   * The generator's event-loop delay, p99 in ms: making mandates in the loop that times the
+   * answers delays their timing; this says by how much at most, for either kind.
+   */
+  generatorDelayP99: number;
 }
 
 // Apparel and books, two lines in one shipping group: no promotion with a cap per customer
@@ -215,7 +221,10 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
     }
   };
 
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  setTimeout(() => delay.enable(), Math.max(0, measuredFrom - performance.now()));
   await pace(o, start, end, flow);
+  delay.disable();
   await pool.destroy();
   const elapsed = (Math.min(performance.now(), end + 30_000) - measuredFrom) / 1000;
   const ops = Object.fromEntries(
@@ -225,6 +234,7 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
     flowsPerSecond: flows / Math.max(o.seconds, o.concurrency ? o.seconds : elapsed),
     ops,
     failures,
+    generatorDelayP99: delay.count ? delay.percentile(99) / 1e6 : 0,
     ...(mandate ? { mandate: figures(making, making.totalCount, 0) } : {}),
   };
 }

@@ -21,18 +21,22 @@ import { startEmbeddedSystem } from '../../harness/embedded.ts';
 import { platformProfile, startProfileServer } from '../../test/ucp/support/ucp.ts';
 import { OPS } from '../acp/flows.ts';
 import { issueBenchKey } from '../acp/key.ts';
+import { cpuSeconds } from '../tools/proc.ts';
 import { type PrivateJwk, runUcpFlows, type UcpFlowOptions, type UcpFlowResult } from './flows.ts';
 
 export const UCP_GOALS = { completeP99Ratio: 1.3 } as const;
 const KID = 'bench-platform-ap2';
 
+/** A load's figures, and for the open-loop rounds the server's CPU ms per flow. */
+type Measured = UcpFlowResult & { serverCpuMs?: number };
+
 export interface UcpRun {
   /** Closed loop, 10 flows at a time. */
-  closed: { plain: UcpFlowResult; ap2: UcpFlowResult };
+  closed: { plain: Measured; ap2: Measured };
   rate: number;
   /** Open loop at `rate`, alternated: round i is `plain[i]` and `ap2[i]`. */
-  plain: UcpFlowResult[];
-  ap2: UcpFlowResult[];
+  plain: Measured[];
+  ap2: Measured[];
 }
 
 const privateJwk = () =>
@@ -76,9 +80,13 @@ export async function runUcp(quick: boolean, log: (s: string) => void): Promise<
         ap2: { issuer, kid: KID, holder: privateJwk(), audience },
       },
     } satisfies Record<string, Omit<UcpFlowOptions, 'seconds'>>;
+    const pid = system.child.pid ?? 0;
     const seconds = quick ? 3 : 10;
     const warmupSeconds = quick ? 1 : 3;
 
+    // Both kinds warmed before either is measured: the first load after the start meets the JIT.
+    for (const kind of ['plain', 'ap2'] as const)
+      await runUcpFlows({ ...kinds[kind], seconds: warmupSeconds, concurrency: 10 });
     const closed = {
       plain: await runUcpFlows({ ...kinds.plain, seconds, warmupSeconds, concurrency: 10 }),
       ap2: await runUcpFlows({ ...kinds.ap2, seconds, warmupSeconds, concurrency: 10 }),
@@ -91,19 +99,26 @@ export async function runUcp(quick: boolean, log: (s: string) => void): Promise<
       1,
       Math.round(Math.min(closed.plain.flowsPerSecond, closed.ap2.flowsPerSecond) * 0.5),
     );
-    const plain: UcpFlowResult[] = [];
-    const ap2: UcpFlowResult[] = [];
+    const plain: Measured[] = [];
+    const ap2: Measured[] = [];
     for (let round = 1; round <= (quick ? 1 : 3); round++) {
       // The order within a round alternates too, so neither kind always follows the other.
       const order = round % 2 === 1 ? (['plain', 'ap2'] as const) : (['ap2', 'plain'] as const);
       for (const kind of order) {
-        const r = await runUcpFlows({ ...kinds[kind], seconds, warmupSeconds: 2, rate });
+        const cpu = cpuSeconds(pid);
+        const r: Measured = await runUcpFlows({ ...kinds[kind], seconds, warmupSeconds: 2, rate });
+        // The server's CPU per flow started (warm-up included): less at the mercy of a busy
+        // machine than the latencies.
+        r.serverCpuMs = ((cpuSeconds(pid) - cpu) * 1000) / (rate * (seconds + 2));
         (kind === 'plain' ? plain : ap2).push(r);
         log(
-          `ucp / open loop ${rate} flows/s ${kind} (round ${round}): ${OPS.map((op) => `${op} p99 ${r.ops[op].p99.toFixed(2)} ms`).join(', ')}${failuresOf(r)}\n`,
+          `ucp / open loop ${rate} flows/s ${kind} (round ${round}): ${OPS.map((op) => `${op} p99 ${r.ops[op].p99.toFixed(2)} ms`).join(', ')}, server CPU ${r.serverCpuMs?.toFixed(2)} ms/flow${failuresOf(r)}\n`,
         );
       }
     }
+    log(
+      `ucp / platform profiles fetched: ${profiles.hits('/plain.json')} plain, ${profiles.hits('/ap2.json')} AP2\n`,
+    );
     return { closed, rate, plain, ap2 };
   } finally {
     await profiles.close();
@@ -125,14 +140,14 @@ export const p99Ratios = (r: UcpRun, op: (typeof OPS)[number]) =>
 
 export function ucpTable(r: UcpRun): string {
   const lines = [
-    '| load | AP2 | operation | completions/s | p50 ms | p99 ms | p99.9 ms | failed |',
-    '|---|---|---|---|---|---|---|---|',
+    '| load | AP2 | operation | completions/s | p50 ms | p99 ms | p99.9 ms | failed | server CPU ms/flow |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
-  const rows = (load: string, kind: string, res: UcpFlowResult) => {
+  const rows = (load: string, kind: string, res: Measured) => {
     for (const op of OPS) {
       const f = res.ops[op];
       lines.push(
-        `| ${load} | ${kind} | ${op} | ${fmt(res.flowsPerSecond, 0)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(f.p999)} | ${f.failed} |`,
+        `| ${load} | ${kind} | ${op} | ${fmt(res.flowsPerSecond, 0)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(f.p999)} | ${f.failed} | ${res.serverCpuMs === undefined ? '—' : fmt(res.serverCpuMs)} |`,
       );
     }
   };
@@ -148,6 +163,7 @@ export function ucpTable(r: UcpRun): string {
     const rs = p99Ratios(r, op);
     return `**${median(rs).toFixed(2)}×** (rounds ${rs.map((x) => x.toFixed(2)).join(', ')})`;
   };
+  const cpu = r.ap2.map((a, i) => (a.serverCpuMs ?? 0) / (r.plain[i]?.serverCpuMs ?? Number.NaN));
   const complete = median(p99Ratios(r, 'complete'));
   const failed = r.ap2.concat(r.plain).some((x) => OPS.some((op) => x.ops[op].failed > 0));
   const met = complete <= UCP_GOALS.completeP99Ratio && !failed;
@@ -155,5 +171,7 @@ export function ucpTable(r: UcpRun): string {
   const maker = making.length
     ? ` The generator made each mandate in ${fmt(Math.min(...making.map((m) => m.p50)))}–${fmt(Math.max(...making.map((m) => m.p50)))} ms (p50 of the rounds; p99 up to ${fmt(Math.max(...making.map((m) => m.p99)))} ms), before the completion was due.`
     : '';
-  return `${lines.join('\n')}\n\np99 with AP2 ÷ without, open loop at ${r.rate} flows/s, median of the rounds: complete ${ratio('complete')}, goal ≤ ${UCP_GOALS.completeP99Ratio}×: ${met ? 'met' : 'not met'}${failed ? ' (some flows failed)' : ''}; create ${ratio('create')}; update ${ratio('update')}.${maker}`;
+  const delays = (xs: UcpFlowResult[]) => fmt(Math.max(...xs.map((x) => x.generatorDelayP99)));
+  const generator = ` The generator's own event-loop delay (p99, the open-loop rounds' highest; it adds to the latencies it times): ${delays(r.plain)} ms without AP2, ${delays(r.ap2)} ms with.`;
+  return `${lines.join('\n')}\n\np99 with AP2 ÷ without, open loop at ${r.rate} flows/s, median of the rounds: complete ${ratio('complete')}, goal ≤ ${UCP_GOALS.completeP99Ratio}×: ${met ? 'met' : 'not met'}${failed ? ' (some flows failed)' : ''}; create ${ratio('create')}; update ${ratio('update')}. The server's CPU per flow with AP2 ÷ without: **${median(cpu).toFixed(2)}×** (rounds ${cpu.map((x) => x.toFixed(2)).join(', ')}).${maker}${generator}`;
 }
