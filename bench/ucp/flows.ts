@@ -7,17 +7,15 @@
  *
  * With `ap2`, the platform's profile negotiates `dev.ucp.shopping.ap2_mandate`: every checkout
  * comes back signed (`ap2.merchant_authorization`), and each completion carries a checkout
- * mandate made here as a platform makes it when its user confirms: an SD-JWT VC with key binding
- * (@sd-jwt, ES256) over the checkout the update returned, the KB-JWT's nonce its id. The mandate
- * is made before the completion is due, so its cost is the generator's and not in the latency.
+ * mandate made as a platform makes it when its user confirms (./mandate.ts, in a thread of its
+ * own) over the checkout the update returned. The completion is due when its mandate is made:
+ * the mandate's cost is the platform's, not in the latency.
  */
 // First: a generator's process restarts with one collector thread before it loads anything else.
 import '../single-threaded-gc.ts';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
-import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { Pool } from 'undici';
 import {
   type FlowResult,
@@ -29,17 +27,15 @@ import {
   type OpFigures,
   pace,
 } from '../acp/flows.ts';
-
-/** A private JWK (EC P-256) as JSON: what a worker can be given. */
-export type PrivateJwk = Record<string, unknown> & { d: string };
+import { type Ap2Platform, mandateThread } from './mandate.ts';
 
 export interface UcpFlowOptions {
   url: string;
   key: string;
   /** The platform profile UCP-Agent names (with or without ap2_mandate among its capabilities). */
   profileUrl: string;
-  /** AP2: the key the profile's `signing_keys` publishes as `kid`, the holder's key, the KB-JWT's aud. */
-  ap2?: { issuer: PrivateJwk; kid: string; holder: PrivateJwk; audience: string };
+  /** AP2 negotiated: the platform that makes the mandates (./mandate.ts). */
+  ap2?: Ap2Platform;
   seconds: number;
   warmupSeconds?: number;
   /** Closed loop: flows at a time. */
@@ -54,8 +50,8 @@ export interface UcpFlowResult extends FlowResult {
   /** With AP2: the time the generator took to make each mandate (not in any latency). */
   mandate?: OpFigures;
   /**
-   * The generator's event-loop delay, p99 in ms: making mandates in the loop that times the
-   * answers delays their timing; this says by how much at most, for either kind.
+   * The timing loop's event-loop delay, p99 in ms: what the generator itself may add to the
+   * latencies it times (the mandates are made in another thread), for either kind.
    */
   generatorDelayP99: number;
 }
@@ -108,43 +104,6 @@ const RUN = randomUUID();
 
 type Checkout = Record<string, unknown> & { id: string; status: string };
 
-/**
- * The platform's mandate for a checkout (ap2-mandates.md at v2026-04-08), one SD-JWT instance
- * for the worker's life: the test's maker (test/ucp/support/mandate.ts) builds one per mandate.
- */
-async function mandateMaker(a: NonNullable<UcpFlowOptions['ap2']>) {
-  const { d: _d, ...holderPublic } = a.holder;
-  const sdjwt = new SDJwtVcInstance({
-    hasher: digest,
-    hashAlg: 'sha-256',
-    saltGenerator: (n) => randomBytes(n).toString('base64url'),
-    signer: await ES256.getSigner(a.issuer),
-    signAlg: 'ES256',
-    kbSigner: await ES256.getSigner(a.holder),
-    kbSignAlg: 'ES256',
-  });
-  return async (checkout: Checkout): Promise<string> => {
-    const now = Math.floor(Date.now() / 1000);
-    const issued = await sdjwt.issue(
-      {
-        iss: 'https://platform.example',
-        iat: now,
-        exp: now + 600,
-        vct: 'mandate.checkout.1',
-        cnf: { jwk: holderPublic },
-        checkout,
-      },
-      { _sd: ['checkout'] },
-      { header: { kid: a.kid } },
-    );
-    return sdjwt.present(
-      issued,
-      { checkout: true },
-      { kb: { payload: { iat: now, aud: a.audience, nonce: checkout.id } } },
-    );
-  };
-}
-
 async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
   const pool = new Pool(o.url, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
   const hist = { create: histogram(), update: histogram(), complete: histogram() };
@@ -155,7 +114,8 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
     failed[op]++;
     failures[`${op} ${what}`] = (failures[`${op} ${what}`] ?? 0) + 1;
   };
-  const mandate = o.ap2 ? await mandateMaker(o.ap2) : undefined;
+  const platform = o.ap2 ? mandateThread(o.ap2) : undefined;
+  const mandate = platform?.make;
   const headers = {
     authorization: `Bearer ${o.key}`,
     'ucp-agent': `profile="${o.profileUrl}"`,
@@ -226,6 +186,7 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
   await pace(o, start, end, flow);
   delay.disable();
   await pool.destroy();
+  await platform?.close();
   const elapsed = (Math.min(performance.now(), end + 30_000) - measuredFrom) / 1000;
   const ops = Object.fromEntries(
     OPS.map((op) => [op, figures(hist[op], hist[op].totalCount, failed[op])]),

@@ -22,7 +22,8 @@ import { platformProfile, startProfileServer } from '../../test/ucp/support/ucp.
 import { OPS } from '../acp/flows.ts';
 import { issueBenchKey } from '../acp/key.ts';
 import { cpuSeconds } from '../tools/proc.ts';
-import { type PrivateJwk, runUcpFlows, type UcpFlowOptions, type UcpFlowResult } from './flows.ts';
+import { runUcpFlows, type UcpFlowOptions, type UcpFlowResult } from './flows.ts';
+import type { PrivateJwk } from './mandate.ts';
 
 export const UCP_GOALS = { completeP99Ratio: 1.3 } as const;
 const KID = 'bench-platform-ap2';
