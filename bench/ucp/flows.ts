@@ -161,7 +161,7 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
         if (m) fail('update', `200 ${u.status}`);
         return;
       }
-      // AP2 negotiated: the checkout the mandate holds must be the one we signed.
+      // AP2 negotiated: the checkout the mandate holds must carry the business's signature.
       if (mandate && !(u.ap2 as { merchant_authorization?: string } | undefined)?.merchant_authorization) {
         if (m) fail('update', '200 without ap2.merchant_authorization');
         return;
