@@ -23,6 +23,7 @@ import { runTokenCheck, type TokenCheckRun, tokenCheckTable } from './token-chec
 import { hiveComparison } from './tools/hive.ts';
 import { type OverloadRun, overloadTable } from './tools/overload-table.ts';
 import { warmStartTable } from './tools/warm-start-table.ts';
+import { runUcp, type UcpRun, ucpTable } from './ucp/run.ts';
 
 process.env.APOLLO_TELEMETRY_DISABLED = '1';
 process.env.LOG_LEVEL ??= 'silent';
@@ -56,6 +57,8 @@ let acp: AcpRun | undefined;
 if (runs('acp')) acp = await runAcp(quick, log);
 let tokenCheck: TokenCheckRun | undefined;
 if (runs('token-check')) tokenCheck = await runTokenCheck(quick, log);
+let ucp: UcpRun | undefined;
+if (runs('ucp')) ucp = await runUcp(quick, log);
 // `--topology embedded|distributed` narrows the mixed and warm-start groups to one topology.
 const topologies = args.includes('--topology')
   ? [args[args.indexOf('--topology') + 1] as 'embedded' | 'distributed']
@@ -177,6 +180,20 @@ if (tokenCheck) {
     );
     console.error('updated docs/benchmarks.md (token check)');
   }
+}
+
+const ucpText = ucp ? ucpTable(ucp) : undefined;
+if (ucpText) console.log(`\n${ucpText}`);
+if (!quick && ucpText) {
+  const file = new URL('../docs/benchmarks.md', import.meta.url);
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(
+      /<!-- ucp:start -->[\s\S]*<!-- ucp:end -->/,
+      `<!-- ucp:start -->\nMeasured ${stamp}, the embedded system (\`npm start\`, compiled, store on disk) on Node ${process.version}; flows from a worker thread (bench/ucp/flows.ts) of a process that collects on one thread (bench/single-threaded-gc.ts), 10 s per step after 2 s not counted (closed loop: 3 s), each open-loop latency from its due time.\n\n${ucpText}\n<!-- ucp:end -->`,
+    ),
+  );
+  console.error('updated docs/benchmarks.md (UCP)');
 }
 
 if (over) {

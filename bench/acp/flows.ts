@@ -36,7 +36,7 @@ import {
 
 export type { OpOptions, OpResult } from './ops.ts';
 // The operations' names and figures, for the callers of runFlows and runOp.
-export { OPS, type Op, type OpFigures } from './requests.ts';
+export { figures, histogram, OPS, type Op, type OpFigures } from './requests.ts';
 
 export interface FlowOptions {
   url: string;
@@ -143,76 +143,35 @@ async function drive(o: FlowOptions): Promise<FlowResult> {
     }
   };
 
-  const inflight = new Set<Promise<void>>();
-  const track = (p: Promise<void>) => {
-    inflight.add(p);
-    void p.finally(() => inflight.delete(p));
-  };
-
-  const bg = o.background
-    ? { hist: histogram(), sent: 0, completed: 0, failed: 0, next: 0, period: 1000 / o.background.rate }
-    : undefined;
-  const fireBackground = (due: number) => {
+  const bg = o.background ? { hist: histogram(), completed: 0, failed: 0, next: 0 } : undefined;
+  const fireBackground = async (due: number) => {
     if (!o.background || !bg) return;
-    const r = o.background.requests[bg.next % o.background.requests.length] as HttpRequestSpec;
+    const r = o.background.requests[bg.next++ % o.background.requests.length] as HttpRequestSpec;
     const measured = due >= measuredFrom;
-    track(
-      pool
-        .request({
-          method: r.method ?? 'GET',
-          path: r.path,
-          headers: r.headers ?? {},
-          ...(r.body !== undefined ? { body: r.body } : {}),
-        })
-        .then(async (res) => {
-          await res.body.dump();
-          if (!measured) return;
-          bg.hist.recordValue(Math.max(1, Math.round((performance.now() - due) * 1000)));
-          bg.completed++;
-          if (res.statusCode < 200 || res.statusCode >= 300) bg.failed++;
-        })
-        .catch(() => {
-          if (measured) bg.failed++;
-        }),
-    );
+    try {
+      const res = await pool.request({
+        method: r.method ?? 'GET',
+        path: r.path,
+        headers: r.headers ?? {},
+        ...(r.body !== undefined ? { body: r.body } : {}),
+      });
+      await res.body.dump();
+      if (!measured) return;
+      bg.hist.recordValue(Math.max(1, Math.round((performance.now() - due) * 1000)));
+      bg.completed++;
+      if (res.statusCode < 200 || res.statusCode >= 300) bg.failed++;
+    } catch {
+      if (measured) bg.failed++;
+    }
   };
 
-  if (o.concurrency) {
-    await new Promise((r) => setTimeout(r, Math.max(0, start - performance.now())));
-    await Promise.all(
-      Array.from({ length: o.concurrency }, async () => {
-        while (performance.now() < end) await flow(performance.now());
-      }),
-    );
-  } else {
-    const period = 1000 / (o.rate ?? 1);
-    let next = 0;
-    await new Promise<void>((resolve) => {
-      const tick = () => {
-        const now = performance.now();
-        for (let due = start + next * period; due <= now && due < end; due = start + next * period) {
-          next++;
-          track(flow(due));
-        }
-        let wake = start + next * period;
-        if (bg) {
-          for (
-            let due = start + bg.next * bg.period;
-            due <= now && due < end;
-            due = start + bg.next * bg.period
-          ) {
-            fireBackground(due);
-            bg.next++;
-          }
-          wake = Math.min(wake, start + bg.next * bg.period);
-        }
-        if (now >= end) resolve();
-        else setTimeout(tick, Math.max(0, Math.min(wake, end) - performance.now()));
-      };
-      setTimeout(tick, Math.max(0, start - performance.now()));
-    });
-  }
-  await Promise.race([Promise.all(inflight), new Promise((r) => setTimeout(r, 30_000))]);
+  await pace(
+    o,
+    start,
+    end,
+    flow,
+    o.background ? { rate: o.background.rate, fire: fireBackground } : undefined,
+  );
   await pool.destroy();
   const elapsed = (Math.min(performance.now(), end + 30_000) - measuredFrom) / 1000;
   return {
@@ -229,6 +188,63 @@ async function drive(o: FlowOptions): Promise<FlowResult> {
   };
 }
 
+/**
+ * Runs `flow` from `start` to `end` (performance.now() ms): closed loop, `o.concurrency` at a
+ * time, each starting when the last ended; or open loop, `o.rate` per second, each given its due
+ * time (and `beside`, at its own rate, in the same ticks). Resolves when every one started has
+ * ended, or 30 s after `end`. Shared by the ACP flows here and the UCP flows (../ucp/flows.ts).
+ */
+export async function pace(
+  o: { concurrency?: number; rate?: number },
+  start: number,
+  end: number,
+  flow: (due: number) => Promise<void>,
+  beside?: { rate: number; fire: (due: number) => Promise<void> },
+): Promise<void> {
+  const inflight = new Set<Promise<void>>();
+  const track = (p: Promise<void>) => {
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
+  };
+  if (o.concurrency) {
+    await new Promise((r) => setTimeout(r, Math.max(0, start - performance.now())));
+    await Promise.all(
+      Array.from({ length: o.concurrency }, async () => {
+        while (performance.now() < end) await flow(performance.now());
+      }),
+    );
+  } else {
+    const period = 1000 / (o.rate ?? 1);
+    const bg = beside ? { next: 0, period: 1000 / beside.rate } : undefined;
+    let next = 0;
+    await new Promise<void>((resolve) => {
+      const tick = () => {
+        const now = performance.now();
+        for (let due = start + next * period; due <= now && due < end; due = start + next * period) {
+          next++;
+          track(flow(due));
+        }
+        let wake = start + next * period;
+        if (beside && bg) {
+          for (
+            let due = start + bg.next * bg.period;
+            due <= now && due < end;
+            due = start + bg.next * bg.period
+          ) {
+            track(beside.fire(due));
+            bg.next++;
+          }
+          wake = Math.min(wake, start + bg.next * bg.period);
+        }
+        if (now >= end) resolve();
+        else setTimeout(tick, Math.max(0, Math.min(wake, end) - performance.now()));
+      };
+      setTimeout(tick, Math.max(0, start - performance.now()));
+    });
+  }
+  await Promise.race([Promise.all(inflight), new Promise((r) => setTimeout(r, 30_000))]);
+}
+
 /** Runs one operation's closed loop in a worker thread. */
 export function runOp(opts: OpOptions): Promise<OpResult> {
   return inWorker<OpResult>({ mode: 'op', opts });
@@ -241,9 +257,10 @@ export function runFlows(opts: FlowOptions): Promise<FlowResult> {
 
 type Job = { mode: 'flows'; opts: FlowOptions } | { mode: 'op'; opts: OpOptions };
 
-function inWorker<T>(job: Job): Promise<T> {
+/** Runs `job` in a worker thread that loads `module` (this file, or another generator's that imports it). */
+export function inWorker<T>(job: unknown, module = import.meta.url): Promise<T> {
   return new Promise((resolve, reject) => {
-    const bootstrap = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(import.meta.url)}, ${JSON.stringify(import.meta.url)}))`;
+    const bootstrap = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(module)}, ${JSON.stringify(module)}))`;
     const worker = new Worker(bootstrap, {
       eval: true,
       workerData: job,
@@ -251,12 +268,14 @@ function inWorker<T>(job: Job): Promise<T> {
     });
     worker.once('message', (m: T) => resolve(m));
     worker.once('error', reject);
-    worker.once('exit', (code) => code !== 0 && reject(new Error(`ACP load worker exited ${code}`)));
+    worker.once('exit', (code) => code !== 0 && reject(new Error(`load worker exited ${code}`)));
   });
 }
 
 if (!isMainThread && parentPort) {
   const port = parentPort;
   const job = workerData as Job;
-  void (job.mode === 'op' ? driveOp(job.opts) : drive(job.opts)).then((r) => port.postMessage(r));
+  // Another generator's worker (../ucp/flows.ts) loads this file too: its jobs are its own.
+  if (job.mode === 'op' || job.mode === 'flows')
+    void (job.mode === 'op' ? driveOp(job.opts) : drive(job.opts)).then((r) => port.postMessage(r));
 }

@@ -183,6 +183,25 @@ describe('UCP REST response signatures (RFC 9421 @status, RFC 9530 Content-Diges
     ],
     ['a path no route takes (404)', 404, () => raw('GET', '/ucp/nothing-here')],
     ['a method a path does not take (405)', 405, () => raw('DELETE', '/ucp/checkout-sessions')],
+    // The router's own refusals, before any route or hook of the endpoint (lib/http/app.ts).
+    ['a path it cannot decode (400)', 400, () => raw('GET', '/ucp/checkout-sessions/%E0%A4%A')],
+    [
+      'a path parameter over 100 characters (414)',
+      414,
+      () => raw('GET', `/ucp/checkout-sessions/${'a'.repeat(150)}`),
+    ],
+    [
+      'a body over the limit on a path no route takes (413)',
+      413,
+      () => raw('POST', '/ucp/nothing-here', { body: `{"x":"${'a'.repeat(2_000_000)}"}` }),
+    ],
+    // A path no route takes is refused before its body is read, whatever the body.
+    [
+      'another media type on a path no route takes (404)',
+      404,
+      () => raw('POST', '/ucp/nothing-here', { body: 'x', headers: { 'content-type': 'text/plain' } }),
+    ],
+    ['the endpoint itself (404)', 404, () => raw('GET', '/ucp')],
   ] as const)('signs the refusal of %s', async (_what, status, call) => {
     const r = await call();
     expect(r.status).toBe(status);

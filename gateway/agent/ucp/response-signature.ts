@@ -31,30 +31,43 @@ export function signUcpResponses(s: ResponseSigner, o: { notFoundOnly?: boolean 
     if (o.notFoundOnly && !req.is404) return payload;
     if (payload !== null && payload !== undefined && typeof payload !== 'string' && !Buffer.isBuffer(payload))
       return payload; // a stream: nothing of the UCP endpoint answers one
-    const body = (payload ?? '') as string | Buffer;
-    const type = reply.getHeader('content-type');
-    const hasBody = body.length > 0;
-    const components = [
-      '@status',
-      ...(hasBody ? ['content-digest'] : []),
-      ...(hasBody && type ? ['content-type'] : []),
-    ];
-    try {
-      const { kid, key } = await s.signingKey();
-      const headers = await signHttpResponse({
-        status: reply.statusCode,
-        headers: hasBody && type ? { 'content-type': String(type) } : {},
-        ...(hasBody ? { body } : {}),
-        privateKey: key,
-        keyid: kid,
-        components,
-        params: ['created', 'keyid'],
-        paramValues: { created: new Date(s.clock.now()) },
-      });
-      reply.headers(headers);
-    } catch (err) {
-      s.log.warn({ err, traceId: req.traceId }, 'UCP response sent unsigned');
-    }
+    await signReply(s, req, reply, (payload ?? '') as string | Buffer);
     return payload;
   };
+}
+
+/**
+ * Sets the signature headers of `reply` for `body`, the bytes about to be sent with its status and
+ * Content-Type. Besides onSend, for answers no hook of the endpoint sees: the router's refusals
+ * of paths it cannot read (./routes.ts), which Fastify answers in the server's root context.
+ */
+export async function signReply(
+  s: ResponseSigner,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  body: string | Buffer,
+): Promise<void> {
+  const type = reply.getHeader('content-type');
+  const hasBody = body.length > 0;
+  const components = [
+    '@status',
+    ...(hasBody ? ['content-digest'] : []),
+    ...(hasBody && type ? ['content-type'] : []),
+  ];
+  try {
+    const { kid, key } = await s.signingKey();
+    const headers = await signHttpResponse({
+      status: reply.statusCode,
+      headers: hasBody && type ? { 'content-type': String(type) } : {},
+      ...(hasBody ? { body } : {}),
+      privateKey: key,
+      keyid: kid,
+      components,
+      params: ['created', 'keyid'],
+      paramValues: { created: new Date(s.clock.now()) },
+    });
+    reply.headers(headers);
+  } catch (err) {
+    s.log.warn({ err, traceId: req.traceId }, 'UCP response sent unsigned');
+  }
 }

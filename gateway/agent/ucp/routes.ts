@@ -15,11 +15,11 @@ import { rateLimitStep } from '../rate-limit/rate-limit.ts';
 import { ORDER_CREATE_SCOPE, ORDER_READ_SCOPE } from '../scope/policy.ts';
 import { registerUcpCartRoutes } from './cart.ts';
 import { checkoutHandlers } from './checkout-handlers.ts';
-import { problemAsUcpError, sendUcpError, ucpError, ucpErrorOfProblem } from './errors.ts';
+import { problemAsUcpError, sendUcpError, type UcpError, ucpError, ucpErrorOfProblem } from './errors.ts';
 import { ucpIdempotencyStep } from './idempotency.ts';
 import { ucpAgentStep, ucpIdentityStep, ucpProfileStep, ucpScopeStep } from './identity.ts';
 import { CART, CHECKOUT, ORDER } from './profile.ts';
-import { signUcpResponses } from './response-signature.ts';
+import { type ResponseSigner, signReply, signUcpResponses } from './response-signature.ts';
 import type { UcpRouteDeps } from './route-deps.ts';
 import { routePattern, ucpErrorHandler, unmatched } from './route-errors.ts';
 import { type UcpValidate, ucpValidator } from './schema/index.ts';
@@ -93,8 +93,8 @@ export async function registerUcpRoutes(app: FastifyInstance, d: UcpRouteDeps): 
           for (const method of [r.method].flat()) routes.push({ path: routePattern(r.url), method });
         });
         scope.setNotFoundHandler((req, reply) => unmatched(req, reply, routes));
-        app.answerRouterRefusals(d.basePath, (problem, _req, reply) =>
-          sendUcpError(reply, ucpErrorOfProblem(problem.body)),
+        app.answerRouterRefusals(d.basePath, (problem, req, reply) =>
+          sendRouterRefusal(signer, req, reply, ucpErrorOfProblem(problem.body)),
         );
       }
       scope.post('/checkout-sessions', { ...write('create'), handler: h.create });
@@ -155,4 +155,17 @@ function contract(op: Op | UcpValidate) {
       }),
     );
   };
+}
+
+/**
+ * A refusal of the router (a path it cannot decode, a parameter over its length), answered in
+ * the server's root context where no hook of the endpoint runs: the UCP error body, signed here
+ * as onSend signs every other answer.
+ */
+async function sendRouterRefusal(s: ResponseSigner, req: FastifyRequest, reply: FastifyReply, e: UcpError) {
+  const body = JSON.stringify(e.body);
+  // The type as Fastify completes it when it sends a string (onSend sees it completed too).
+  reply.code(e.status).headers(e.headers).type('application/json; charset=utf-8');
+  await signReply(s, req, reply, body);
+  return reply.send(body);
 }
