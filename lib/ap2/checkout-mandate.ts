@@ -1,8 +1,9 @@
-import { createPublicKey, verify as ecdsaVerify, type JsonWebKey } from 'node:crypto';
+import { verify as ecdsaVerify, type KeyObject } from 'node:crypto';
 import { digest } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { decodeProtectedHeader, type JWK } from 'jose';
 import { sha256b64url } from './canonical.ts';
+import { publicKeyOf } from './public-keys.ts';
 
 /**
  * The checkout mandate a platform completes with (ap2-mandates.md at v2026-04-08, "Mandate
@@ -84,10 +85,9 @@ function ecVerifier(jwk: Record<string, unknown>, alg: string) {
   const c = CURVES[alg];
   if (!c || jwk.kty !== 'EC' || jwk.crv !== c.crv || (jwk.alg !== undefined && jwk.alg !== alg))
     return undefined;
-  const { d: _private, ...pub } = jwk;
-  let key: ReturnType<typeof createPublicKey>;
+  let key: KeyObject;
   try {
-    key = createPublicKey({ key: pub as JsonWebKey, format: 'jwk' });
+    key = publicKeyOf(jwk);
   } catch {
     return undefined;
   }

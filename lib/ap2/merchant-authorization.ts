@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import { CompactSign, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { CompactSign, compactVerify, decodeProtectedHeader, type JWK } from 'jose';
 import { jcs, withoutAp2 } from './canonical.ts';
+import { publicKeyOf } from './public-keys.ts';
 
 /**
  * The business's signature over a checkout (ap2-mandates.md at v2026-04-08, "Business
@@ -69,7 +70,7 @@ export async function verifyMerchantAuthorization(
     return { ok: false, missing: false, reason: `the key ${kid} is ${jwk.alg}, not ${alg}` };
   const payload = jcs(withoutAp2(checkout)).toString('base64url');
   try {
-    const key = await importJWK(jwk, alg);
+    const key = publicKeyOf(jwk as Record<string, unknown>);
     await compactVerify(`${header}.${payload}.${signature}`, key, { algorithms: [alg] });
     return { ok: true, kid };
   } catch {
