@@ -33,7 +33,7 @@ export interface Ap2Parts {
   verifyingKeys(): Promise<readonly JWK[]>;
   /** The business profile's URL: the audience a mandate's key binding names. */
   readonly audience: string;
-  /** Where used mandates are remembered (the idempotency store: shared by replicas, 24 h). */
+  /** Where a mandate is claimed while its completion runs (the idempotency store: shared by replicas). */
   readonly used: IdempotencyStore;
   /** How old the user's confirmation (the KB-JWT's iat) may be; below the store's retention. */
   readonly maxAgeS: number;
@@ -65,7 +65,7 @@ const refused = (status: number, code: string, content: string, path?: string): 
 /**
  * "Business Verification" of a completion of a locked session: the mandate (lib/ap2), then our
  * own signature on the checkout inside it, its id and terms against the session now, and that
- * it was never used before (any checkout). Status codes (the tag gives codes, not statuses):
+ * no other completion holds it now (its nonce binds it to this checkout, which completes once). Status codes (the tag gives codes, not statuses):
  * 400 for a missing mandate, 422 for a profile without a usable key, 403 for every mandate or
  * signature that does not authorize this completion. A mandate is claimed before the session
  * completes; `release()` frees it when the completion did not take the session with it (busy,
@@ -130,7 +130,12 @@ export async function verifyCompletion(
       'mandate_scope_mismatch',
       'The mandate was already presented for a completion; a mandate authorizes one.',
     );
-  await p.used.complete(key, session.id, { status: 200, body: session.id }, now);
+  // The claim holds the mandate against a second presentation while this completion runs (in
+  // this process, or across replicas with Redis), and lapses after IDEMPOTENCY_IN_FLIGHT_MS. No
+  // durable "used" mark is written: it cost each completion a commit of its own before the
+  // order's (the embedded store syncs each; issue 50's bench, docs/ap2.md "Cost"), and guarded
+  // nothing the mandate does not: its key binding's nonce is this checkout, which completes once
+  // (a second completion is 409), and its SHA-256 is kept with the order.
   const ap2 = m.checkout.ap2 as { merchant_authorization: string };
   return {
     ok: true,
