@@ -139,90 +139,79 @@ if (openTable) console.log(`\n${openTable}`);
 const runtimeText = runtimes ? runtimeTable(runtimes) : undefined;
 if (runtimeText) console.log(`\n${runtimeText}`);
 
+const BENCHMARKS = new URL('../docs/benchmarks.md', import.meta.url);
+
+/** Replaces docs/benchmarks.md's `<!-- marker:start -->…<!-- marker:end -->` section with `body`. */
+function writeSection(marker: string, label: string, body: string): void {
+  const section = new RegExp(`<!-- ${marker}:start -->[\\s\\S]*<!-- ${marker}:end -->`);
+  const text = `<!-- ${marker}:start -->\n${body}\n<!-- ${marker}:end -->`;
+  writeFileSync(
+    BENCHMARKS,
+    readFileSync(BENCHMARKS, 'utf8').replace(section, () => text),
+  );
+  console.error(`updated docs/benchmarks.md (${label})`);
+}
+
 const acpText = acp ? acpTable(acp) : undefined;
 if (acpText) console.log(`\n${acpText}`);
 if (!quick && acpText) {
-  const file = new URL('../docs/benchmarks.md', import.meta.url);
-  writeFileSync(
-    file,
-    readFileSync(file, 'utf8').replace(
-      /<!-- acp:start -->[\s\S]*<!-- acp:end -->/,
-      `<!-- acp:start -->\nMeasured ${stamp}, the embedded system (\`npm start\`, compiled, store on disk) on Node ${process.version}; flows from a worker thread (bench/acp/flows.ts) of a process that collects on one thread (bench/single-threaded-gc.ts).\n\n${acpText}\n<!-- acp:end -->`,
-    ),
+  writeSection(
+    'acp',
+    'ACP',
+    `Measured ${stamp}, the embedded system (\`npm start\`, compiled, store on disk) on Node ${process.version}; flows from a worker thread (bench/acp/flows.ts) of a process that collects on one thread (bench/single-threaded-gc.ts).\n\n${acpText}`,
   );
-  console.error('updated docs/benchmarks.md (ACP)');
 }
 const cartText = acp?.carts.length ? cartTable(acp) : undefined;
 if (cartText) console.log(`\n${cartText}`);
 if (!quick && cartText) {
-  const file = new URL('../docs/benchmarks.md', import.meta.url);
-  writeFileSync(
-    file,
-    readFileSync(file, 'utf8').replace(
-      /<!-- carts:start -->[\s\S]*<!-- carts:end -->/,
-      `<!-- carts:start -->\nMeasured ${stamp}, in the same run and on the same system as the checkout sessions it is compared with (the ACP group; bench/acp/flows.ts, \`kind: 'cart'\`), on Node ${process.version}. Latencies in ms from each request's due time.\n\n${cartText}\n<!-- carts:end -->`,
-    ),
+  writeSection(
+    'carts',
+    'carts',
+    `Measured ${stamp}, in the same run and on the same system as the checkout sessions it is compared with (the ACP group; bench/acp/flows.ts, \`kind: 'cart'\`), on Node ${process.version}. Latencies in ms from each request's due time.\n\n${cartText}`,
   );
-  console.error('updated docs/benchmarks.md (carts)');
 }
 
 if (tokenCheck) {
   const text = tokenCheckTable(tokenCheck);
   console.log(`\n${text}`);
   if (!quick) {
-    const file = new URL('../docs/benchmarks.md', import.meta.url);
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(
-        /<!-- token-check:start -->[\s\S]*<!-- token-check:end -->/,
-        `<!-- token-check:start -->\nMeasured ${stamp} on Node ${process.version}: in process, gateway/oauth/access-token.ts's verifier in the bench's own process, each call timed alone after 500 not counted (bench/token-check/verifier.ts); end to end, the embedded system (\`npm start\`, compiled), open loop from a worker thread, each latency from its request's due time (bench/token-check/e2e.ts).\n\n${text}\n<!-- token-check:end -->`,
-      ),
+    writeSection(
+      'token-check',
+      'token check',
+      `Measured ${stamp} on Node ${process.version}: in process, gateway/oauth/access-token.ts's verifier in the bench's own process, each call timed alone after 500 not counted (bench/token-check/verifier.ts); end to end, the embedded system (\`npm start\`, compiled), open loop from a worker thread, each latency from its request's due time (bench/token-check/e2e.ts).\n\n${text}`,
     );
-    console.error('updated docs/benchmarks.md (token check)');
   }
 }
 
 const ucpText = ucp ? ucpTable(ucp) : undefined;
 if (ucpText) console.log(`\n${ucpText}`);
 if (!quick && ucpText) {
-  const file = new URL('../docs/benchmarks.md', import.meta.url);
-  writeFileSync(
-    file,
-    readFileSync(file, 'utf8').replace(
-      /<!-- ucp:start -->[\s\S]*<!-- ucp:end -->/,
-      `<!-- ucp:start -->\nMeasured ${stamp}, the embedded system (\`npm start\`, compiled, store on disk) on Node ${process.version}; flows from a worker thread (bench/ucp/flows.ts) of a process that collects on one thread (bench/single-threaded-gc.ts), 10 s per step after 2 s not counted (closed loop: 3 s), each open-loop latency from its due time.\n\n${ucpText}\n<!-- ucp:end -->`,
-    ),
+  writeSection(
+    'ucp',
+    'UCP',
+    `Measured ${stamp}, the embedded system (\`npm start\`, compiled, store on disk) on Node ${process.version}; flows from a worker thread (bench/ucp/flows.ts) of a process that collects on one thread (bench/single-threaded-gc.ts), 10 s per step after 2 s not counted (closed loop: 3 s), each open-loop latency from its due time.\n\n${ucpText}`,
   );
-  console.error('updated docs/benchmarks.md (UCP)');
 }
 
 if (over) {
   console.log(`\n${over.table}`);
   if (!quick) {
-    const file = new URL('../docs/benchmarks.md', import.meta.url);
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(
-        /<!-- overload:start -->[\s\S]*<!-- overload:end -->/,
-        `<!-- overload:start -->\nMeasured ${stamp} on Node ${process.version}, compiled (bench/tools/overload.ts): each start warm and ready, the REST quote's closed-loop maximum (10 connections), then open loop the quote at 50 % of it with 100 agent orders/s beside (the steady reference) and at 150 % with the same orders, 10 s each after 2 s not counted, each latency from its request's due time. "accepted": the requests not answered 503. Latencies in ms.\n\n${over.table}\n<!-- overload:end -->`,
-      ),
+    writeSection(
+      'overload',
+      'overload',
+      `Measured ${stamp} on Node ${process.version}, compiled (bench/tools/overload.ts): each start warm and ready, the REST quote's closed-loop maximum (10 connections), then open loop the quote at 50 % of it with 100 agent orders/s beside (the steady reference) and at 150 % with the same orders, 10 s each after 2 s not counted, each latency from its request's due time. "accepted": the requests not answered 503. Latencies in ms.\n\n${over.table}`,
     );
-    console.error('updated docs/benchmarks.md (overload)');
   }
 }
 
 if (warm) {
   console.log(`\n${warm}`);
   if (!quick) {
-    const file = new URL('../docs/benchmarks.md', import.meta.url);
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(
-        /<!-- warm-start:start -->[\s\S]*<!-- warm-start:end -->/,
-        `<!-- warm-start:start -->\nMeasured ${stamp} on Node ${process.version}, compiled, fresh data: the embedded system (\`npm start\`; bench/tools/warm-start.ts) and the distributed topology (two gateways over the three subgraph processes, Redis, Postgres; bench/tools/warm-start-distributed.ts), each round alternating \`before\` (the warm-up of issue 29, quotes and prices only, no shedding: WARM_UP_ORDERS=false SHED_QUOTE_BUDGET_MS=0 SHED_ORDER_BUDGET_MS=0) and \`after\` (the defaults: orders rehearsed in the warm-up, shedding on), both WARM_UP_MS=2000. From the first ready answer of /readyz (distributed: of both gateways), the REST quote at the row's rate with 100 agent orders/s beside it, open loop, every request counted (the generator warmed against a bare route until then); then the same load again as the steady reference. p99s are of the requests not shed (503); the shed share is of all requests due. Latencies in ms.\n\n${warm}\n<!-- warm-start:end -->`,
-      ),
+    writeSection(
+      'warm-start',
+      'warm start',
+      `Measured ${stamp} on Node ${process.version}, compiled, fresh data: the embedded system (\`npm start\`; bench/tools/warm-start.ts) and the distributed topology (two gateways over the three subgraph processes, Redis, Postgres; bench/tools/warm-start-distributed.ts), each round alternating \`before\` (the warm-up of issue 29, quotes and prices only, no shedding: WARM_UP_ORDERS=false SHED_QUOTE_BUDGET_MS=0 SHED_ORDER_BUDGET_MS=0) and \`after\` (the defaults: orders rehearsed in the warm-up, shedding on), both WARM_UP_MS=2000. From the first ready answer of /readyz (distributed: of both gateways), the REST quote at the row's rate with 100 agent orders/s beside it, open loop, every request counted (the generator warmed against a bare route until then); then the same load again as the steady reference. p99s are of the requests not shed (503); the shed share is of all requests due. Latencies in ms.\n\n${warm}`,
     );
-    console.error('updated docs/benchmarks.md (warm start)');
   }
 }
 
@@ -230,15 +219,11 @@ if (mixed) {
   const text = mixedTable(mixed);
   console.log(`\n${text}`);
   if (!quick) {
-    const file = new URL('../docs/benchmarks.md', import.meta.url);
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(
-        /<!-- mixed:start -->[\s\S]*<!-- mixed:end -->/,
-        `<!-- mixed:start -->\nMeasured ${stamp} on Node ${process.version}, compiled; open loop from a worker thread (bench/open-loop/mixed.ts) of a process that collects on one thread (bench/single-threaded-gc.ts), each latency from its request's due time, 10 s per step after 2 s not counted. Latencies in ms.\n\n${text}\n<!-- mixed:end -->`,
-      ),
+    writeSection(
+      'mixed',
+      'mixed',
+      `Measured ${stamp} on Node ${process.version}, compiled; open loop from a worker thread (bench/open-loop/mixed.ts) of a process that collects on one thread (bench/single-threaded-gc.ts), each latency from its request's due time, 10 s per step after 2 s not counted. Latencies in ms.\n\n${text}`,
     );
-    console.error('updated docs/benchmarks.md (mixed)');
   }
 }
 
@@ -246,15 +231,11 @@ if (catalog) {
   const text = catalogTables(catalog);
   console.log(`\n${text}`);
   if (!quick) {
-    const file = new URL('../docs/benchmarks.md', import.meta.url);
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(
-        /<!-- catalog:start -->[\s\S]*<!-- catalog:end -->/,
-        `<!-- catalog:start -->\nMeasured ${stamp} on Node ${process.version}, compiled (\`npm start\`; on PostgreSQL the same process with DATABASE_URL, a fresh schema seeded beforehand), bench/catalog/: GraphQL \`searchProducts\` (first 10: id, title, brand; no quotes) cycling through the labelled queries of bench/catalog/relevance.json; closed loop (10 connections) for the maximum, then open loop at 50 % of it, 10 s after 2 s not counted, each latency from its due time; MiniSearch behind node:http in its own process over the same products, loaded the same way.\n\n${text}\n<!-- catalog:end -->`,
-      ),
+    writeSection(
+      'catalog',
+      'catalog',
+      `Measured ${stamp} on Node ${process.version}, compiled (\`npm start\`; on PostgreSQL the same process with DATABASE_URL, a fresh schema seeded beforehand), bench/catalog/: GraphQL \`searchProducts\` (first 10: id, title, brand; no quotes) cycling through the labelled queries of bench/catalog/relevance.json; closed loop (10 connections) for the maximum, then open loop at 50 % of it, 10 s after 2 s not counted, each latency from its due time; MiniSearch behind node:http in its own process over the same products, loaded the same way.\n\n${text}`,
     );
-    console.error('updated docs/benchmarks.md (catalog)');
   }
 }
 
@@ -262,30 +243,22 @@ if (durability) {
   const text = durabilityTable(durability);
   console.log(`\n${text}`);
   if (!quick) {
-    const file = new URL('../docs/benchmarks.md', import.meta.url);
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(
-        /<!-- durability:start -->[\s\S]*<!-- durability:end -->/,
-        `<!-- durability:start -->\nMeasured ${stamp} on Node ${process.version}, compiled, two embedded systems (store on disk, ext4 on the VM's virtio disk) loaded in alternated rounds (bench/durability.ts): EMBEDDED_DB_FSYNC=off is the store as it was before it synced. Closed loop 10 at a time; the p99 open loop from each request's due time.\n\n${text}\n<!-- durability:end -->`,
-      ),
+    writeSection(
+      'durability',
+      'durability',
+      `Measured ${stamp} on Node ${process.version}, compiled, two embedded systems (store on disk, ext4 on the VM's virtio disk) loaded in alternated rounds (bench/durability.ts): EMBEDDED_DB_FSYNC=off is the store as it was before it synced. Closed loop 10 at a time; the p99 open loop from each request's due time.\n\n${text}`,
     );
-    console.error('updated docs/benchmarks.md (durability)');
   }
 }
 
 if (hive) {
   console.log(`\n${hive}`);
   if (!quick) {
-    const file = new URL('../docs/benchmarks.md', import.meta.url);
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(
-        /<!-- hive:start -->[\s\S]*<!-- hive:end -->/,
-        `<!-- hive:start -->\nMeasured ${stamp} on Node ${process.version}: the 10-line GraphQL cart quote, closed loop, 10 connections, each gateway over the same three compiled subgraph processes, alternated rounds (bench/tools/hive.ts). Load average: the machine's 1-minute figure before–after each load.\n\n${hive}\n<!-- hive:end -->`,
-      ),
+    writeSection(
+      'hive',
+      'Hive Gateway',
+      `Measured ${stamp} on Node ${process.version}: the 10-line GraphQL cart quote, closed loop, 10 connections, each gateway over the same three compiled subgraph processes, alternated rounds (bench/tools/hive.ts). Load average: the machine's 1-minute figure before–after each load.\n\n${hive}`,
     );
-    console.error('updated docs/benchmarks.md (Hive Gateway)');
   }
 }
 
