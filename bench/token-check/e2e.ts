@@ -3,18 +3,18 @@
  * of the identity) on the embedded system, authenticated by the identity's API key and by an
  * OAuth access token linked to the same identity, open loop at one fixed rate, in alternated
  * steps (key, token, token, key, …: each credential as often first as second), each latency from
- * its request's due time. The token is obtained as a platform does (tests' route,
- * test/oauth/support/platform.ts): a public client registered by an operator, authorization code
+ * its request's due time. The token is obtained as a platform does (the tests' route,
+ * harness/oauth-platform.ts): a public client registered by an operator, authorization code
  * with PKCE through the console's consent page, the token endpoint. No backdoor.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
+import { form, link } from '../../harness/oauth-platform.ts';
 import { gql, testConfig } from '../../harness/system.ts';
+import { platformProfile, startProfileServer, ucpCall } from '../../harness/ucp-platform.ts';
 import { mintDevToken } from '../../lib/auth/jwt.ts';
-import { form, link } from '../../test/oauth/support/platform.ts';
-import { platformProfile, startProfileServer, ucpCall } from '../../test/ucp/support/ucp.ts';
 import { issueBenchKey } from '../acp/key.ts';
 import { load } from '../loadgen.ts';
 import { openLoad, type StreamResult } from '../open-loop/generator.ts';

@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'undici';
+import { UCP_ADDRESS } from '../../harness/ucp-platform.ts';
 import {
   type FlowResult,
   figures,
@@ -62,18 +63,9 @@ const LINES = [
   { item: { id: 'SKU-APP-000003' }, quantity: 2 },
   { item: { id: 'SKU-BOK-000002' }, quantity: 1 },
 ];
-const ADDRESS = {
-  first_name: 'Jane',
-  last_name: 'Doe',
-  street_address: '1 Dock Rd',
-  address_locality: 'Springfield',
-  address_region: 'IL',
-  postal_code: '62701',
-  address_country: 'US',
-};
 const CREATE = JSON.stringify({
   line_items: LINES,
-  fulfillment: { methods: [{ type: 'shipping', destinations: [ADDRESS] }] },
+  fulfillment: { methods: [{ type: 'shipping', destinations: [UCP_ADDRESS] }] },
 });
 const UPDATE = JSON.stringify({
   line_items: LINES,

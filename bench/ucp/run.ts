@@ -18,7 +18,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
-import { platformProfile, startProfileServer } from '../../test/ucp/support/ucp.ts';
+import { platformProfile, startProfileServer } from '../../harness/ucp-platform.ts';
 import { OPS } from '../acp/flows.ts';
 import { issueBenchKey } from '../acp/key.ts';
 import { cpuSeconds } from '../tools/proc.ts';

@@ -7,14 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acpCartValidator } from '../../gateway/agent/acp/schema/index.ts';
 import { sharedDistributed } from '../../harness/distributed.ts';
-import { acp, issueKey } from '../acp/support/acp.ts';
 import {
   type ProfileServer,
   platformProfile,
   startProfileServer,
   totalsOf,
   ucpCall,
-} from '../ucp/support/ucp.ts';
+} from '../../harness/ucp-platform.ts';
+import { acp, issueKey } from '../acp/support/acp.ts';
 import { expectUcp } from '../ucp/support/validate.ts';
 
 const distributed = sharedDistributed({ label: 'carts', env: { UCP_PROFILE_ALLOW_INSECURE: 'true' } });

@@ -9,7 +9,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { issueKey } from '../acp/support/acp.ts';
 import {
   type ProfileServer,
   platformProfile,
@@ -17,7 +16,8 @@ import {
   totalsOf,
   type UcpReply,
   ucpCall,
-} from '../ucp/support/ucp.ts';
+} from '../../harness/ucp-platform.ts';
+import { issueKey } from '../acp/support/acp.ts';
 import { expectUcp } from '../ucp/support/validate.ts';
 
 let sys: TestSystem;

@@ -8,11 +8,16 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  ucpCall,
+} from '../../harness/ucp-platform.ts';
 import { acp, expectError, expectSession, issueKey } from '../acp/support/acp.ts';
 import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
 import { setApprovalPolicy } from '../procurement/support/spend.ts';
 import { consoleCopy, launchChromium } from '../support/console.ts';
-import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../ucp/support/ucp.ts';
 
 let sys: TestSystem;
 let browser: Browser;

@@ -8,11 +8,16 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { form, link, platformKey } from '../../harness/oauth-platform.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  ucpCall,
+} from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
-import { form, link, platformKey } from '../oauth/support/platform.ts';
 import { consoleCopy, launchChromium } from '../support/console.ts';
-import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../ucp/support/ucp.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/console-registered';
 const SCOPE = 'dev.ucp.shopping.checkout:manage';

@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { type ProfileServer, platformProfile, startProfileServer } from '../../harness/ucp-platform.ts';
 import { CONFIG_VARIABLES } from '../../lib/config.ts';
 import { TRACING_VARIABLES } from '../../lib/telemetry/config.ts';
-import { type ProfileServer, platformProfile, startProfileServer } from '../ucp/support/ucp.ts';
 import { allExamples, assignedNames, type Example, inlineQueryTemplates, requestLine } from './examples.ts';
 
 type Parameter = { name: string; in: string } | { $ref: string };

@@ -7,8 +7,8 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { type ProfileServer, platformProfile, startProfileServer } from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
-import { type ProfileServer, platformProfile, startProfileServer } from '../ucp/support/ucp.ts';
 
 /** Above every route's limit (the largest is Fastify's default, 1 MiB). */
 const SIZE = 2 * 1024 * 1024 + 1;

@@ -8,10 +8,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pkcePair } from '../../harness/oauth-platform.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { launchChromium } from '../support/console.ts';
-import { pkcePair } from './support/platform.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/browser-buyer';
 

@@ -7,11 +7,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { form, link, pkcePair, platformKey } from '../../harness/oauth-platform.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  ucpCall,
+} from '../../harness/ucp-platform.ts';
 import { identityLinkingFor } from '../../subgraphs/procurement/identity-linking/service.ts';
 import { issueKey } from '../acp/support/acp.ts';
-import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../ucp/support/ucp.ts';
-import { form, link, pkcePair, platformKey } from './support/platform.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/hostile-buyer';
 const BOTH = 'dev.ucp.shopping.checkout:manage dev.ucp.shopping.order:read';

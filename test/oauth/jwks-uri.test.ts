@@ -8,9 +8,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { form, link, platformKey } from '../../harness/oauth-platform.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { issueKey } from '../acp/support/acp.ts';
-import { form, link, platformKey } from './support/platform.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/jwks-uri-buyer';
 const WEB = 'https://platform.example/cb';

@@ -8,9 +8,14 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DistributedSystem, startDistributed } from '../../harness/distributed.ts';
+import { form, link } from '../../harness/oauth-platform.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  ucpCall,
+} from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
-import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../ucp/support/ucp.ts';
-import { form, link } from './support/platform.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/linked-distributed';
 const SCOPE = 'dev.ucp.shopping.checkout:manage dev.ucp.shopping.order:read';

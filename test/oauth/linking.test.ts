@@ -7,11 +7,16 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readUcpDocuments } from '../../gateway/agent/ucp/schema/files.ts';
+import { form, link } from '../../harness/oauth-platform.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  ucpCall,
+} from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
-import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from '../ucp/support/ucp.ts';
 import { expectUcp } from '../ucp/support/validate.ts';
-import { form, link } from './support/platform.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/linked-buyer';
 const SCOPE = 'dev.ucp.shopping.checkout:manage dev.ucp.shopping.order:read';

@@ -5,16 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { generateProducts } from '../../subgraphs/pricing/catalog/generate.ts';
-import { issueKey } from '../acp/support/acp.ts';
-import { classifySpecBlock, type SpecExample, specBlocks, UCP_SPEC_PAGES } from './support/spec-examples.ts';
 import {
   type ProfileServer,
   platformProfile,
   startProfileServer,
   UCP_ADDRESS,
   ucpCall,
-} from './support/ucp.ts';
+} from '../../harness/ucp-platform.ts';
+import { generateProducts } from '../../subgraphs/pricing/catalog/generate.ts';
+import { issueKey } from '../acp/support/acp.ts';
+import { classifySpecBlock, type SpecExample, specBlocks, UCP_SPEC_PAGES } from './support/spec-examples.ts';
 import { expectUcp } from './support/validate.ts';
 
 const SIZE = 1200;

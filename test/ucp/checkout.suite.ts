@@ -9,9 +9,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readUcpDocuments } from '../../gateway/agent/ucp/schema/files.ts';
-import type { Gql } from '../acp/support/acp.ts';
-import { issueKey } from '../acp/support/acp.ts';
-import { rawOf, verifyUcpResponse } from './support/response.ts';
 import {
   type ProfileServer,
   platformProfile,
@@ -20,7 +17,10 @@ import {
   UCP_ADDRESS,
   type UcpReply,
   ucpCall,
-} from './support/ucp.ts';
+} from '../../harness/ucp-platform.ts';
+import type { Gql } from '../acp/support/acp.ts';
+import { issueKey } from '../acp/support/acp.ts';
+import { rawOf, verifyUcpResponse } from './support/response.ts';
 import { expectUcp } from './support/validate.ts';
 
 export interface UcpSystem extends Gql {

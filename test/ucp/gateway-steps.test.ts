@@ -6,9 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  ucpCall,
+} from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { FIXTURE } from './checkout.suite.ts';
-import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from './support/ucp.ts';
 
 const CAPACITY = 8;
 

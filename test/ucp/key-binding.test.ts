@@ -8,10 +8,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyProfileRefusal } from '../../gateway/agent/ucp/identity.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  ucpCall,
+} from '../../harness/ucp-platform.ts';
 import { bindingAllows, isOriginBinding } from '../../subgraphs/procurement/api-keys/profile-binding.ts';
 import { acp, issueKey } from '../acp/support/acp.ts';
 import { FIXTURE } from './checkout.suite.ts';
-import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from './support/ucp.ts';
 
 describe('a binding allows (pure)', () => {
   const URL_BOUND = 'https://platform.example/ucp/profile.json';

@@ -8,10 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { type ProfileServer, platformProfile, startProfileServer } from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { expectCheckout, FIXTURE } from './checkout.suite.ts';
 import { verifyUcpResponse } from './support/response.ts';
-import { type ProfileServer, platformProfile, startProfileServer } from './support/ucp.ts';
 
 let sys: TestSystem;
 let profiles: ProfileServer;

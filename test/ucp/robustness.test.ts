@@ -8,9 +8,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { type ProfileServer, platformProfile, startProfileServer } from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { FIXTURE } from './checkout.suite.ts';
-import { type ProfileServer, platformProfile, startProfileServer } from './support/ucp.ts';
 
 let sys: TestSystem;
 let profiles: ProfileServer;

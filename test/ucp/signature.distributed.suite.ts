@@ -9,10 +9,15 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DistributedSystem } from '../../harness/distributed.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  ucpCall,
+} from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { expectCheckout, FIXTURE } from './checkout.suite.ts';
 import { publicJwk, type SignOpts, signedIdentity, ucpSigner } from './support/sign.ts';
-import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from './support/ucp.ts';
 
 /** Runs on the topology `topology` gives (test/ucp/distributed.test.ts shares one), which it does not stop. */
 export function ucpSignatureSuite(topology: () => Promise<DistributedSystem>): void {

@@ -9,16 +9,16 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { issueKey } from '../acp/support/acp.ts';
-import { expectCheckout, FIXTURE } from './checkout.suite.ts';
-import { publicJwk, type SignOpts, signedIdentity, ucpSigner } from './support/sign.ts';
 import {
   type ProfileServer,
   platformProfile,
   startProfileServer,
   type UcpReply,
   ucpCall,
-} from './support/ucp.ts';
+} from '../../harness/ucp-platform.ts';
+import { issueKey } from '../acp/support/acp.ts';
+import { expectCheckout, FIXTURE } from './checkout.suite.ts';
+import { publicJwk, type SignOpts, signedIdentity, ucpSigner } from './support/sign.ts';
 
 const KID = 'platform-2026';
 let sys: TestSystem;

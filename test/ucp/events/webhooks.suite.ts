@@ -13,17 +13,17 @@
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileQuoteKeyStore } from '../../../lib/quote-token/key-store.ts';
-import { UCP_KEY_RETENTION_MS } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
-import { type Gql, issueKey } from '../../acp/support/acp.ts';
-import { type Received, type Receiver, startReceiver, waitFor } from '../../webhooks/support.ts';
 import {
   type ProfileServer,
   platformProfile,
   startProfileServer,
   UCP_ADDRESS,
   ucpCall,
-} from '../support/ucp.ts';
+} from '../../../harness/ucp-platform.ts';
+import { FileQuoteKeyStore } from '../../../lib/quote-token/key-store.ts';
+import { UCP_KEY_RETENTION_MS } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
+import { type Gql, issueKey } from '../../acp/support/acp.ts';
+import { type Received, type Receiver, startReceiver, waitFor } from '../../webhooks/support.ts';
 import { expectUcp } from '../support/validate.ts';
 import { fetchSigningKeys, profileUrlOf, verifyUcpWebhook } from './verify.ts';
 

@@ -9,8 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DistributedSystem } from '../../../harness/distributed.ts';
+import { type ProfileServer, platformProfile, startProfileServer } from '../../../harness/ucp-platform.ts';
 import { issueKey } from '../../acp/support/acp.ts';
-import { type ProfileServer, platformProfile, startProfileServer } from '../support/ucp.ts';
 import { expectUcp } from '../support/validate.ts';
 
 /** Runs on the topology `topology` gives (test/ucp/distributed.test.ts shares one), which it does not stop. */

@@ -11,8 +11,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../../harness/system.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  UCP_ADDRESS,
+} from '../../../harness/ucp-platform.ts';
 import { API_VERSION, issueKey } from '../../acp/support/acp.ts';
-import { type ProfileServer, platformProfile, startProfileServer, UCP_ADDRESS } from '../support/ucp.ts';
 import { expectUcp } from '../support/validate.ts';
 
 const FIVE = ['create_checkout', 'get_checkout', 'update_checkout', 'complete_checkout', 'cancel_checkout'];

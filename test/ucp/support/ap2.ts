@@ -10,11 +10,16 @@ import { createRequire } from 'node:module';
 import { compactVerify, importJWK, type JWK } from 'jose';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../../harness/system.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  startProfileServer,
+  ucpCall,
+} from '../../../harness/ucp-platform.ts';
 import { issueKey } from '../../acp/support/acp.ts';
 import { expectCheckout, FIXTURE } from '../checkout.suite.ts';
 import { type MandateOpts, makeMandate } from './mandate.ts';
 import { publicJwk } from './sign.ts';
-import { type ProfileServer, platformProfile, startProfileServer, ucpCall } from './ucp.ts';
 
 const canonicalize = createRequire(import.meta.url)('canonicalize') as (v: unknown) => string;
 export const AP2 = 'dev.ucp.shopping.ap2_mandate';

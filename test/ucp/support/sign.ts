@@ -7,7 +7,7 @@
  */
 import { createHash, sign as ecdsaSign, type KeyObject } from 'node:crypto';
 import { httpbis } from 'http-message-signatures';
-import type { UcpReply } from './ucp.ts';
+import type { UcpReply } from '../../../harness/ucp-platform.ts';
 
 export interface SignOpts {
   /** Signs with this key instead of the platform's. */

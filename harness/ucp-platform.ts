@@ -1,11 +1,13 @@
 /**
- * A UCP platform's view of the running system: its profile served by a real HTTP server on
- * loopback (the system runs with UCP_PROFILE_ALLOW_INSECURE), a checkout API key issued by an
- * operator (the ACP issue's key store), and calls to the REST binding with `UCP-Agent`.
+ * A UCP platform's view of the running system, for the tests and the benchmarks (bench/ucp,
+ * bench/token-check): its profile served by a real HTTP server on loopback (the system runs
+ * with UCP_PROFILE_ALLOW_INSECURE), a checkout API key issued by an operator (the ACP issue's
+ * key store), and calls to the REST binding with `UCP-Agent`.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { UCP_VERSION } from '../../../gateway/agent/ucp/schema/index.ts';
+// files.ts, not the schema index: the benchmarks' load workers import this file and need no Ajv.
+import { UCP_VERSION } from '../gateway/agent/ucp/schema/files.ts';
 
 const SPEC = `https://ucp.dev/${UCP_VERSION}/specification`;
 const SCHEMAS = `https://ucp.dev/${UCP_VERSION}/schemas`;

@@ -1,7 +1,8 @@
 /**
  * An agent platform that knows only the specifications, linking an account: its PKCE pair, the
  * browser's cookies through the authorize → consent → redirect hops, the token endpoint with
- * `none` or `private_key_jwt`. Real HTTP against the running system, real crypto (jose).
+ * `none` or `private_key_jwt`. Real HTTP against the running system, real crypto (jose). Shared by
+ * the OAuth tests and the token-check benchmark (bench/token-check/e2e.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
