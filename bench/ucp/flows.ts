@@ -95,24 +95,52 @@ const COMPLETE = JSON.stringify({ payment: PAYMENT });
 const RUN = randomUUID();
 
 type Checkout = Record<string, unknown> & { id: string; status: string };
+type Histogram = ReturnType<typeof histogram>;
 
-async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
-  const pool = new Pool(o.url, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
+/** Each operation's latencies and failures, counted by what failed. */
+function tally() {
   const hist = { create: histogram(), update: histogram(), complete: histogram() };
   const failed = { create: 0, update: 0, complete: 0 };
   const failures: Record<string, number> = {};
-  const making = histogram();
   const fail = (op: Op, what: string) => {
     failed[op]++;
     failures[`${op} ${what}`] = (failures[`${op} ${what}`] ?? 0) + 1;
   };
+  const ops = () =>
+    Object.fromEntries(
+      OPS.map((op) => [op, figures(hist[op], hist[op].totalCount, failed[op])]),
+    ) as FlowResult['ops'];
+  return { hist, failures, fail, ops };
+}
+
+const requestHeaders = (o: UcpFlowOptions) => ({
+  authorization: `Bearer ${o.key}`,
+  'ucp-agent': `profile="${o.profileUrl}"`,
+  'content-type': 'application/json',
+});
+
+/**
+ * The completion's body with AP2: the mandate the user's confirmation makes, before the
+ * completion is due; its making is timed in `making`, not in the completion's latency.
+ */
+async function mandated(
+  u: Checkout,
+  make: (checkout: Checkout) => Promise<string>,
+  making: Histogram | undefined,
+): Promise<string> {
+  const made = performance.now();
+  const body = JSON.stringify({ payment: PAYMENT, ap2: { checkout_mandate: await make(u) } });
+  making?.recordValue(Math.max(1, Math.round((performance.now() - made) * 1000)));
+  return body;
+}
+
+async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
+  const pool = new Pool(o.url, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
+  const { hist, failures, fail, ops } = tally();
+  const making = histogram();
   const platform = o.ap2 ? mandateThread(o.ap2) : undefined;
   const mandate = platform?.make;
-  const headers = {
-    authorization: `Bearer ${o.key}`,
-    'ucp-agent': `profile="${o.profileUrl}"`,
-    'content-type': 'application/json',
-  };
+  const headers = requestHeaders(o);
   let n = 0;
   let flows = 0;
   const start = performance.now() + 20;
@@ -158,12 +186,7 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
         if (m) fail('update', '200 without ap2.merchant_authorization');
         return;
       }
-      // The user's confirmation: made before the completion is due, not counted in its latency.
-      const made = performance.now();
-      const body = mandate
-        ? JSON.stringify({ payment: PAYMENT, ap2: { checkout_mandate: await mandate(u) } })
-        : COMPLETE;
-      if (mandate && m) making.recordValue(Math.max(1, Math.round((performance.now() - made) * 1000)));
+      const body = mandate ? await mandated(u, mandate, m ? making : undefined) : COMPLETE;
       const done = await send('complete', 'POST', `${path}/complete`, body, performance.now(), m);
       if (done?.status === 'completed') {
         if (m) flows++;
@@ -180,12 +203,9 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
   await pool.destroy();
   await platform?.close();
   const elapsed = (Math.min(performance.now(), end + 30_000) - measuredFrom) / 1000;
-  const ops = Object.fromEntries(
-    OPS.map((op) => [op, figures(hist[op], hist[op].totalCount, failed[op])]),
-  ) as FlowResult['ops'];
   return {
     flowsPerSecond: flows / Math.max(o.seconds, o.concurrency ? o.seconds : elapsed),
-    ops,
+    ops: ops(),
     failures,
     generatorDelayP99: delay.count ? delay.percentile(99) / 1e6 : 0,
     ...(mandate ? { mandate: figures(making, making.totalCount, 0) } : {}),
