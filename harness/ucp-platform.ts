@@ -145,6 +145,25 @@ export async function ucpCall(
   return { status: res.status, headers: res.headers, body: parsed };
 }
 
+/**
+ * A completion's `payment`: the purchase-order instrument, selected, with the credential (a
+ * purchase order number, or the credential as given, for a test of a bad one).
+ */
+export const purchaseOrderPayment = (credential: string | Record<string, unknown>) => ({
+  instruments: [
+    {
+      id: 'po_1',
+      handler_id: 'purchase_order',
+      type: 'purchase_order',
+      selected: true,
+      credential:
+        typeof credential === 'string'
+          ? { type: 'purchase_order', purchase_order_number: credential }
+          : credential,
+    },
+  ],
+});
+
 /** `totals[]` as a map by type. */
 export const totalsOf = (body: Record<string, unknown>): Record<string, number> =>
   Object.fromEntries(
