@@ -18,7 +18,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedSystem } from '../../harness/embedded.ts';
-import { platformProfile, startProfileServer } from '../../harness/ucp-platform.ts';
+import { type ProfileServer, platformProfile, startProfileServer } from '../../harness/ucp-platform.ts';
 import { OPS } from '../acp/flows.ts';
 import { issueBenchKey } from '../acp/key.ts';
 import { cpuSeconds } from '../tools/proc.ts';
@@ -43,6 +43,42 @@ export interface UcpRun {
 const privateJwk = () =>
   generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as PrivateJwk;
 
+/**
+ * The one platform's two kinds of flow: its API key, and its two profiles (one with AP2 and its
+ * signing key, one without) served by `profiles`.
+ */
+async function platforms(url: string, dataDir: string, profiles: ProfileServer) {
+  const issuer = privateJwk();
+  const { d: _d, ...issuerPublic } = issuer;
+  const ap2Profile = profiles.set(
+    '/ap2.json',
+    platformProfile({
+      capabilities: ['checkout', 'order', 'fulfillment', 'ap2_mandate'],
+      signingKeys: [{ ...issuerPublic, kid: KID, use: 'sig', alg: 'ES256' }],
+    }),
+  );
+  const plainProfile = profiles.set(
+    '/plain.json',
+    platformProfile({ capabilities: ['checkout', 'order', 'fulfillment'] }),
+  );
+  const key = await issueBenchKey(url, dataDir, 'bench-ucp', { ucpProfile: profiles.origin });
+  // The KB-JWT's audience: the business profile at the REST endpoint's origin (ap2-mandates.md).
+  const business = (await (await fetch(`${url}/.well-known/ucp`)).json()) as {
+    ucp: { services: Record<string, { transport: string; endpoint: string }[]> };
+  };
+  const rest = business.ucp.services['dev.ucp.shopping']?.find((s) => s.transport === 'rest');
+  const audience = `${new URL(rest?.endpoint ?? url).origin}/.well-known/ucp`;
+  return {
+    plain: { url, key, profileUrl: plainProfile },
+    ap2: {
+      url,
+      key,
+      profileUrl: ap2Profile,
+      ap2: { issuer, kid: KID, holder: privateJwk(), audience },
+    },
+  } satisfies Record<string, Omit<UcpFlowOptions, 'seconds'>>;
+}
+
 export async function runUcp(quick: boolean, log: (s: string) => void): Promise<UcpRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ac-bench-ucp-'));
   const system = await startEmbeddedSystem(process.env.BENCH_NODE, [], {
@@ -52,35 +88,7 @@ export async function runUcp(quick: boolean, log: (s: string) => void): Promise<
   });
   const profiles = await startProfileServer();
   try {
-    const issuer = privateJwk();
-    const { d: _d, ...issuerPublic } = issuer;
-    const ap2Profile = profiles.set(
-      '/ap2.json',
-      platformProfile({
-        capabilities: ['checkout', 'order', 'fulfillment', 'ap2_mandate'],
-        signingKeys: [{ ...issuerPublic, kid: KID, use: 'sig', alg: 'ES256' }],
-      }),
-    );
-    const plainProfile = profiles.set(
-      '/plain.json',
-      platformProfile({ capabilities: ['checkout', 'order', 'fulfillment'] }),
-    );
-    const key = await issueBenchKey(system.url, dataDir, 'bench-ucp', { ucpProfile: profiles.origin });
-    // The KB-JWT's audience: the business profile at the REST endpoint's origin (ap2-mandates.md).
-    const business = (await (await fetch(`${system.url}/.well-known/ucp`)).json()) as {
-      ucp: { services: Record<string, { transport: string; endpoint: string }[]> };
-    };
-    const rest = business.ucp.services['dev.ucp.shopping']?.find((s) => s.transport === 'rest');
-    const audience = `${new URL(rest?.endpoint ?? system.url).origin}/.well-known/ucp`;
-    const kinds = {
-      plain: { url: system.url, key, profileUrl: plainProfile },
-      ap2: {
-        url: system.url,
-        key,
-        profileUrl: ap2Profile,
-        ap2: { issuer, kid: KID, holder: privateJwk(), audience },
-      },
-    } satisfies Record<string, Omit<UcpFlowOptions, 'seconds'>>;
+    const kinds = await platforms(system.url, dataDir, profiles);
     const pid = system.child.pid ?? 0;
     const seconds = quick ? 3 : 10;
     const warmupSeconds = quick ? 1 : 3;
