@@ -12,6 +12,7 @@ import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import {
   type ProfileServer,
   platformProfile,
+  purchaseOrderPayment,
   startProfileServer,
   totalsOf,
   type UcpReply,
@@ -91,17 +92,7 @@ const lines = (...items: [string, number][]) => ({
 });
 
 const completeBody = {
-  payment: {
-    instruments: [
-      {
-        id: 'po_1',
-        handler_id: 'purchase_order',
-        type: 'purchase_order',
-        selected: true,
-        credential: { type: 'purchase_order', purchase_order_number: 'PO-CART-1' },
-      },
-    ],
-  },
+  payment: purchaseOrderPayment('PO-CART-1'),
 };
 
 beforeAll(async () => {

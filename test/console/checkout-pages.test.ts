@@ -11,6 +11,7 @@ import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import {
   type ProfileServer,
   platformProfile,
+  purchaseOrderPayment,
   startProfileServer,
   ucpCall,
 } from '../../harness/ucp-platform.ts';
@@ -418,17 +419,7 @@ describe('checkout (ACP) in the console, in Chromium', { timeout: 90_000 }, () =
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const held = await ucp(`/checkout-sessions/${created.body.id}/complete`, {
-      payment: {
-        instruments: [
-          {
-            id: 'po_1',
-            handler_id: 'purchase_order',
-            type: 'purchase_order',
-            selected: true,
-            credential: { type: 'purchase_order', purchase_order_number: 'PO-CONSOLE-LINK' },
-          },
-        ],
-      },
+      payment: purchaseOrderPayment('PO-CONSOLE-LINK'),
     });
     expect(held.body.status).toBe('requires_escalation');
     // The link as the platform hands it to its buyer; its origin is PUBLIC_BASE_URL's, the test's is sys.url.

@@ -12,6 +12,7 @@ import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import {
   type ProfileServer,
   platformProfile,
+  purchaseOrderPayment,
   startProfileServer,
   ucpCall,
 } from '../../harness/ucp-platform.ts';
@@ -210,17 +211,7 @@ describe('identity linking', () => {
     expect(checkout.status, JSON.stringify(checkout.body)).toBe(201);
     expect((checkout.body.line_items as { quantity: number }[]).map((l) => l.quantity)).toEqual([2]);
     const done = await ucpCall(sys.url, as, 'POST', `/checkout-sessions/${checkout.body.id}/complete`, {
-      payment: {
-        instruments: [
-          {
-            id: 'po_1',
-            handler_id: 'purchase_order',
-            type: 'purchase_order',
-            selected: true,
-            credential: { type: 'purchase_order', purchase_order_number: 'PO-LINKED-1' },
-          },
-        ],
-      },
+      payment: purchaseOrderPayment('PO-LINKED-1'),
     });
     expect(done.body.status, JSON.stringify(done.body)).toBe('completed');
     // The order is the linked identity's: its owner reads it over the agent API.

@@ -15,6 +15,7 @@ import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import type { JSONWebKeySet, JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { verifyAuthorizedOrder } from '../../gateway/agent/order/authorization-verify.ts';
+import { purchaseOrderPayment } from '../../harness/ucp-platform.ts';
 import { signApprovalRecord } from '../../lib/ap2/approval-record.ts';
 import { orderIdOfSession } from '../../subgraphs/procurement/checkout/session.ts';
 import { issueKey } from '../acp/support/acp.ts';
@@ -297,17 +298,7 @@ describe('AP2 evidence with the order, and over MCP', () => {
         },
       });
       expect(await verifyBusiness(w, u)).toBe(true);
-      const payment = {
-        instruments: [
-          {
-            id: 'po_1',
-            handler_id: 'purchase_order',
-            type: 'purchase_order',
-            selected: true,
-            credential: { type: 'purchase_order', purchase_order_number: 'PO-AP2-MCP' },
-          },
-        ],
-      };
+      const payment = purchaseOrderPayment('PO-AP2-MCP');
       const refused = await client
         .callTool({
           name: 'complete_checkout',

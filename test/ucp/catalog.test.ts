@@ -8,6 +8,7 @@ import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import {
   type ProfileServer,
   platformProfile,
+  purchaseOrderPayment,
   startProfileServer,
   UCP_ADDRESS,
   ucpCall,
@@ -367,17 +368,7 @@ describe('found, then bought', () => {
     });
     expect(ready.body.status).toBe('ready_for_complete');
     const done = await checkout('POST', `/checkout-sessions/${id}/complete`, {
-      payment: {
-        instruments: [
-          {
-            id: 'po_1',
-            handler_id: 'purchase_order',
-            type: 'purchase_order',
-            selected: true,
-            credential: { type: 'purchase_order', purchase_order_number: 'PO-FOUND-1' },
-          },
-        ],
-      },
+      payment: purchaseOrderPayment('PO-FOUND-1'),
     });
     expect(done.status).toBe(200);
     expect(done.body.status).toBe('completed');

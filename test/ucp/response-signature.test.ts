@@ -8,7 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { type ProfileServer, platformProfile, startProfileServer } from '../../harness/ucp-platform.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  purchaseOrderPayment,
+  startProfileServer,
+} from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { expectCheckout, FIXTURE } from './checkout.suite.ts';
 import { verifyUcpResponse } from './support/response.ts';
@@ -122,17 +127,7 @@ describe('UCP REST response signatures (RFC 9421 @status, RFC 9530 Content-Diges
     answers.push(await raw('GET', `/ucp/checkout-sessions/${id}`));
     const done = await raw('POST', `/ucp/checkout-sessions/${id}/complete`, {
       body: JSON.stringify({
-        payment: {
-          instruments: [
-            {
-              id: 'po_1',
-              handler_id: 'purchase_order',
-              type: 'purchase_order',
-              selected: true,
-              credential: { type: 'purchase_order', purchase_order_number: 'PO-SIG-1' },
-            },
-          ],
-        },
+        payment: purchaseOrderPayment('PO-SIG-1'),
       }),
     });
     expect(done.json.status).toBe('completed');

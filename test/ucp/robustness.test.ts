@@ -8,7 +8,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { type ProfileServer, platformProfile, startProfileServer } from '../../harness/ucp-platform.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  purchaseOrderPayment,
+  startProfileServer,
+} from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { FIXTURE } from './checkout.suite.ts';
 
@@ -332,17 +337,7 @@ describe('UCP robustness (properties)', () => {
           // A well-formed purchase-order payment (the checkout has no selected option: 200, not completed).
           fc.string().map((po) =>
             JSON.stringify({
-              payment: {
-                instruments: [
-                  {
-                    id: 'po_1',
-                    handler_id: 'purchase_order',
-                    type: 'purchase_order',
-                    selected: true,
-                    credential: { type: 'purchase_order', purchase_order_number: po },
-                  },
-                ],
-              },
+              payment: purchaseOrderPayment(po),
             }),
           ),
         ),

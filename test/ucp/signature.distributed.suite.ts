@@ -12,6 +12,7 @@ import type { DistributedSystem } from '../../harness/distributed.ts';
 import {
   type ProfileServer,
   platformProfile,
+  purchaseOrderPayment,
   startProfileServer,
   ucpCall,
 } from '../../harness/ucp-platform.ts';
@@ -84,17 +85,7 @@ export function ucpSignatureSuite(topology: () => Promise<DistributedSystem>): v
           'POST',
           `/checkout-sessions/${c.id}/complete`,
           {
-            payment: {
-              instruments: [
-                {
-                  id: 'po_1',
-                  handler_id: 'purchase_order',
-                  type: 'purchase_order',
-                  selected: true,
-                  credential: { type: 'purchase_order', purchase_order_number: 'PO-SIG-DIST-1' },
-                },
-              ],
-            },
+            payment: purchaseOrderPayment('PO-SIG-DIST-1'),
           },
           { base: gateway(1) },
         ),

@@ -12,6 +12,7 @@ import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import {
   type ProfileServer,
   platformProfile,
+  purchaseOrderPayment,
   startProfileServer,
   type UcpReply,
   ucpCall,
@@ -97,17 +98,7 @@ describe('UCP request signatures (RFC 9421, signatures.md v2026-04-08)', () => {
     expect(expectCheckout(await signed('GET', `/checkout-sessions/${c.id}`)).id).toBe(c.id);
     const done = expectCheckout(
       await signed('POST', `/checkout-sessions/${c.id}/complete`, {
-        payment: {
-          instruments: [
-            {
-              id: 'po_1',
-              handler_id: 'purchase_order',
-              type: 'purchase_order',
-              selected: true,
-              credential: { type: 'purchase_order', purchase_order_number: 'PO-SIG-1' },
-            },
-          ],
-        },
+        payment: purchaseOrderPayment('PO-SIG-1'),
       }),
     );
     expect(done.status).toBe('completed');

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ProfileServer,
   platformProfile,
+  purchaseOrderPayment,
   startProfileServer,
   UCP_ADDRESS,
   ucpCall,
@@ -106,17 +107,7 @@ export function ucpWebhookSuite(label: string, start: () => Promise<UcpEventsSys
         });
         expect(updated.body.status, JSON.stringify(updated.body)).toBe('ready_for_complete');
         const done = await call('POST', `/checkout-sessions/${id}/complete`, {
-          payment: {
-            instruments: [
-              {
-                id: 'po_1',
-                handler_id: 'purchase_order',
-                type: 'purchase_order',
-                selected: true,
-                credential: { type: 'purchase_order', purchase_order_number: `PO-EV-${n}` },
-              },
-            ],
-          },
+          payment: purchaseOrderPayment(`PO-EV-${n}`),
         });
         expect(done.body.status, JSON.stringify(done.body)).toBe('completed');
         return { checkoutId: id, orderId: (done.body.order as { id: string }).id };

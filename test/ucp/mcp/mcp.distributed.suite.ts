@@ -9,7 +9,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DistributedSystem } from '../../../harness/distributed.ts';
-import { type ProfileServer, platformProfile, startProfileServer } from '../../../harness/ucp-platform.ts';
+import {
+  type ProfileServer,
+  platformProfile,
+  purchaseOrderPayment,
+  startProfileServer,
+} from '../../../harness/ucp-platform.ts';
 import { issueKey } from '../../acp/support/acp.ts';
 import { expectUcp } from '../support/validate.ts';
 
@@ -89,17 +94,7 @@ export function ucpMcpSuite(topology: () => Promise<DistributedSystem>): void {
         meta: { ...meta, 'idempotency-key': randomUUID() },
         id: created.id,
         checkout: {
-          payment: {
-            instruments: [
-              {
-                id: 'po_1',
-                handler_id: 'purchase_order',
-                type: 'purchase_order',
-                selected: true,
-                credential: { type: 'purchase_order', purchase_order_number: 'PO-MCP-DIST' },
-              },
-            ],
-          },
+          payment: purchaseOrderPayment('PO-MCP-DIST'),
         },
       });
       expect(done.status).toBe('completed');

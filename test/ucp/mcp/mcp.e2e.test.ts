@@ -14,6 +14,7 @@ import { startEmbedded, type TestSystem } from '../../../harness/system.ts';
 import {
   type ProfileServer,
   platformProfile,
+  purchaseOrderPayment,
   startProfileServer,
   UCP_ADDRESS,
 } from '../../../harness/ucp-platform.ts';
@@ -245,17 +246,7 @@ describe('UCP tools on /mcp', () => {
       meta: meta(true),
       id: created.id,
       checkout: {
-        payment: {
-          instruments: [
-            {
-              id: 'po_1',
-              handler_id: 'purchase_order',
-              type: 'purchase_order',
-              selected: true,
-              credential: { type: 'purchase_order', purchase_order_number: 'PO-MCP-1' },
-            },
-          ],
-        },
+        payment: purchaseOrderPayment('PO-MCP-1'),
       },
     };
     const done = checkoutOf(await call(c, 'complete_checkout', args));

@@ -13,6 +13,7 @@ import { startEmbedded, type TestSystem } from '../../../harness/system.ts';
 import {
   type ProfileServer,
   platformProfile,
+  purchaseOrderPayment,
   startProfileServer,
   ucpCall,
 } from '../../../harness/ucp-platform.ts';
@@ -118,17 +119,7 @@ export const SELECT = {
 };
 
 /** One selected purchase-order instrument. */
-export const PAYMENT = {
-  instruments: [
-    {
-      id: 'po_1',
-      handler_id: 'purchase_order',
-      type: 'purchase_order',
-      selected: true,
-      credential: { type: 'purchase_order', purchase_order_number: 'PO-AP2-1' },
-    },
-  ],
-};
+export const PAYMENT = purchaseOrderPayment('PO-AP2-1');
 
 /** The business's signature as a platform checks it (verify_merchant_authorization), independently. */
 export async function verifyBusiness(w: Ap2World, checkout: Record<string, unknown>): Promise<boolean> {
