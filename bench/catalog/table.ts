@@ -1,5 +1,5 @@
 /** The catalog group's tables (run.ts), as docs/benchmarks.md shows them. */
-import type { CatalogRun, SizedSearch } from './run.ts';
+import { type CatalogRun, PEER_MAX_SKUS, type SizedSearch } from './run.ts';
 
 const fmt = (n: number, d = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
@@ -17,7 +17,10 @@ function searchRow(store: string, s: SizedSearch, goal: string, met: string): st
   const o = s.ours;
   const p = s.peer;
   const products = s.products > 0 ? ` (${fmt(s.products)} products)` : '';
-  return `| ${store} | ${fmt(s.skus)}${products} | ${fmt(o.max)} | ${fmt(o.half.offered)} | ${fmt(o.half.p50, 2)} | ${fmt(o.half.p99, 2)} | ${o.half.errors + o.half.non2xx} | ${fmt(p.max)} | ${fmt(p.half.p99, 2)} | ${fmt(o.half.p99 / p.half.p99, 1)}× | ${fmt(o.max / p.max, 2)}× | ${goal} | ${met} |`;
+  const peer = p
+    ? `${fmt(p.max)} | ${fmt(p.half.p99, 2)} | ${fmt(o.half.p99 / p.half.p99, 1)}× | ${fmt(o.max / p.max, 2)}×`
+    : `not run (above ${fmt(PEER_MAX_SKUS)} SKUs) | — | — | —`;
+  return `| ${store} | ${fmt(s.skus)}${products} | ${fmt(o.max)} | ${fmt(o.half.offered)} | ${fmt(o.half.p50, 2)} | ${fmt(o.half.p99, 2)} | ${o.half.errors + o.half.non2xx} | ${peer} | ${goal} | ${met} |`;
 }
 
 function searchTable(run: CatalogRun): string {
