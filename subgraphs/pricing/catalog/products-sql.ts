@@ -48,6 +48,62 @@ const mediaJson = (m: readonly Media[]) =>
     ...(x.height !== undefined ? { height: x.height } : {}),
   }));
 
+/** The writes of writeProducts; the upserts' clauses apart, which a fresh load does without. */
+const GROUPS_INSERT = `INSERT INTO catalog_product_groups (product_id, handle, title, description_plain, description_html, url,
+        brand, categories, category_paths, condition, media, options, tags, category_text, option_text, source,
+        content_hash, option_values)
+     SELECT x.product_id, x.handle, x.title, x.description_plain, x.description_html, x.url, x.brand,
+            ARRAY(SELECT jsonb_array_elements_text(x.categories)), ARRAY(SELECT jsonb_array_elements_text(x.category_paths)),
+            x.condition, x.media, x.options, ARRAY(SELECT jsonb_array_elements_text(x.tags)), x.category_text,
+            x.option_text, $2, x.content_hash,
+            ARRAY(SELECT lower(v) FROM jsonb_array_elements(x.options) o, jsonb_array_elements_text(o->'values') v)
+       FROM jsonb_to_recordset($1::jsonb) AS x(product_id text, handle text, title text, description_plain text,
+            description_html text, url text, brand text, categories jsonb, category_paths jsonb, condition text,
+            media jsonb, options jsonb, tags jsonb, category_text text, option_text text, content_hash text)`;
+const GROUPS_UPSERT = `     ON CONFLICT (product_id) DO UPDATE SET handle = EXCLUDED.handle, title = EXCLUDED.title,
+        description_plain = EXCLUDED.description_plain, description_html = EXCLUDED.description_html,
+        url = EXCLUDED.url, brand = EXCLUDED.brand, categories = EXCLUDED.categories,
+        category_paths = EXCLUDED.category_paths, condition = EXCLUDED.condition, media = EXCLUDED.media,
+        options = EXCLUDED.options, tags = EXCLUDED.tags, category_text = EXCLUDED.category_text,
+        option_text = EXCLUDED.option_text, source = EXCLUDED.source, content_hash = EXCLUDED.content_hash,
+        option_values = EXCLUDED.option_values,
+        updated_at = now()
+      WHERE catalog_product_groups.content_hash IS DISTINCT FROM EXCLUDED.content_hash
+         OR EXCLUDED.content_hash = ''`;
+
+const VARIANTS_INSERT = `INSERT INTO catalog_products (sku, name, category, inventory_level, product_id, variant_id, title, position,
+        options, option_keys, barcodes, availability, media, url, seller, description)
+     SELECT x.sku, x.name, x.category, x.inventory_level, x.product_id, x.variant_id, x.title, x.position,
+            x.options, ARRAY(SELECT jsonb_array_elements_text(x.option_keys)), x.barcodes, x.availability,
+            x.media, x.url, x.seller, x.description
+       FROM jsonb_to_recordset($1::jsonb) AS x(sku text, name text, category text, inventory_level int,
+            product_id text, variant_id text, title text, position int, options jsonb, option_keys jsonb,
+            barcodes jsonb, availability text, media jsonb, url text, seller text, description jsonb)`;
+const VARIANTS_UPSERT = `     ON CONFLICT (sku) DO UPDATE SET name = EXCLUDED.name, category = EXCLUDED.category,
+        inventory_level = EXCLUDED.inventory_level, product_id = EXCLUDED.product_id,
+        variant_id = EXCLUDED.variant_id, title = EXCLUDED.title, position = EXCLUDED.position,
+        options = EXCLUDED.options, option_keys = EXCLUDED.option_keys, barcodes = EXCLUDED.barcodes,
+        availability = EXCLUDED.availability,
+        media = EXCLUDED.media, url = EXCLUDED.url, seller = EXCLUDED.seller, description = EXCLUDED.description
+      WHERE (catalog_products.name, catalog_products.category, catalog_products.inventory_level,
+             catalog_products.product_id, catalog_products.variant_id, catalog_products.title,
+             catalog_products.position, catalog_products.options, catalog_products.barcodes,
+             catalog_products.availability, catalog_products.media, catalog_products.url, catalog_products.seller,
+             catalog_products.description)
+         IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.category, EXCLUDED.inventory_level, EXCLUDED.product_id,
+             EXCLUDED.variant_id, EXCLUDED.title, EXCLUDED.position, EXCLUDED.options, EXCLUDED.barcodes,
+             EXCLUDED.availability, EXCLUDED.media, EXCLUDED.url, EXCLUDED.seller, EXCLUDED.description)
+     RETURNING sku`;
+
+const PRICES_INSERT = `INSERT INTO catalog_base_prices (sku, currency, amount, list_amount)
+     SELECT x.sku, x.currency, x.amount, x.list_amount
+       FROM jsonb_to_recordset($1::jsonb) AS x(sku text, currency text, amount numeric, list_amount numeric)`;
+const PRICES_UPSERT = `     ON CONFLICT (sku, currency) DO UPDATE SET amount = EXCLUDED.amount, list_amount = EXCLUDED.list_amount,
+        updated_at = now()
+      WHERE (catalog_base_prices.amount, catalog_base_prices.list_amount)
+            IS DISTINCT FROM (EXCLUDED.amount, EXCLUDED.list_amount)
+     RETURNING sku`;
+
 /** What changed for the prices and stock other instances keep (events.ts). */
 export interface ProductsWritten {
   /** SKUs whose base price, stock or availability changed, or which are new. */
@@ -59,14 +115,17 @@ export interface ProductsWritten {
 /**
  * Writes whole products: each replaces what was stored under its product id (variants it no
  * longer has are removed, with their prices; currencies it no longer prices are removed). Run it
- * in a transaction. `hash` of each product lets an unchanged product cost no write.
+ * in a transaction. `hash` of each product lets an unchanged product cost no write. `fresh`: none
+ * of the products is stored yet (the seed of an empty catalog), so nothing of theirs is removed.
  */
 export async function writeProducts(
   q: Queryable,
   products: readonly (CatalogProductInput & { hash?: string })[],
   source: 'seed' | 'feed',
+  o: { fresh?: boolean } = {},
 ): Promise<ProductsWritten> {
   if (products.length === 0) return { changedSkus: [], removedSkus: [] };
+  const upsert = (insert: string, clause: string) => (o.fresh ? insert : `${insert}\n${clause}`);
   const groups = products.map((p) => ({
     product_id: p.productId,
     handle: p.handle ?? null,
@@ -85,30 +144,7 @@ export async function writeProducts(
     option_text: [...p.options.flatMap((o) => o.values), ...p.tags].join(' '),
     content_hash: p.hash ?? '',
   }));
-  await q.query(
-    `INSERT INTO catalog_product_groups (product_id, handle, title, description_plain, description_html, url,
-        brand, categories, category_paths, condition, media, options, tags, category_text, option_text, source,
-        content_hash, option_values)
-     SELECT x.product_id, x.handle, x.title, x.description_plain, x.description_html, x.url, x.brand,
-            ARRAY(SELECT jsonb_array_elements_text(x.categories)), ARRAY(SELECT jsonb_array_elements_text(x.category_paths)),
-            x.condition, x.media, x.options, ARRAY(SELECT jsonb_array_elements_text(x.tags)), x.category_text,
-            x.option_text, $2, x.content_hash,
-            ARRAY(SELECT lower(v) FROM jsonb_array_elements(x.options) o, jsonb_array_elements_text(o->'values') v)
-       FROM jsonb_to_recordset($1::jsonb) AS x(product_id text, handle text, title text, description_plain text,
-            description_html text, url text, brand text, categories jsonb, category_paths jsonb, condition text,
-            media jsonb, options jsonb, tags jsonb, category_text text, option_text text, content_hash text)
-     ON CONFLICT (product_id) DO UPDATE SET handle = EXCLUDED.handle, title = EXCLUDED.title,
-        description_plain = EXCLUDED.description_plain, description_html = EXCLUDED.description_html,
-        url = EXCLUDED.url, brand = EXCLUDED.brand, categories = EXCLUDED.categories,
-        category_paths = EXCLUDED.category_paths, condition = EXCLUDED.condition, media = EXCLUDED.media,
-        options = EXCLUDED.options, tags = EXCLUDED.tags, category_text = EXCLUDED.category_text,
-        option_text = EXCLUDED.option_text, source = EXCLUDED.source, content_hash = EXCLUDED.content_hash,
-        option_values = EXCLUDED.option_values,
-        updated_at = now()
-      WHERE catalog_product_groups.content_hash IS DISTINCT FROM EXCLUDED.content_hash
-         OR EXCLUDED.content_hash = ''`,
-    [JSON.stringify(groups), source],
-  );
+  await q.query(upsert(GROUPS_INSERT, GROUPS_UPSERT), [JSON.stringify(groups), source]);
 
   const variants = products.flatMap((p) =>
     p.variants.map((v, position) => ({
@@ -131,36 +167,15 @@ export async function writeProducts(
     })),
   );
   const skus = variants.map((v) => v.sku);
-  const removed = await q.query<{ sku: string }>(
-    `DELETE FROM catalog_products WHERE product_id = ANY($1::text[]) AND NOT (sku = ANY($2::text[])) RETURNING sku`,
-    [products.map((p) => p.productId), skus],
-  );
-  const changedVariants = await q.query<{ sku: string }>(
-    `INSERT INTO catalog_products (sku, name, category, inventory_level, product_id, variant_id, title, position,
-        options, option_keys, barcodes, availability, media, url, seller, description)
-     SELECT x.sku, x.name, x.category, x.inventory_level, x.product_id, x.variant_id, x.title, x.position,
-            x.options, ARRAY(SELECT jsonb_array_elements_text(x.option_keys)), x.barcodes, x.availability,
-            x.media, x.url, x.seller, x.description
-       FROM jsonb_to_recordset($1::jsonb) AS x(sku text, name text, category text, inventory_level int,
-            product_id text, variant_id text, title text, position int, options jsonb, option_keys jsonb,
-            barcodes jsonb, availability text, media jsonb, url text, seller text, description jsonb)
-     ON CONFLICT (sku) DO UPDATE SET name = EXCLUDED.name, category = EXCLUDED.category,
-        inventory_level = EXCLUDED.inventory_level, product_id = EXCLUDED.product_id,
-        variant_id = EXCLUDED.variant_id, title = EXCLUDED.title, position = EXCLUDED.position,
-        options = EXCLUDED.options, option_keys = EXCLUDED.option_keys, barcodes = EXCLUDED.barcodes,
-        availability = EXCLUDED.availability,
-        media = EXCLUDED.media, url = EXCLUDED.url, seller = EXCLUDED.seller, description = EXCLUDED.description
-      WHERE (catalog_products.name, catalog_products.category, catalog_products.inventory_level,
-             catalog_products.product_id, catalog_products.variant_id, catalog_products.title,
-             catalog_products.position, catalog_products.options, catalog_products.barcodes,
-             catalog_products.availability, catalog_products.media, catalog_products.url, catalog_products.seller,
-             catalog_products.description)
-         IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.category, EXCLUDED.inventory_level, EXCLUDED.product_id,
-             EXCLUDED.variant_id, EXCLUDED.title, EXCLUDED.position, EXCLUDED.options, EXCLUDED.barcodes,
-             EXCLUDED.availability, EXCLUDED.media, EXCLUDED.url, EXCLUDED.seller, EXCLUDED.description)
-     RETURNING sku`,
-    [JSON.stringify(variants)],
-  );
+  const removed = o.fresh
+    ? []
+    : await q.query<{ sku: string }>(
+        `DELETE FROM catalog_products WHERE product_id = ANY($1::text[]) AND NOT (sku = ANY($2::text[])) RETURNING sku`,
+        [products.map((p) => p.productId), skus],
+      );
+  const changedVariants = await q.query<{ sku: string }>(upsert(VARIANTS_INSERT, VARIANTS_UPSERT), [
+    JSON.stringify(variants),
+  ]);
 
   const prices = products.flatMap((p) =>
     p.variants.flatMap((v) =>
@@ -172,23 +187,16 @@ export async function writeProducts(
       })),
     ),
   );
-  await q.query(
-    `DELETE FROM catalog_base_prices bp WHERE bp.sku = ANY($1::text[])
+  if (!o.fresh)
+    await q.query(
+      `DELETE FROM catalog_base_prices bp WHERE bp.sku = ANY($1::text[])
         AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($2::jsonb) AS x(sku text, currency text)
                          WHERE x.sku = bp.sku AND x.currency = bp.currency)`,
-    [skus, JSON.stringify(prices)],
-  );
-  const changedPrices = await q.query<{ sku: string }>(
-    `INSERT INTO catalog_base_prices (sku, currency, amount, list_amount)
-     SELECT x.sku, x.currency, x.amount, x.list_amount
-       FROM jsonb_to_recordset($1::jsonb) AS x(sku text, currency text, amount numeric, list_amount numeric)
-     ON CONFLICT (sku, currency) DO UPDATE SET amount = EXCLUDED.amount, list_amount = EXCLUDED.list_amount,
-        updated_at = now()
-      WHERE (catalog_base_prices.amount, catalog_base_prices.list_amount)
-            IS DISTINCT FROM (EXCLUDED.amount, EXCLUDED.list_amount)
-     RETURNING sku`,
-    [JSON.stringify(prices)],
-  );
+      [skus, JSON.stringify(prices)],
+    );
+  const changedPrices = await q.query<{ sku: string }>(upsert(PRICES_INSERT, PRICES_UPSERT), [
+    JSON.stringify(prices),
+  ]);
 
   const words = [...new Set(products.flatMap(searchWords))];
   if (words.length > 0)
@@ -197,7 +205,7 @@ export async function writeProducts(
       [words],
     );
   return {
-    changedSkus: [...new Set([...changedVariants, ...changedPrices].map((r) => r.sku))],
+    changedSkus: o.fresh ? skus : [...new Set([...changedVariants, ...changedPrices].map((r) => r.sku))],
     removedSkus: removed.map((r) => r.sku),
   };
 }
