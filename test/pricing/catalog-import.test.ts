@@ -26,6 +26,7 @@ import {
   type CatalogImports,
   createCatalogImports,
 } from '../../subgraphs/pricing/catalog/import/service.ts';
+import { assignSkus, type SkuNumbers } from '../../subgraphs/pricing/catalog/import/skus.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import { createSqlCatalogProducts } from '../../subgraphs/pricing/catalog/products.ts';
 import { searchRequest } from '../../subgraphs/pricing/catalog/search/request.ts';
@@ -384,6 +385,22 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     } finally {
       (db as { query: Db['query'] }).query = query;
     }
+  });
+
+  it("numbers a commit's new SKUs past one a variant brought as its own id in an earlier batch", async () => {
+    const numbers: SkuNumbers = new Map();
+    const got: string[] = [];
+    const rollback = new Error('rolled back on purpose');
+    await db
+      .transaction(async (tx) => {
+        for (const id of ['nq-1', 'SKU-QQQ-000005', 'nq-2'])
+          got.push((await assignSkus(tx, [{ id, code: 'QQQ' }], numbers)).get(id) as string);
+        throw rollback;
+      })
+      .catch((err) => {
+        if (err !== rollback) throw err;
+      });
+    expect(got).toEqual(['SKU-QQQ-000001', 'SKU-QQQ-000005', 'SKU-QQQ-000006']);
   });
 
   it('refuses to commit a full import without one accepted product (it would empty the catalog)', async () => {
