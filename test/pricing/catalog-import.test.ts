@@ -29,6 +29,7 @@ import {
 import { assignSkus, type SkuNumbers } from '../../subgraphs/pricing/catalog/import/skus.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import { createSqlCatalogProducts } from '../../subgraphs/pricing/catalog/products.ts';
+import { writeProducts } from '../../subgraphs/pricing/catalog/products-write.ts';
 import { searchRequest } from '../../subgraphs/pricing/catalog/search/request.ts';
 
 const EXAMPLES = JSON.parse(
@@ -385,6 +386,58 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     } finally {
       (db as { query: Db['query'] }).query = query;
     }
+  });
+
+  it('checks the foreign keys again once a batch is written without them', async () => {
+    const rollback = new Error('rolled back on purpose');
+    let orphan: unknown;
+    await db
+      .transaction(async (tx) => {
+        await writeProducts(tx, [], 'feed');
+        await writeProducts(
+          tx,
+          [
+            {
+              productId: 'fk-1',
+              title: 'Checked Lamp',
+              description: { plain: 'A lamp.' },
+              categories: ['Home'],
+              condition: 'new',
+              media: [],
+              options: [],
+              tags: [],
+              variants: [
+                {
+                  sku: 'SKU-FKC-000001',
+                  variantId: 'fk-1-a',
+                  title: 'Checked Lamp',
+                  name: 'Checked Lamp',
+                  category: 'home',
+                  inventoryLevel: 3,
+                  prices: { USD: '12.00' },
+                  options: [],
+                  barcodes: [],
+                  media: [],
+                },
+              ],
+            },
+          ],
+          'feed',
+        );
+        orphan = await tx
+          .query(
+            `INSERT INTO catalog_base_prices (sku, currency, amount) VALUES ('SKU-FKC-999999', 'USD', 1)`,
+          )
+          .then(
+            () => 'stored',
+            (err: Error) => err.message,
+          );
+        throw rollback;
+      })
+      .catch((err) => {
+        if (err !== rollback) throw err;
+      });
+    expect(orphan).toMatch(/foreign key/);
   });
 
   it("numbers a commit's new SKUs past one a variant brought as its own id in an earlier batch", async () => {

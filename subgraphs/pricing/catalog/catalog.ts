@@ -5,7 +5,7 @@ import { NoBasePrice, UnknownSku } from '../domain/errors.ts';
 import { withIndexesSetAside } from './bulk-load.ts';
 import { streamProducts } from './generate.ts';
 import type { CatalogProductInput } from './model.ts';
-import { writeProducts } from './products-sql.ts';
+import { writeProducts } from './products-write.ts';
 
 export interface Product {
   readonly sku: string;

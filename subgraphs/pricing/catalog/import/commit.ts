@@ -1,6 +1,6 @@
 import type { FeedProduct } from '../feed/line.ts';
 import { productOfFeed, promotionCategory } from '../feed/map.ts';
-import { removeProducts, writeProducts } from '../products-sql.ts';
+import { removeProducts, writeProducts } from '../products-write.ts';
 import { analyseIfChanged } from './analyse.ts';
 import { endBulkIndexing, startBulkIndexing } from './gin.ts';
 import { assignSkus, type SkuNumbers, skuCode } from './skus.ts';
