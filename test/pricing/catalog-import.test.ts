@@ -26,8 +26,10 @@ import {
   type CatalogImports,
   createCatalogImports,
 } from '../../subgraphs/pricing/catalog/import/service.ts';
+import { assignSkus, type SkuNumbers } from '../../subgraphs/pricing/catalog/import/skus.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import { createSqlCatalogProducts } from '../../subgraphs/pricing/catalog/products.ts';
+import { writeProducts } from '../../subgraphs/pricing/catalog/products-write.ts';
 import { searchRequest } from '../../subgraphs/pricing/catalog/search/request.ts';
 
 const EXAMPLES = JSON.parse(
@@ -384,6 +386,74 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     } finally {
       (db as { query: Db['query'] }).query = query;
     }
+  });
+
+  it('checks the foreign keys again once a batch is written without them', async () => {
+    const rollback = new Error('rolled back on purpose');
+    let orphan: unknown;
+    await db
+      .transaction(async (tx) => {
+        await writeProducts(tx, [], 'feed');
+        await writeProducts(
+          tx,
+          [
+            {
+              productId: 'fk-1',
+              title: 'Checked Lamp',
+              description: { plain: 'A lamp.' },
+              categories: ['Home'],
+              condition: 'new',
+              media: [],
+              options: [],
+              tags: [],
+              variants: [
+                {
+                  sku: 'SKU-FKC-000001',
+                  variantId: 'fk-1-a',
+                  title: 'Checked Lamp',
+                  name: 'Checked Lamp',
+                  category: 'home',
+                  inventoryLevel: 3,
+                  prices: { USD: '12.00' },
+                  options: [],
+                  barcodes: [],
+                  media: [],
+                },
+              ],
+            },
+          ],
+          'feed',
+        );
+        orphan = await tx
+          .query(
+            `INSERT INTO catalog_base_prices (sku, currency, amount) VALUES ('SKU-FKC-999999', 'USD', 1)`,
+          )
+          .then(
+            () => 'stored',
+            (err: Error) => err.message,
+          );
+        throw rollback;
+      })
+      .catch((err) => {
+        if (err !== rollback) throw err;
+      });
+    expect(orphan).toMatch(/foreign key/);
+  });
+
+  it("numbers a commit's new SKUs past one a variant brought as its own id in an earlier batch", async () => {
+    const numbers: SkuNumbers = new Map();
+    const got: string[] = [];
+    const rollback = new Error('rolled back on purpose');
+    await db
+      .transaction(async (tx) => {
+        for (const id of ['nq-1', 'SKU-QQQ-000005', 'nq-2'])
+          got.push((await assignSkus(tx, [{ id, code: 'QQQ' }], numbers)).get(id) as string);
+        throw rollback;
+      })
+      .catch((err) => {
+        if (err !== rollback) throw err;
+      });
+    expect(got).toEqual(['SKU-QQQ-000001', 'SKU-QQQ-000005', 'SKU-QQQ-000006']);
   });
 
   it('refuses to commit a full import without one accepted product (it would empty the catalog)', async () => {

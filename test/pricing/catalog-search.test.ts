@@ -12,7 +12,7 @@ import { openPostgres } from '../../lib/db/postgres.ts';
 import { seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import type { CatalogProductInput, CatalogVariantInput } from '../../subgraphs/pricing/catalog/model.ts';
-import { writeProducts } from '../../subgraphs/pricing/catalog/products-sql.ts';
+import { writeProducts } from '../../subgraphs/pricing/catalog/products-write.ts';
 import {
   MAX_LIMIT,
   type SearchInput,

@@ -14,6 +14,8 @@ import {
   CATALOG_CATEGORIES,
   CATALOG_CURRENCIES,
   generateCatalog,
+  generateProducts,
+  streamProducts,
 } from '../../subgraphs/pricing/catalog/generate.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import { createMirroredCatalog } from '../../subgraphs/pricing/catalog/mirror.ts';
@@ -55,6 +57,10 @@ describe('generated catalog', () => {
     expect(generateCatalog(300)).toEqual(generateCatalog(300));
     expect(products[0]).toMatchObject({ sku: 'SKU-ABC-000001', prices: { USD: '19.99' } });
   });
+
+  it('streams the same products, in the same order, as it lists them (the seed of a large catalog)', () => {
+    expect([...streamProducts(3_000, 7)]).toEqual(generateProducts(3_000, 7));
+  });
 });
 
 type Open = () => Promise<{ db: Db; drop(): Promise<void> }>;
@@ -93,6 +99,27 @@ describe.each(stores)('Catalog contract: %s', (_name, open, make) => {
     expect(seeded).toBe(400);
     expect(await seedCatalog(db, 400)).toBe(0);
     expect(await catalog.count()).toBe(400);
+  });
+
+  it('seeds with its indexes set aside and built again as the migrations made them', async () => {
+    const fresh = await open();
+    try {
+      await migrateCatalog(fresh.db);
+      const indexes = (q: Db) =>
+        q.query<{ name: string; def: string }>(
+          `SELECT c.relname AS name, regexp_replace(pg_get_indexdef(c.oid), ' ON \\S+\\.', ' ON ') AS def
+             FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+            WHERE i.indrelid::regclass::text ~ 'catalog_(product_groups|products|base_prices|search_words)$'
+            ORDER BY 1`,
+        );
+      const before = await indexes(fresh.db);
+      expect(before.map((i) => i.name)).toContain('catalog_product_groups_search');
+      expect(await seedCatalog(fresh.db, 50)).toBe(50);
+      expect(await indexes(fresh.db)).toEqual(before);
+    } finally {
+      await fresh.db.close();
+      await fresh.drop();
+    }
   });
 
   it('reads base prices for sku + currency in one query, telling unknown SKU from unknown currency', async () => {

@@ -2,8 +2,10 @@ import type { Decimal } from 'decimal.js';
 import type { Db, Queryable } from '../../../lib/db/index.ts';
 import { money } from '../../../lib/money.ts';
 import { NoBasePrice, UnknownSku } from '../domain/errors.ts';
-import { generateProducts } from './generate.ts';
-import { writeProducts } from './products-sql.ts';
+import { withIndexesSetAside } from './bulk-load.ts';
+import { streamProducts } from './generate.ts';
+import type { CatalogProductInput } from './model.ts';
+import { writeProducts } from './products-write.ts';
 
 export interface Product {
   readonly sku: string;
@@ -163,8 +165,9 @@ export function createSqlCatalog(db: Db, onQuery: () => void = () => {}): Catalo
 
 /**
  * Seeds an empty catalog with the generated one (products, variants, prices, search words), in
- * batches of set-based statements. The advisory lock makes concurrent starters against one
- * Postgres seed it once.
+ * batches of set-based statements, the products streamed (a million of them are never held at
+ * once) and the secondary indexes built once at the end (bulk-load.ts). The advisory lock makes
+ * concurrent starters against one Postgres seed it once.
  */
 export async function seedCatalog(db: Db, size: number): Promise<number> {
   return db.transaction(async (tx) => {
@@ -177,11 +180,21 @@ export async function seedCatalog(db: Db, size: number): Promise<number> {
     await tx.query(
       "SELECT set_config('session_replication_role', 'replica', true) WHERE current_setting('is_superuser') = 'on'",
     );
-    const products = generateProducts(size);
-    for (let i = 0; i < products.length; i += SEED_BATCH)
-      await writeProducts(tx, products.slice(i, i + SEED_BATCH), 'seed');
+    const skus = await withIndexesSetAside(tx, async () => {
+      let n = 0;
+      let batch: CatalogProductInput[] = [];
+      for (const p of streamProducts(size)) {
+        batch.push(p);
+        n += p.variants.length;
+        if (batch.length < SEED_BATCH) continue;
+        await writeProducts(tx, batch, 'seed', { fresh: true });
+        batch = [];
+      }
+      await writeProducts(tx, batch, 'seed', { fresh: true });
+      return n;
+    });
     await analyseCatalog(tx);
-    return products.reduce((n, p) => n + p.variants.length, 0);
+    return skus;
   });
 }
 

@@ -5,7 +5,7 @@
  * Each SKU is a variant of a product (seed/products.ts: titles, brands, descriptions, options).
  */
 import type { CatalogProductInput } from './model.ts';
-import { centsText, groupIntoProducts, prng, shelfPriceCents } from './seed/products.ts';
+import { centsText, groupIntoProducts, prng, productsOf, shelfPriceCents } from './seed/products.ts';
 import { RATES } from './seed/vocabulary.ts';
 
 export interface GeneratedProduct {
@@ -182,6 +182,15 @@ export function generateProducts(size: number, seed = 20260101): CatalogProductI
     memo.set(key, products);
   }
   return products;
+}
+
+/**
+ * generateProducts one product at a time, not memoised: the seed of a large catalog (a million
+ * products) holds its SKU rows, never its products.
+ */
+export function streamProducts(size: number, seed = 20260101): Iterable<CatalogProductInput> {
+  const known = memo.get(`${size} ${seed}`);
+  return known ?? productsOf(skuRows(size, seed), Math.min(ANCHORS.length, size), seed);
 }
 
 /** Every SKU of the catalog, in SKU order of generation (the anchors first). */

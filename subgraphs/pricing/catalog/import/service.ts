@@ -94,10 +94,15 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
   async function read(id: string, errorsLimit = 100): Promise<CatalogImport | undefined> {
     const [r] = await db.query<Row>('SELECT * FROM catalog_imports WHERE id = $1', [id]);
     if (!r) return undefined;
-    const errors = await db.query<ImportLineError>(
-      'SELECT line, path, reason FROM catalog_import_errors WHERE import_id = $1 ORDER BY line LIMIT $2',
-      [id, Math.max(0, Math.min(errorsLimit, MAX_STORED_ERRORS))],
-    );
+    const limit = Math.max(0, Math.min(errorsLimit, MAX_STORED_ERRORS));
+    // No refused line, no statement for them (each append and each poll reads the import).
+    const errors =
+      Number(r.refused) === 0 || limit === 0
+        ? []
+        : await db.query<ImportLineError>(
+            'SELECT line, path, reason FROM catalog_import_errors WHERE import_id = $1 ORDER BY line LIMIT $2',
+            [id, limit],
+          );
     return {
       id: r.id,
       mode: r.mode,
@@ -154,7 +159,7 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
       const skip = before.linesRead + 1 - firstLine;
       const fresh = lines.slice(skip).map((text, i) => ({ line: firstLine + skip + i, text }));
       if (fresh.length === 0) return before;
-      const accepted: { product_id: string; line: number; product: unknown; hash: string }[] = [];
+      const accepted: { product_id: string; line: number; text: string; hash: string }[] = [];
       const refused: ImportLineError[] = [];
       const seen = new Map<string, number>();
       const tooLong = new Set(oversized);
@@ -180,36 +185,52 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
           continue;
         }
         seen.set(v.product.id, line);
-        accepted.push({ product_id: v.product.id, line, product: v.product, hash: hashOf(text.trim()) });
+        // Staged as its own text (strict JSON, judged whole): the same jsonb as the parsed
+        // product's, without writing it out again.
+        const own = text.trim();
+        accepted.push({ product_id: v.product.id, line, text: own, hash: hashOf(own) });
       }
       return db
         .transaction(async (tx) => {
-          // Products already accepted by an earlier chunk keep their first line.
-          const dup = new Map(
-            (
-              await tx.query<{ product_id: string; line: number }>(
-                'SELECT product_id, line FROM catalog_import_products WHERE import_id = $1 AND product_id = ANY($2::text[])',
-                [id, accepted.map((a) => a.product_id)],
-              )
-            ).map((r) => [r.product_id, Number(r.line)]),
+          // Products already accepted by an earlier chunk keep their first line: the insert
+          // skips them, and only then are their lines looked up (a retry, a duplicate id).
+          const staged = new Set(
+            accepted.length === 0
+              ? []
+              : (
+                  await tx.query<{ product_id: string }>(
+                    `INSERT INTO catalog_import_products (import_id, product_id, line, product, hash)
+                     SELECT $1, x.product_id, x.line, x.product::jsonb, x.hash
+                       FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS x(product_id, line, product, hash)
+                     ON CONFLICT (import_id, product_id) DO NOTHING RETURNING product_id`,
+                    [
+                      id,
+                      accepted.map((a) => a.product_id),
+                      accepted.map((a) => a.line),
+                      accepted.map((a) => a.text),
+                      accepted.map((a) => a.hash),
+                    ],
+                  )
+                ).map((r) => r.product_id),
           );
-          const keep = accepted.filter((a) => {
-            const line = dup.get(a.product_id);
-            if (line === undefined) return true;
+          const again = accepted.filter((a) => !staged.has(a.product_id));
+          const firstLines = new Map(
+            again.length === 0
+              ? []
+              : (
+                  await tx.query<{ product_id: string; line: number }>(
+                    'SELECT product_id, line FROM catalog_import_products WHERE import_id = $1 AND product_id = ANY($2::text[])',
+                    [id, again.map((a) => a.product_id)],
+                  )
+                ).map((r) => [r.product_id, Number(r.line)]),
+          );
+          for (const a of again)
             refused.push({
               line: a.line,
               path: '$.id',
-              reason: `product ${a.product_id.slice(0, 64)} is on line ${line} already`,
+              reason: `product ${a.product_id.slice(0, 64)} is on line ${firstLines.get(a.product_id)} already`,
             });
-            return false;
-          });
-          if (keep.length > 0)
-            await tx.query(
-              `INSERT INTO catalog_import_products (import_id, product_id, line, product, hash)
-             SELECT $1, x.product_id, x.line, x.product, x.hash
-               FROM jsonb_to_recordset($2::jsonb) AS x(product_id text, line int, product jsonb, hash text)`,
-              [id, JSON.stringify(keep)],
-            );
+          const keep = accepted.length - again.length;
           const room = Math.max(0, MAX_STORED_ERRORS - before.refused);
           const stored = refused.sort((a, b) => a.line - b.line).slice(0, room);
           if (stored.length > 0)
@@ -220,7 +241,7 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
               [id, JSON.stringify(stored)],
             );
           const lastLine = fresh.at(-1)?.line ?? before.linesRead;
-          const acceptedNow = before.accepted + keep.length;
+          const acceptedNow = before.accepted + keep;
           const refusedNow = before.refused + refused.length;
           // Mostly not a feed: fail now, keep nothing.
           const garbage = refusedNow >= MAX_STORED_ERRORS && refusedNow > 2 * acceptedNow;

@@ -239,8 +239,17 @@ export function groupIntoProducts(
   anchors: number,
   seed: number,
 ): CatalogProductInput[] {
+  return [...productsOf(rows, anchors, seed)];
+}
+
+/** groupIntoProducts one product at a time (the same products, in the same order): a large seed holds none. */
+export function* productsOf(
+  rows: readonly SkuRow[],
+  anchors: number,
+  seed: number,
+): Generator<CatalogProductInput> {
   const random = prng(seed ^ 0x5eed);
-  const products = rows.slice(0, anchors).map(anchorProduct);
+  yield* rows.slice(0, anchors).map(anchorProduct);
   const byCategory = new Map<string, SkuRow[]>();
   for (const row of rows.slice(anchors)) {
     const list = byCategory.get(row.category) ?? [];
@@ -254,9 +263,8 @@ export function groupIntoProducts(
       const fixture = i < FIXTURES_PER_CATEGORY;
       const type = fixture ? typeFor(vocabulary, list[i] as SkuRow, random) : pick(random, vocabulary.types);
       const size = fixture ? 1 : Math.min(groupSize(random), type.option.values.length, list.length - i);
-      products.push(productOf({ rows: list.slice(i, i + size), vocabulary, type, fixture }, random));
+      yield productOf({ rows: list.slice(i, i + size), vocabulary, type, fixture }, random);
       i += size;
     }
   }
-  return products;
 }
