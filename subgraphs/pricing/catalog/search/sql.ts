@@ -4,6 +4,7 @@ import { productOfRow } from '../products-sql.ts';
 import { createCorrections } from './corrections.ts';
 import { type Cursors, cursors } from './cursor.ts';
 import { type SearchFacets, searchFacets } from './facets.ts';
+import { createOptionWords } from './option-words.ts';
 import { SearchInputError, type SearchRequest } from './request.ts';
 import { type Matcher, type PageRow, Params, pageSql } from './statement.ts';
 
@@ -56,6 +57,12 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
   const cursorsOf: Cursors = cursors(opts.secret);
 
   const corrections = createCorrections(db);
+  const optionWords = createOptionWords(db);
+  /** A text matcher: the words, and without the option values they name. */
+  const textOf = async (query: string): Promise<Matcher> => {
+    const relaxed = await optionWords.relaxed(query);
+    return { kind: 'text', query, ...(relaxed ? { relaxed } : {}) };
+  };
 
   type Row = PageRow & { alternative?: boolean };
   const page = (req: SearchRequest, m: Matcher, after?: { rank: number; productId: string }) => {
@@ -91,10 +98,10 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
       const matcher: Matcher = { kind: 'browse' };
       return { matcher, rows: await page(req, matcher) };
     }
-    const typed: Matcher = { kind: 'text', query: req.query };
+    const typed = await textOf(req.query);
     const known = corrections.known(req.query);
     if (known?.fixed) {
-      const fixed: Matcher = { kind: 'text', query: known.fixed };
+      const fixed = await textOf(known.fixed);
       const rows = await pageOrElse(req, typed, fixed);
       if (rows[0]?.alternative) return { matcher: fixed, rows, correctedQuery: known.fixed };
       if (rows.length > 0) return { matcher: typed, rows };
@@ -103,7 +110,7 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
       if (rows.length > 0) return { matcher: typed, rows };
       const fixed = known ? undefined : await corrections.corrected(req.query);
       if (fixed) {
-        const matcher: Matcher = { kind: 'text', query: fixed };
+        const matcher = await textOf(fixed);
         const again = await page(req, matcher);
         if (again.length > 0) return { matcher, rows: again, correctedQuery: fixed };
       }
@@ -115,14 +122,19 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
   type Found = { matcher: Matcher; rows: Row[]; correctedQuery?: string };
 
   return {
-    catalogChanged: () => corrections.forget(),
+    catalogChanged() {
+      corrections.forget();
+      optionWords.forget();
+    },
     async search(req) {
       let found: Found;
       if (req.cursor) {
         const at = cursorsOf.read(req, req.cursor);
-        const matcher = at && matcherOf(at.matcher);
-        if (!at || !matcher)
+        const carried = at && matcherOf(at.matcher);
+        if (!at || !carried)
           throw new SearchInputError('/cursor', 'is not a cursor this catalog gave for this search');
+        // A cursor carries the words, not what relaxes them: the cursor stays short (request.ts).
+        const matcher = carried.kind === 'text' ? await textOf(carried.query) : carried;
         found = {
           matcher,
           rows: await page(req, matcher, at),
@@ -140,8 +152,9 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
         const keep = new Set(r.skus);
         return { ...product, variants: product.variants.filter((v) => keep.has(v.sku)) };
       });
+      const carried: Matcher = matcher.kind === 'text' ? { kind: 'text', query: matcher.query } : matcher;
       const cursorAt = (r: (typeof shown)[number]) =>
-        cursorsOf.make(req, { rank: Number(r.rank), productId: r.product_id, matcher });
+        cursorsOf.make(req, { rank: Number(r.rank), productId: r.product_id, matcher: carried });
       return {
         products,
         cursors: shown.map(cursorAt),
@@ -151,7 +164,7 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
               nextCursor: cursorsOf.make(req, {
                 rank: Number(last.rank),
                 productId: last.product_id,
-                matcher,
+                matcher: carried,
               }),
             }
           : {}),

@@ -61,7 +61,8 @@ export function productConditions(req: SearchRequest, p: Params): string[] {
 
 export type Matcher =
   | { kind: 'browse' }
-  | { kind: 'text'; query: string }
+  /** `relaxed`: the query without the option values it names (option-words.ts), when it names some. */
+  | { kind: 'text'; query: string; relaxed?: string }
   | { kind: 'similar'; query: string };
 
 /** The `matched` CTE: every product of the search with its rank. */
@@ -74,8 +75,9 @@ export function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Param
     // query text gets the same plan (the search index, then the rank), which a prepared statement
     // then keeps (PGlite: pglite-prepared.ts). Folded, each text looked cheaper to plan afresh,
     // and planning cost the embedded store more than a search of the default catalog did.
-    from += `, (SELECT websearch_to_tsquery('english', ${p.add(m.query)}) AS q OFFSET 0) AS tq`;
-    where.unshift('g.search @@ tq.q');
+    const relaxed = m.relaxed ? `, websearch_to_tsquery('english', ${p.add(m.relaxed)}) AS m` : '';
+    from += `, (SELECT websearch_to_tsquery('english', ${p.add(m.query)}) AS q${relaxed} OFFSET 0) AS tq`;
+    where.unshift(m.relaxed ? 'g.search @@ tq.m' : 'g.search @@ tq.q');
     // Weights D, C, B, A (description … title and brand); normalisation 1: longer text ranks a
     // little lower, so a title that is mostly the query comes first. A product whose title and
     // brand alone hold every word comes before any that needs its other text: ts_rank weighs
@@ -89,9 +91,14 @@ export function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Param
     const words = m.query.toLowerCase().split(' ');
     const runs = words.flatMap((_, i) => words.slice(i).map((__, j) => words.slice(i, i + j + 1).join(' ')));
     const named = p.add(runs);
-    rank = `ts_rank('{0.05, 0.2, 0.4, 1.0}', g.search, tq.q, 1)
-      + CASE WHEN ts_filter(g.search, '{a}') @@ tq.q THEN 1 ELSE 0 END
+    const rankOf = (q: string) => `ts_rank('{0.05, 0.2, 0.4, 1.0}', g.search, ${q}, 1)
+      + CASE WHEN ts_filter(g.search, '{a}') @@ ${q} THEN 1 ELSE 0 END
       + CASE WHEN g.option_values && ${named}::text[] THEN 0.5 ELSE 0 END`;
+    // Relaxed: the products without the option value named come after every product with it
+    // (a rank is below 2.5), ranked among themselves by the rest of the words.
+    rank = m.relaxed
+      ? `CASE WHEN g.search @@ tq.q THEN ${rankOf('tq.q')} ELSE ${rankOf('tq.m')} - 10 END`
+      : rankOf('tq.q');
   } else if (m.kind === 'similar') {
     const q = p.add(m.query.toLowerCase());
     where.unshift(`lower(g.title) OPERATOR(${ext}.%) ${q}`);
@@ -121,8 +128,10 @@ export function pageSql(
   after?: { rank: number; productId: string },
 ): string {
   const matched = matchedSql(req, m, ext, p);
+  // The rank compared as the double it is (a real ts_rank plus the boosts is a double): a rank
+  // rounded to a real could be above the row the cursor stands on, which then came again.
   const keyset = after
-    ? `WHERE m.rank < ${p.add(after.rank)}::real OR (m.rank = ${p.add(after.rank)}::real AND m.product_id > ${p.add(after.productId)})`
+    ? `WHERE m.rank < ${p.add(after.rank)}::float8 OR (m.rank = ${p.add(after.rank)}::float8 AND m.product_id > ${p.add(after.productId)})`
     : '';
   // The page's variants: those the filters let through (none read when the caller shows none).
   const product = req.variants
