@@ -10,7 +10,11 @@ import { openPostgres } from '../../lib/db/postgres.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import type { CatalogProductInput } from '../../subgraphs/pricing/catalog/model.ts';
 import { writeProducts } from '../../subgraphs/pricing/catalog/products-sql.ts';
-import { withoutValues } from '../../subgraphs/pricing/catalog/search/option-words.ts';
+import {
+  createOptionWords,
+  OPTION_VALUES_REFRESH_MS,
+  withoutValues,
+} from '../../subgraphs/pricing/catalog/search/option-words.ts';
 import { searchRequest } from '../../subgraphs/pricing/catalog/search/request.ts';
 import { type CatalogSearch, createSqlCatalogSearch } from '../../subgraphs/pricing/catalog/search/sql.ts';
 
@@ -30,6 +34,36 @@ describe('withoutValues: the query without the option values it names', () => {
     ['black or oak chair', undefined],
   ])('%s → %s', (query, expected) => {
     expect(withoutValues(query, values)).toBe(expected);
+  });
+});
+
+describe('the option values read, and read again after a catalog change', () => {
+  it('waits for the first read, then reads again beside the searches, at most once an interval', async () => {
+    let reads = 0;
+    let values = ['40'];
+    let release: () => void = () => {};
+    const db = {
+      query: async () => {
+        reads++;
+        if (reads > 1) await new Promise<void>((r) => (release = r));
+        return values.map((value) => ({ value }));
+      },
+    } as unknown as Db;
+    let t = 0;
+    const words = createOptionWords(db, () => t);
+    expect(await words.relaxed('running shoes 40')).toBe('running shoes');
+    values = ['40', '41'];
+    words.forget();
+    expect(await words.relaxed('running shoes 41')).toBeUndefined();
+    expect(reads).toBe(1);
+    t += OPTION_VALUES_REFRESH_MS;
+    // Read again, not waited for: the values read before answer meanwhile.
+    expect(await words.relaxed('running shoes 41')).toBeUndefined();
+    expect(reads).toBe(2);
+    release();
+    await new Promise((r) => setImmediate(r));
+    expect(await words.relaxed('running shoes 41')).toBe('running shoes');
+    expect(reads).toBe(2);
   });
 });
 

@@ -9,7 +9,8 @@ import type { Db } from '../../../../lib/db/index.ts';
  *
  * The catalog's option values (lower case, as `option_values` holds them) are read once and
  * remembered; the owner calls `forget` when an import changes the catalog (the CatalogChanged
- * event), as for the corrections (corrections.ts).
+ * event), as for the corrections (corrections.ts), and they are read again beside the searches
+ * (a read scans every product: not once per event of a large import).
  */
 export interface OptionWords {
   /**
@@ -38,29 +39,48 @@ export function withoutValues(query: string, values: ReadonlySet<string>): strin
   return rest.length === words.length || rest.length === 0 ? undefined : rest.join(' ');
 }
 
-export function createOptionWords(db: Db): OptionWords {
-  let values: Promise<ReadonlySet<string> | undefined> | undefined;
-  const load = async (): Promise<ReadonlySet<string> | undefined> => {
+/** A catalog change reads the values again at most this often (an import announces 1,000 SKUs an event). */
+export const OPTION_VALUES_REFRESH_MS = 10_000;
+
+export function createOptionWords(db: Db, now: () => number = Date.now): OptionWords {
+  /** The values read last; undefined for a catalog with too many (nothing relaxed). */
+  let values: ReadonlySet<string> | undefined;
+  let loaded = false;
+  let loading: Promise<void> | undefined;
+  let stale = true;
+  let readAt = Number.NEGATIVE_INFINITY;
+  const read = async () => {
     const rows = await db.query<{ value: string }>(
       `SELECT DISTINCT v AS value FROM catalog_product_groups, unnest(option_values) AS v LIMIT ${MAX_OPTION_VALUES + 1}`,
     );
-    return rows.length > MAX_OPTION_VALUES ? undefined : new Set(rows.map((r) => r.value));
+    values = rows.length > MAX_OPTION_VALUES ? undefined : new Set(rows.map((r) => r.value));
+    loaded = true;
+  };
+  const refresh = () => {
+    stale = false;
+    readAt = now();
+    loading ??= read()
+      .catch((err) => {
+        stale = true; // read again: at the next search while none succeeded, else after the interval
+        if (!loaded) throw err;
+      })
+      .finally(() => {
+        loading = undefined;
+      });
+    return loading;
   };
   return {
     async relaxed(query) {
-      values ??= load();
-      const loading = values;
-      try {
-        const known = await loading;
-        return known ? withoutValues(query, known) : undefined;
-      } catch (err) {
-        // A failed read is not remembered: the next search reads again.
-        if (values === loading) values = undefined;
-        throw err;
-      }
+      if (stale && (!loaded || now() - readAt >= OPTION_VALUES_REFRESH_MS)) {
+        const reading = refresh();
+        // The first read is waited for; later ones run beside the searches, which use the
+        // values read before (a value missing for a while only leaves a word as strict as typed).
+        if (!loaded) await reading;
+      } else if (!loaded && loading) await loading;
+      return values ? withoutValues(query, values) : undefined;
     },
     forget() {
-      values = undefined;
+      stale = true;
     },
   };
 }
