@@ -1,3 +1,4 @@
+import { EventTypes } from '../../lib/events/cloudevent.ts';
 import type { SubgraphModule, SubgraphName } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
 import { trigramSchema } from '../../subgraphs/pricing/catalog/migrations.ts';
@@ -19,10 +20,13 @@ async function productsFor(
 ): Promise<CatalogProducts> {
   const pricing = local.pricing as PricingModule | undefined;
   if (pricing?.catalogProducts) return pricing.catalogProducts;
-  return createSqlCatalogProducts(platform.db, {
+  const products = createSqlCatalogProducts(platform.db, {
     trigram: await trigramSchema(platform.db),
     secret: platform.config.GATEWAY_SHARED_SECRET,
   });
+  // Corrections learnt from the catalog's words are forgotten when an import changes it.
+  platform.onClose(platform.bus.subscribe(EventTypes.CatalogChanged, () => products.catalogChanged()));
+  return products;
 }
 
 /** The catalog service the gateway's edges (UCP, MCP) share. */

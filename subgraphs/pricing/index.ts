@@ -111,6 +111,9 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
     trigram: schemaOfCatalog.trigram,
     secret: platform.config.GATEWAY_SHARED_SECRET,
   });
+  // A search remembers corrections learnt from the catalog's words: every instance forgets them
+  // when an import changes the catalog (this one at once too: `changed` below).
+  platform.onClose(platform.bus.subscribe(EventTypes.CatalogChanged, () => catalogProducts.catalogChanged()));
   const { config } = platform;
   const pushes = new Counter({
     name: 'catalog_feed_pushed_products_total',
@@ -153,6 +156,7 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
     async changed(importId, changedSkus, removedSkus) {
       const skus = [...changedSkus, ...removedSkus];
       await catalog.reload?.(skus);
+      catalogProducts.catalogChanged();
       await service.invalidate(skus);
       await publishCatalogChanged(platform.bus, {
         importId,

@@ -67,6 +67,7 @@ export function createSqlCatalogProducts(db: Db, opts: { trigram: string; secret
 
   return {
     search: (req) => search.search(req),
+    catalogChanged: () => search.catalogChanged(),
 
     async lookup(ids) {
       const unique = [...new Set(ids)];
