@@ -10,7 +10,7 @@ import { openPglite } from '../../lib/db/pglite.ts';
 import { openPostgres } from '../../lib/db/postgres.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import type { CatalogProductInput } from '../../subgraphs/pricing/catalog/model.ts';
-import { writeProducts } from '../../subgraphs/pricing/catalog/products-sql.ts';
+import { writeProducts } from '../../subgraphs/pricing/catalog/products-write.ts';
 import {
   createCorrections,
   MAX_REMEMBERED_WORDS,
