@@ -28,8 +28,12 @@ import type { PrivateJwk } from './mandate.ts';
 export const UCP_GOALS = { completeP99Ratio: 1.3 } as const;
 const KID = 'bench-platform-ap2';
 
-/** A load's figures, and for the open-loop rounds the server's CPU ms per flow. */
-type Measured = UcpFlowResult & { serverCpuMs?: number };
+/**
+ * A load's figures, and for the open-loop rounds the server's CPU ms per flow and the
+ * generator's (this process: the flows' thread and, with AP2, the thread making the mandates),
+ * which shares the machine's cores with the server.
+ */
+type Measured = UcpFlowResult & { serverCpuMs?: number; generatorCpuMs?: number };
 
 export interface UcpRun {
   /** Closed loop, 10 flows at a time. */
@@ -115,13 +119,16 @@ export async function runUcp(quick: boolean, log: (s: string) => void): Promise<
       const order = round % 2 === 1 ? (['plain', 'ap2'] as const) : (['ap2', 'plain'] as const);
       for (const kind of order) {
         const cpu = cpuSeconds(pid);
+        const own = cpuSeconds(process.pid);
         const r: Measured = await runUcpFlows({ ...kinds[kind], seconds, warmupSeconds: 2, rate });
         // The server's CPU per flow started (warm-up included): less at the mercy of a busy
         // machine than the latencies.
-        r.serverCpuMs = ((cpuSeconds(pid) - cpu) * 1000) / (rate * (seconds + 2));
+        const flowsStarted = rate * (seconds + 2);
+        r.serverCpuMs = ((cpuSeconds(pid) - cpu) * 1000) / flowsStarted;
+        r.generatorCpuMs = ((cpuSeconds(process.pid) - own) * 1000) / flowsStarted;
         (kind === 'plain' ? plain : ap2).push(r);
         log(
-          `ucp / open loop ${rate} flows/s ${kind} (round ${round}): ${OPS.map((op) => `${op} p99 ${r.ops[op].p99.toFixed(2)} ms`).join(', ')}, server CPU ${r.serverCpuMs?.toFixed(2)} ms/flow${failuresOf(r)}\n`,
+          `ucp / open loop ${rate} flows/s ${kind} (round ${round}): ${OPS.map((op) => `${op} p99 ${r.ops[op].p99.toFixed(2)} ms`).join(', ')}, server CPU ${r.serverCpuMs?.toFixed(2)} ms/flow, generator CPU ${r.generatorCpuMs?.toFixed(2)} ms/flow${failuresOf(r)}\n`,
         );
       }
     }
@@ -181,6 +188,7 @@ export function ucpTable(r: UcpRun): string {
     ? ` The generator made each mandate in ${fmt(Math.min(...making.map((m) => m.p50)))}–${fmt(Math.max(...making.map((m) => m.p50)))} ms (p50 of the rounds; p99 up to ${fmt(Math.max(...making.map((m) => m.p99)))} ms), before the completion was due.`
     : '';
   const delays = (xs: UcpFlowResult[]) => fmt(Math.max(...xs.map((x) => x.generatorDelayP99)));
-  const generator = ` The generator's own event-loop delay (p99, the open-loop rounds' highest; it adds to the latencies it times): ${delays(r.plain)} ms without AP2, ${delays(r.ap2)} ms with.`;
+  const generatorCpu = (xs: Measured[]) => fmt(median(xs.map((x) => x.generatorCpuMs ?? 0)));
+  const generator = ` The generator's own event-loop delay (p99, the open-loop rounds' highest; it adds to the latencies it times): ${delays(r.plain)} ms without AP2, ${delays(r.ap2)} ms with; its CPU per flow (the median round; it shares the machine's cores with the server): ${generatorCpu(r.plain)} ms without AP2, ${generatorCpu(r.ap2)} ms with.`;
   return `${lines.join('\n')}\n\np99 with AP2 ÷ without, open loop at ${r.rate} flows/s, median of the rounds: complete ${ratio('complete')}, goal ≤ ${UCP_GOALS.completeP99Ratio}×: ${met ? 'met' : 'not met'}${failed ? ' (some flows failed)' : ''}; create ${ratio('create')}; update ${ratio('update')}. The server's CPU per flow with AP2 ÷ without: **${median(cpu).toFixed(2)}×** (rounds ${cpu.map((x) => x.toFixed(2)).join(', ')}).${maker}${generator}`;
 }

@@ -1,9 +1,8 @@
-import { verify as ecdsaVerify, type KeyObject } from 'node:crypto';
 import { digest } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { decodeProtectedHeader, type JWK } from 'jose';
 import { sha256b64url } from './canonical.ts';
-import { publicKeyOf } from './public-keys.ts';
+import { ES_ALGS, esVerifier } from './ecdsa.ts';
 
 /**
  * The checkout mandate a platform completes with (ap2-mandates.md at v2026-04-08, "Mandate
@@ -74,27 +73,6 @@ export interface MandateExpectations {
 /** Longest mandate read (a checkout of some hundred lines and its disclosures fit many times). */
 export const MAX_MANDATE_CHARS = 48 * 1024;
 
-const CURVES: Record<string, { crv: string; hash: string }> = {
-  ES256: { crv: 'P-256', hash: 'sha256' },
-  ES384: { crv: 'P-384', hash: 'sha384' },
-  ES512: { crv: 'P-521', hash: 'sha512' },
-};
-
-/** A verifier for one JWK and algorithm: JOSE ECDSA signatures (r||s) over the signing input. */
-function ecVerifier(jwk: Record<string, unknown>, alg: string) {
-  const c = CURVES[alg];
-  if (!c || jwk.kty !== 'EC' || jwk.crv !== c.crv || (jwk.alg !== undefined && jwk.alg !== alg))
-    return undefined;
-  let key: KeyObject;
-  try {
-    key = publicKeyOf(jwk);
-  } catch {
-    return undefined;
-  }
-  return (data: string, sig: string) =>
-    ecdsaVerify(c.hash, Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'));
-}
-
 const headerOf = (jwt: string): Record<string, unknown> | undefined => {
   try {
     return decodeProtectedHeader(jwt) as Record<string, unknown>;
@@ -117,7 +95,7 @@ export async function verifyCheckoutMandate(mandate: string, e: MandateExpectati
     return refuse('mandate_invalid_signature', 'the mandate has no key binding JWT (SD-JWT+kb)');
   const header = headerOf(issuerJwt);
   const alg = typeof header?.alg === 'string' ? header.alg : '';
-  if (!CURVES[alg])
+  if (!Object.hasOwn(ES_ALGS, alg))
     return refuse(
       'mandate_invalid_signature',
       `alg ${JSON.stringify(header?.alg)} is not ES256, ES384 or ES512`,
@@ -130,7 +108,7 @@ export async function verifyCheckoutMandate(mandate: string, e: MandateExpectati
       'agent_missing_key',
       `no key of the platform profile's signing_keys has kid ${JSON.stringify(header?.kid)}`,
     );
-  const issuerVerify = ecVerifier(jwk, alg);
+  const issuerVerify = esVerifier(jwk, alg);
   if (!issuerVerify)
     return refuse('agent_missing_key', `the profile key ${String(jwk.kid)} is not an EC key for ${alg}`);
   const kbAlg = headerOf(kbJwt)?.alg;
@@ -139,7 +117,7 @@ export async function verifyCheckoutMandate(mandate: string, e: MandateExpectati
     verifier: issuerVerify,
     kbVerifier: (data, sig, payload) => {
       const cnf = (payload as { cnf?: { jwk?: Record<string, unknown> } }).cnf?.jwk;
-      const v = cnf && typeof kbAlg === 'string' ? ecVerifier(cnf, kbAlg) : undefined;
+      const v = cnf && typeof kbAlg === 'string' ? esVerifier(cnf, kbAlg) : undefined;
       if (!v) throw new Error('the mandate binds no usable holder key (cnf.jwk) for the KB-JWT alg');
       return v(data, sig);
     },

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import { CompactSign, compactVerify, decodeProtectedHeader, type JWK } from 'jose';
+import { decodeProtectedHeader, type JWK } from 'jose';
 import { jcs, withoutAp2 } from './canonical.ts';
-import { publicKeyOf } from './public-keys.ts';
+import { es256Sign, esVerifier } from './ecdsa.ts';
 
 /**
  * The business's signature over a checkout (ap2-mandates.md at v2026-04-08, "Business
@@ -12,6 +12,8 @@ import { publicKeyOf } from './public-keys.ts';
  * expiry included), minus `ap2`; not a subset of "terms". So the platform and, later, anyone
  * holding the business's public key can check every member of what the user was shown.
  * ES256 signatures are randomized: the same checkout signed twice gives two values, both valid.
+ * Signed and verified with node:crypto's synchronous ECDSA (./ecdsa.ts says why not jose's
+ * WebCrypto); the tests check the result with jose's compactVerify.
  */
 
 /** The algorithms a merchant authorization may name (the spec's list); anything else is refused unread. */
@@ -24,11 +26,9 @@ export async function signMerchantAuthorization(
   checkout: Record<string, unknown>,
   signer: { readonly kid: string; readonly key: KeyObject },
 ): Promise<string> {
-  const jws = await new CompactSign(jcs(withoutAp2(checkout)))
-    .setProtectedHeader({ alg: 'ES256', kid: signer.kid })
-    .sign(signer.key);
-  const [header, , signature] = jws.split('.');
-  return `${header}..${signature}`;
+  const header = Buffer.from(JSON.stringify({ alg: 'ES256', kid: signer.kid })).toString('base64url');
+  const payload = jcs(withoutAp2(checkout)).toString('base64url');
+  return `${header}..${es256Sign(`${header}.${payload}`, signer.key)}`;
 }
 
 export type MerchantAuthorizationCheck =
@@ -61,6 +61,14 @@ export async function verifyMerchantAuthorization(
     return { ok: false, missing: false, reason: 'the JWS header is not base64url JSON' };
   }
   const { alg, kid } = protectedHeader;
+  // Nothing of RFC 7515 beyond alg and kid is understood: a `crit` (or b64: false) is refused, as
+  // a verifier must (§4.1.11), not read as if absent.
+  if ('crit' in protectedHeader || 'b64' in protectedHeader)
+    return {
+      ok: false,
+      missing: false,
+      reason: 'the JWS header asks for extensions (crit, b64) we do not support',
+    };
   if (typeof alg !== 'string' || !(MERCHANT_AUTHORIZATION_ALGS as readonly string[]).includes(alg))
     return { ok: false, missing: false, reason: `alg ${JSON.stringify(alg)} is not ES256, ES384 or ES512` };
   const jwk = keys.find((k) => k.kid === kid);
@@ -68,12 +76,10 @@ export async function verifyMerchantAuthorization(
     return { ok: false, missing: false, reason: 'kid names no key of ours' };
   if (jwk.alg !== undefined && jwk.alg !== alg)
     return { ok: false, missing: false, reason: `the key ${kid} is ${jwk.alg}, not ${alg}` };
+  const verify = esVerifier(jwk as Record<string, unknown>, alg);
+  if (!verify) return { ok: false, missing: false, reason: `the key ${kid} is not an EC key for ${alg}` };
   const payload = jcs(withoutAp2(checkout)).toString('base64url');
-  try {
-    const key = publicKeyOf(jwk as Record<string, unknown>);
-    await compactVerify(`${header}.${payload}.${signature}`, key, { algorithms: [alg] });
-    return { ok: true, kid };
-  } catch {
-    return { ok: false, missing: false, reason: 'the signature does not verify over this checkout' };
-  }
+  return verify(`${header}.${payload}`, signature)
+    ? { ok: true, kid }
+    : { ok: false, missing: false, reason: 'the signature does not verify over this checkout' };
 }
