@@ -41,7 +41,11 @@ export const TWO_GATEWAY_LAYOUT = {
 async function placeUntilDecided(url: string, spiffe: string, body: string, key: string) {
   for (let attempt = 1; ; attempt++) {
     const r = await post(url, { spiffe, body, headers: { 'idempotency-key': key } });
-    if ((r.status !== 503 && r.status !== 429) || attempt === 6) return r;
+    // A 409 idempotency-key-in-flight is a retry's answer while the first attempt (answered 503
+    // by a gateway whose call to procurement timed out on a loaded machine) is still being
+    // decided: a client retries it too, with the same key, and then gets the first's outcome.
+    const inFlight = r.status === 409 && String(r.json?.type).endsWith('idempotency-key-in-flight');
+    if ((r.status !== 503 && r.status !== 429 && !inFlight) || attempt === 6) return r;
     const wait = Math.min(1000, 1000 * Number(r.headers['retry-after'] ?? 0.2));
     await new Promise((done) => setTimeout(done, wait));
   }
