@@ -139,8 +139,13 @@ export function pageSql(
          WHERE v.product_id = g.product_id AND ${variantCondition(req, p)}) AS skus`
     : `${PRODUCT_JSON_BARE} AS p, '{}'::text[] AS skus`;
   const limit = p.add(req.limit + 1);
+  // The count reads the matches through a fence (OFFSET 0), so that each match's rank is
+  // computed below the window and the window buffers narrow rows (id, rank). Unfenced, the
+  // planner computed the rank above the window, which then buffered every match with its search
+  // vector (~400 bytes): at 1,000,000 products (13,000–17,000 matches for one word) that spilled
+  // past work_mem to disk (docs/benchmarks.md, "Catalog at 1,000,000 products").
   return `WITH matched AS (${matched}),
-            counted AS (SELECT m.*, count(*) OVER () AS total FROM matched m),
+            counted AS (SELECT m.*, count(*) OVER () AS total FROM (SELECT * FROM matched OFFSET 0) m),
             page AS (SELECT * FROM counted m ${keyset} ORDER BY m.rank DESC, m.product_id LIMIT ${limit})
        SELECT page.product_id, page.rank, page.total::int AS total, ${product}
          FROM page JOIN catalog_product_groups g ON g.product_id = page.product_id
