@@ -48,3 +48,16 @@ it.each([
   // The columns the rank reads (the search vector, the option values) are not carried through.
   expect(buffered.filter((o) => /^g(_\d+)?\.(search|option_values)$/.test(o))).toEqual([]);
 });
+
+it('each product holds every option key of its variants, which an option filter narrows by first', async () => {
+  const rows = await db.query<{ products: number; with_keys: number; wrong: number }>(
+    `SELECT count(*)::int AS products, count(*) FILTER (WHERE cardinality(g.variant_option_keys) > 0)::int AS with_keys,
+            count(*) FILTER (WHERE g.variant_option_keys IS DISTINCT FROM ARRAY(
+              SELECT DISTINCT k FROM catalog_products v, unnest(v.option_keys) k
+               WHERE v.product_id = g.product_id ORDER BY k))::int AS wrong
+       FROM catalog_product_groups g`,
+  );
+  expect(rows[0]?.products).toBeGreaterThan(0);
+  expect(rows[0]?.with_keys).toBeGreaterThan(0);
+  expect(rows[0]?.wrong).toBe(0);
+});

@@ -51,6 +51,10 @@ export function productConditions(req: SearchRequest, p: Params): string[] {
   if (f.categories) parts.push(`g.category_paths && ${p.add(f.categories)}::text[]`);
   if (f.brands) parts.push(`lower(g.brand) = ANY(${p.add(f.brands)}::text[])`);
   if (f.conditions) parts.push(`lower(g.condition) = ANY(${p.add(f.conditions)}::text[])`);
+  // Each option filter first narrows the products by their variants' keys (an index), then the
+  // variant check below holds them all on one variant.
+  for (const o of f.options ?? [])
+    parts.push(`g.variant_option_keys && ${p.add(o.values.map((value) => `${o.name}=${value}`))}::text[]`);
   const variantFiltered = f.price || f.available || f.options || f.pricedIn;
   if (variantFiltered)
     parts.push(
