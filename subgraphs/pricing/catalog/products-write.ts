@@ -42,22 +42,24 @@ const mediaJson = (m: readonly Media[]) =>
 /** The writes of writeProducts; the upserts' clauses apart, which a fresh load does without. */
 const GROUPS_INSERT = `INSERT INTO catalog_product_groups (product_id, handle, title, description_plain, description_html, url,
         brand, categories, category_paths, condition, media, options, tags, category_text, option_text, source,
-        content_hash, option_values)
+        content_hash, option_values, variant_option_keys)
      SELECT x.product_id, x.handle, x.title, x.description_plain, x.description_html, x.url, x.brand,
             ARRAY(SELECT jsonb_array_elements_text(x.categories)), ARRAY(SELECT jsonb_array_elements_text(x.category_paths)),
             x.condition, x.media, x.options, ARRAY(SELECT jsonb_array_elements_text(x.tags)), x.category_text,
             x.option_text, $2, x.content_hash,
-            ARRAY(SELECT lower(v) FROM jsonb_array_elements(x.options) o, jsonb_array_elements_text(o->'values') v)
+            ARRAY(SELECT lower(v) FROM jsonb_array_elements(x.options) o, jsonb_array_elements_text(o->'values') v),
+            ARRAY(SELECT jsonb_array_elements_text(x.variant_option_keys))
        FROM jsonb_to_recordset($1::jsonb) AS x(product_id text, handle text, title text, description_plain text,
             description_html text, url text, brand text, categories jsonb, category_paths jsonb, condition text,
-            media jsonb, options jsonb, tags jsonb, category_text text, option_text text, content_hash text)`;
+            media jsonb, options jsonb, tags jsonb, category_text text, option_text text, content_hash text,
+            variant_option_keys jsonb)`;
 const GROUPS_UPSERT = `     ON CONFLICT (product_id) DO UPDATE SET handle = EXCLUDED.handle, title = EXCLUDED.title,
         description_plain = EXCLUDED.description_plain, description_html = EXCLUDED.description_html,
         url = EXCLUDED.url, brand = EXCLUDED.brand, categories = EXCLUDED.categories,
         category_paths = EXCLUDED.category_paths, condition = EXCLUDED.condition, media = EXCLUDED.media,
         options = EXCLUDED.options, tags = EXCLUDED.tags, category_text = EXCLUDED.category_text,
         option_text = EXCLUDED.option_text, source = EXCLUDED.source, content_hash = EXCLUDED.content_hash,
-        option_values = EXCLUDED.option_values,
+        option_values = EXCLUDED.option_values, variant_option_keys = EXCLUDED.variant_option_keys,
         updated_at = now()
       WHERE catalog_product_groups.content_hash IS DISTINCT FROM EXCLUDED.content_hash
          OR EXCLUDED.content_hash = ''`;
@@ -122,6 +124,9 @@ const groupRows = (products: readonly (CatalogProductInput & { hash?: string })[
     category_text: p.categories.join(' '),
     option_text: [...p.options.flatMap((o) => o.values), ...p.tags].join(' '),
     content_hash: p.hash ?? '',
+    variant_option_keys: [
+      ...new Set(p.variants.flatMap((v) => v.options.map((o) => optionKey(o.name, o.value)))),
+    ].sort(),
   }));
 
 /** The catalog_products rows (variants) of `products`, as VARIANTS_INSERT reads them. */

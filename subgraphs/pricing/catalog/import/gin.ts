@@ -20,6 +20,7 @@ export const CATALOG_GIN_INDEXES = [
   'catalog_product_groups_search',
   'catalog_product_groups_category_paths',
   'catalog_product_groups_title_trgm',
+  'catalog_product_groups_variant_option_keys',
   'catalog_products_options',
   'catalog_products_option_keys',
   'catalog_search_words_trgm',
