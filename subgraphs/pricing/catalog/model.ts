@@ -19,6 +19,16 @@ export interface Media {
   readonly height?: number;
 }
 
+/** Media as the ACP feed writes them (snake case), the shape the catalog also stores. */
+export const mediaJson = (m: readonly Media[]) =>
+  m.map((x) => ({
+    type: x.type,
+    url: x.url,
+    ...(x.altText !== undefined ? { alt_text: x.altText } : {}),
+    ...(x.width !== undefined ? { width: x.width } : {}),
+    ...(x.height !== undefined ? { height: x.height } : {}),
+  }));
+
 /** One option of a variant: `{ name: 'Color', value: 'Black' }`. */
 export interface OptionValue {
   readonly name: string;

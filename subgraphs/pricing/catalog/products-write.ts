@@ -1,5 +1,5 @@
 import type { Queryable } from '../../../lib/db/index.ts';
-import { type CatalogProductInput, categoryPaths, type Media } from './model.ts';
+import { type CatalogProductInput, categoryPaths, mediaJson } from './model.ts';
 
 /**
  * Products and their variants written in SQL, for the seed and the feed import: a batch is
@@ -29,15 +29,6 @@ export function searchWords(p: CatalogProductInput): string[] {
     ),
   ];
 }
-
-const mediaJson = (m: readonly Media[]) =>
-  m.map((x) => ({
-    type: x.type,
-    url: x.url,
-    ...(x.altText !== undefined ? { alt_text: x.altText } : {}),
-    ...(x.width !== undefined ? { width: x.width } : {}),
-    ...(x.height !== undefined ? { height: x.height } : {}),
-  }));
 
 /** The writes of writeProducts; the upserts' clauses apart, which a fresh load does without. */
 const GROUPS_INSERT = `INSERT INTO catalog_product_groups (product_id, handle, title, description_plain, description_html, url,

@@ -17,12 +17,13 @@
  */
 import { minorUnits } from '../../../../lib/graphql/decimal.ts';
 import { money } from '../../../../lib/money.ts';
-import type {
-  CatalogProduct,
-  CatalogProductInput,
-  CatalogVariantInput,
-  Media,
-  ProductOption,
+import {
+  type CatalogProduct,
+  type CatalogProductInput,
+  type CatalogVariantInput,
+  type Media,
+  mediaJson,
+  type ProductOption,
 } from '../model.ts';
 import type { FeedMedia, FeedPrice, FeedProduct } from './line.ts';
 
@@ -182,7 +183,7 @@ export function feedOfProduct(p: CatalogProduct, currency: string): Record<strin
         ...(v.options.length > 0
           ? { variant_options: v.options.map((o) => ({ name: o.name, value: o.value })) }
           : {}),
-        ...(v.media.length > 0 ? { media: feedMedia(v.media) } : {}),
+        ...(v.media.length > 0 ? { media: mediaJson(v.media) } : {}),
         ...(v.seller ? { seller: { name: v.seller } } : {}),
       },
     ];
@@ -200,16 +201,7 @@ export function feedOfProduct(p: CatalogProduct, currency: string): Record<strin
         }
       : {}),
     ...(p.url ? { url: p.url } : {}),
-    ...(p.media.length > 0 ? { media: feedMedia(p.media) } : {}),
+    ...(p.media.length > 0 ? { media: mediaJson(p.media) } : {}),
     variants,
   };
 }
-
-const feedMedia = (m: readonly Media[]) =>
-  m.map((x) => ({
-    type: x.type,
-    url: x.url,
-    ...(x.altText !== undefined ? { alt_text: x.altText } : {}),
-    ...(x.width !== undefined ? { width: x.width } : {}),
-    ...(x.height !== undefined ? { height: x.height } : {}),
-  }));
