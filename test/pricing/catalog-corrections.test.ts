@@ -4,10 +4,7 @@
  * words as typed, else the corrected ones); an import's change makes the search forget.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import type { Db } from '../../lib/db/index.ts';
-import { openPglite } from '../../lib/db/pglite.ts';
-import { openPostgres } from '../../lib/db/postgres.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import type { CatalogProductInput } from '../../subgraphs/pricing/catalog/model.ts';
 import { writeProducts } from '../../subgraphs/pricing/catalog/products-write.ts';
@@ -17,6 +14,7 @@ import {
 } from '../../subgraphs/pricing/catalog/search/corrections.ts';
 import { searchRequest } from '../../subgraphs/pricing/catalog/search/request.ts';
 import { type CatalogSearch, createSqlCatalogSearch } from '../../subgraphs/pricing/catalog/search/sql.ts';
+import { catalogStores } from './support/catalog-stores.ts';
 
 const product = (id: string, title: string, sku: string, price = '50.00'): CatalogProductInput => ({
   productId: id,
@@ -43,20 +41,7 @@ const product = (id: string, title: string, sku: string, price = '50.00'): Catal
   ],
 });
 
-type Open = () => Promise<{ store: Db; drop(): Promise<void> }>;
-const stores: [string, Open][] = [
-  [
-    'embedded store (PGlite)',
-    async () => ({ store: await openPglite(undefined, TEST_PGLITE), drop: async () => {} }),
-  ],
-  [
-    'PostgreSQL',
-    async () => {
-      const pg = await freshPostgres('corrections');
-      return { store: await openPostgres(pg.url, 2), drop: pg.drop };
-    },
-  ],
-];
+const stores = catalogStores('corrections');
 
 describe.each(stores)('corrections remembered by the catalog search: %s', (_name, open) => {
   let db: Db;
@@ -66,7 +51,7 @@ describe.each(stores)('corrections remembered by the catalog search: %s', (_name
   const sent: string[] = [];
   beforeAll(async () => {
     const opened = await open();
-    const store = opened.store;
+    const store = opened.db;
     drop = opened.drop;
     const schema = await migrateCatalog(store);
     await store.transaction((tx) =>

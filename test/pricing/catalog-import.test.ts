@@ -6,12 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import { systemClock } from '../../lib/clock.ts';
 import { loadConfig } from '../../lib/config.ts';
 import type { Db } from '../../lib/db/index.ts';
-import { openPglite } from '../../lib/db/pglite.ts';
-import { openPostgres } from '../../lib/db/postgres.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
 import { MAX_LINE_BYTES } from '../../subgraphs/pricing/catalog/feed/line.ts';
@@ -31,6 +28,7 @@ import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import { createSqlCatalogProducts } from '../../subgraphs/pricing/catalog/products.ts';
 import { writeProducts } from '../../subgraphs/pricing/catalog/products-write.ts';
 import { searchRequest } from '../../subgraphs/pricing/catalog/search/request.ts';
+import { catalogStores } from './support/catalog-stores.ts';
 
 const EXAMPLES = JSON.parse(
   readFileSync(new URL('../../schemas/acp/2026-04-17/examples/examples.feed.json', import.meta.url), 'utf8'),
@@ -61,20 +59,7 @@ const product = (
 
 const line = (p: unknown) => JSON.stringify(p);
 
-type Open = () => Promise<{ db: Db; drop(): Promise<void> }>;
-const stores: [string, Open][] = [
-  [
-    'embedded store (PGlite)',
-    async () => ({ db: await openPglite(undefined, TEST_PGLITE), drop: async () => {} }),
-  ],
-  [
-    'PostgreSQL',
-    async () => {
-      const pg = await freshPostgres('import');
-      return { db: await openPostgres(pg.url, 3), drop: pg.drop };
-    },
-  ],
-];
+const stores = catalogStores('import', 3);
 
 describe.each(stores)('catalog import: %s', (_name, open) => {
   let db: Db;

@@ -3,10 +3,7 @@
  * first, and those of the rest of the words without it follow instead of vanishing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
 import type { Db } from '../../lib/db/index.ts';
-import { openPglite } from '../../lib/db/pglite.ts';
-import { openPostgres } from '../../lib/db/postgres.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import type { CatalogProductInput } from '../../subgraphs/pricing/catalog/model.ts';
 import { writeProducts } from '../../subgraphs/pricing/catalog/products-write.ts';
@@ -17,6 +14,7 @@ import {
 } from '../../subgraphs/pricing/catalog/search/option-words.ts';
 import { searchRequest } from '../../subgraphs/pricing/catalog/search/request.ts';
 import { type CatalogSearch, createSqlCatalogSearch } from '../../subgraphs/pricing/catalog/search/sql.ts';
+import { catalogStores } from './support/catalog-stores.ts';
 
 describe('withoutValues: the query without the option values it names', () => {
   const values = new Set(['40', '41', 'black', '250 g', 'oak']);
@@ -94,20 +92,7 @@ const shoe = (id: string, brand: string, sizes: string[], n: number): CatalogPro
   }),
 });
 
-type Open = () => Promise<{ db: Db; drop(): Promise<void> }>;
-const stores: [string, Open][] = [
-  [
-    'embedded store (PGlite)',
-    async () => ({ db: await openPglite(undefined, TEST_PGLITE), drop: async () => {} }),
-  ],
-  [
-    'PostgreSQL',
-    async () => {
-      const pg = await freshPostgres('relaxed');
-      return { db: await openPostgres(pg.url, 2), drop: pg.drop };
-    },
-  ],
-];
+const stores = catalogStores('relaxed');
 
 describe.each(stores)('a query naming an option value: %s', (_name, open) => {
   let db: Db;

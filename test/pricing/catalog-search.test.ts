@@ -5,10 +5,9 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgres, TEST_PGLITE } from '../../harness/services.ts';
+import { TEST_PGLITE } from '../../harness/services.ts';
 import type { Db } from '../../lib/db/index.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
-import { openPostgres } from '../../lib/db/postgres.ts';
 import { seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import type { CatalogProductInput, CatalogVariantInput } from '../../subgraphs/pricing/catalog/model.ts';
@@ -20,6 +19,7 @@ import {
   searchRequest,
 } from '../../subgraphs/pricing/catalog/search/request.ts';
 import { type CatalogSearch, createSqlCatalogSearch } from '../../subgraphs/pricing/catalog/search/sql.ts';
+import { catalogStores } from './support/catalog-stores.ts';
 
 const variant = (sku: string, over: Partial<CatalogVariantInput> = {}): CatalogVariantInput => ({
   sku,
@@ -122,20 +122,7 @@ const fixtures = (s: CatalogSearch) => ({
   ids: async (input: SearchInput) => (await s.search(searchRequest(input))).products.map((p) => p.productId),
 });
 
-type Open = () => Promise<{ db: Db; drop(): Promise<void> }>;
-const stores: [string, Open][] = [
-  [
-    'embedded store (PGlite)',
-    async () => ({ db: await openPglite(undefined, TEST_PGLITE), drop: async () => {} }),
-  ],
-  [
-    'PostgreSQL',
-    async () => {
-      const pg = await freshPostgres('search');
-      return { db: await openPostgres(pg.url, 2), drop: pg.drop };
-    },
-  ],
-];
+const stores = catalogStores('search');
 
 describe.each(stores)('catalog search: %s', (_name, open) => {
   let db: Db;
