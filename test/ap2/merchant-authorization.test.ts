@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { compactVerify, exportJWK, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { es256Sign } from '../../lib/ap2/ecdsa.ts';
 import {
   signMerchantAuthorization,
   verifyMerchantAuthorization,
@@ -89,6 +90,27 @@ describe('ap2.merchant_authorization (detached JWS over JCS)', () => {
     const h = Buffer.from(JSON.stringify(header)).toString('base64url');
     const r = await verifyMerchantAuthorization(withSig(c, `${h}..${s}`), KEYS);
     expect(r.ok).toBe(false);
+  });
+
+  it.each([
+    ['crit', { crit: ['exp'], exp: 1 }],
+    ['b64: false (RFC 7797)', { b64: false, crit: ['b64'] }],
+    ['b64: true', { b64: true }],
+  ])('refuses a correctly signed header that asks for %s (RFC 7515 §4.1.11)', async (_what, extra) => {
+    const c = { id: 'cs_1', totals: [{ type: 'total', amount: 100 }] };
+    const signedWith = (header: Record<string, unknown>) => {
+      const h = Buffer.from(JSON.stringify(header)).toString('base64url');
+      const payload = Buffer.from(canonicalize(c)).toString('base64url');
+      return `${h}..${es256Sign(`${h}.${payload}`, ours.privateKey)}`;
+    };
+    const plain = { alg: 'ES256', kid: 'merchant-1' };
+    // The same signing without the extension verifies: the refusal is the header's alone.
+    expect(await verifyMerchantAuthorization(withSig(c, signedWith(plain)), KEYS)).toMatchObject({
+      ok: true,
+    });
+    expect(
+      await verifyMerchantAuthorization(withSig(c, signedWith({ ...plain, ...extra })), KEYS),
+    ).toMatchObject({ ok: false, missing: false, reason: expect.stringMatching(/crit, b64/) });
   });
 
   it('tells a missing signature from a bad one', async () => {
