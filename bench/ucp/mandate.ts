@@ -4,7 +4,9 @@
  *
  * In a thread of their own: a mandate takes milliseconds of CPU (two ECDSA signatures, the
  * disclosure's digest), and made in the loop that times the answers it would delay the timing of
- * every answer that arrived meanwhile, making the server look slower with AP2 than it is.
+ * every answer that arrived meanwhile, making the server look slower with AP2 than it is. At the
+ * lowest priority (the thread lowers its own): on a machine of two cores it would otherwise take
+ * CPU from the server's threads in the AP2 rounds only.
  */
 import { Worker } from 'node:worker_threads';
 

@@ -209,11 +209,22 @@ describe('tools/list shows what the scopes allow', () => {
 
   it('shows the order and quote tools to an identity holding orders:create and orders:read', async () => {
     const tools = await names(await connect(AGENT));
-    expect(tools).toEqual(['quote_cart', 'place_purchase_order', 'get_order', 'list_orders', 'cancel_order']);
+    expect(tools).toEqual([
+      'quote_cart',
+      'place_purchase_order',
+      'get_order',
+      'list_orders',
+      'cancel_order',
+      'get_order_authorization',
+    ]);
   });
 
   it('shows only the read tools to a reader', async () => {
-    expect(await names(await connect(READER))).toEqual(['get_order', 'list_orders']);
+    expect(await names(await connect(READER))).toEqual([
+      'get_order',
+      'list_orders',
+      'get_order_authorization',
+    ]);
   });
 
   it('shows nothing to an identity without scopes', async () => {
@@ -223,7 +234,7 @@ describe('tools/list shows what the scopes allow', () => {
   it('narrows the list to a bearer token scope, like REST', async () => {
     const token = await accessToken(sys.config, { sub: AGENT, scope: 'orders:read' });
     const tools = await names(await connect(AGENT, { authorization: `Bearer ${token}` }));
-    expect(tools).toEqual(['get_order', 'list_orders']);
+    expect(tools).toEqual(['get_order', 'list_orders', 'get_order_authorization']);
   });
 
   it('refuses a hidden tool with the 403 its route gives, and audits it', async () => {

@@ -22,6 +22,7 @@ export const TOOL_TITLES: Readonly<Record<string, string>> = {
   get_order: 'Read an order',
   list_orders: 'List own orders',
   cancel_order: 'Cancel an order',
+  get_order_authorization: "Read an order's authorization evidence",
   get_spend: 'Read own spend policy and budget',
 };
 
@@ -40,6 +41,8 @@ const FIXED: Readonly<Record<string, string>> = {
     'List your own orders, newest first, a page at a time (limit 1 to 100, default 20). Pass next_cursor back as cursor for the next page; it is null on the last page.',
   cancel_order:
     'Cancel one of your own orders. An APPROVED order can be cancelled within its cancellation window after processed_at (one hour unless the operator configured another); a PENDING_APPROVAL order at any time while it waits, and its reserved amount goes back to your budget. Cancelling a CANCELLED order answers the same order again. REJECTED or EXPIRED orders, or an approved one after the window: isError with problem order-not-cancellable.',
+  get_order_authorization:
+    "Read the evidence that one of your own orders was authorized (an order of another identity answers 404 like an unknown one). authorization: for an order placed by completing a UCP checkout that negotiated AP2, the checkout mandate you presented, this merchant's signature (merchant_authorization) on the checkout inside it, both keys' kids and the mandate's SHA-256, which the completion's audit entry names; null for an order completed without one. approval: the operators' decision this system signed (who, when, which policy and thresholds, the amount) for an order that waited for a human, or the policy and amount under which it needed none. audit_proof: the path of the order's audit inclusion proof. Anyone holding the public keys can check the whole chain offline (docs/ap2.md). Changes nothing.",
   get_spend:
     'Read your spend policy (null when none covers you) and what is left of its budget in the current UTC period (spent, remaining, resets_at). Amounts are exact decimal strings. Orders waiting for approval count as spent until they are rejected, expire or are cancelled. approval_above is the amount above which an order waits for a human; without_policy says whether orders are allowed when no policy covers you.',
 };

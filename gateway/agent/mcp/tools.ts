@@ -109,6 +109,17 @@ const SOURCES: readonly ToolSource[] = [
     // cancelled order's cancel answers the same CANCELLED order again and emits nothing.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
+  // The order's authorization evidence (issue 50, docs/ap2.md): the AP2 checkout mandate, this
+  // merchant's signature on the checkout inside it, and the operators' signed approval decision,
+  // as GET …/authorization serves them, for the agent to keep or hand on for an offline check.
+  {
+    name: 'get_order_authorization',
+    scope: ORDER_READ_SCOPE,
+    doc: procurement,
+    method: 'GET',
+    path: `${CANONICAL_PATH}/{orderId}/authorization`,
+    annotations: READ_ONLY,
+  },
   // The spend policy's read-back (issue 12, spend part): a tool as soon as the document has it.
   {
     name: 'get_spend',
