@@ -19,6 +19,7 @@ import {
 } from '../../subgraphs/pricing/catalog/generate.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import { createMirroredCatalog } from '../../subgraphs/pricing/catalog/mirror.ts';
+import { SERIES, VOCABULARY } from '../../subgraphs/pricing/catalog/seed/vocabulary.ts';
 import { NoBasePrice, UnknownSku } from '../../subgraphs/pricing/domain/errors.ts';
 
 const SKU = /^SKU-[A-Z]{3}-\d{6}$/;
@@ -60,6 +61,19 @@ describe('generated catalog', () => {
 
   it('streams the same products, in the same order, as it lists them (the seed of a large catalog)', () => {
     expect([...streamProducts(3_000, 7)]).toEqual(generateProducts(3_000, 7));
+  });
+
+  it('gives every product its own title, a product line after the brand when brand, adjective and type repeat', () => {
+    const titles = generateProducts(10_000).map((p) => p.title);
+    expect(new Set(titles).size).toBe(titles.length);
+    const byId = new Map(generateProducts(10_000).map((p) => [p.productId, p.title]));
+    expect(byId.get('prod_ofc_000007')).toBe('Oakhurst Ergonomic Mesh Office Chair');
+    expect(byId.get('prod_ofc_000009')).toBe('Oakhurst Aria Ergonomic Mesh Office Chair');
+  });
+
+  it('names its product lines with words no category uses, so shop words find what they found', () => {
+    const words = new Set(JSON.stringify(VOCABULARY).match(/[A-Za-z]+/g));
+    for (const series of SERIES) expect(words).not.toContain(series);
   });
 });
 

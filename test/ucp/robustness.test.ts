@@ -3,7 +3,9 @@
  * for ACP: arbitrary `UCP-Agent` header strings, arbitrary JSON and arbitrary structured bodies
  * for create/update/complete, arbitrary ids in the path. Every answer is a 4xx, or a 200/201,
  * with a body that is JSON (a 4xx one `{code, content}`); never a 5xx, never a hung request
- * (each call is aborted after 15 s, which fails the property).
+ * (each call is aborted after 15 s, which fails the property). The inputs are drawn in
+ * ./robustness/arbitraries.ts; ./robustness/router.ts checks the router's own refusals on the
+ * same system.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,15 @@ import {
 } from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
 import { FIXTURE } from './checkout.suite.ts';
+import {
+  bodyOf,
+  checkoutBodies,
+  checkoutBody,
+  completeBody,
+  plausibleBody,
+  printable,
+} from './robustness/arbitraries.ts';
+import { routerTests } from './robustness/router.ts';
 
 let sys: TestSystem;
 let profiles: ProfileServer;
@@ -102,149 +113,6 @@ const expectBothOutcomes = () => {
   expect(statuses.some((s) => s < 300)).toBe(true);
   expect(statuses.some((s) => s >= 400)).toBe(true);
 };
-
-/** Printable ASCII, what a header value can carry through fetch (it refuses CR, LF, NUL, non-Latin-1). */
-const printable = fc.string({
-  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
-  maxLength: 200,
-});
-
-const item = fc.oneof(
-  fc.constantFrom(FIXTURE.itemA, FIXTURE.itemB, FIXTURE.unknown, FIXTURE.unknownSku),
-  fc.string(),
-);
-const quantity = fc.oneof(fc.integer({ min: -5, max: 2000 }), fc.double(), fc.string(), fc.constant(null));
-const lineItems = fc.array(
-  fc.record(
-    {
-      item: fc.oneof(fc.record({ id: item }, { requiredKeys: [] }), fc.jsonValue()),
-      quantity,
-      id: fc.oneof(fc.constantFrom('li_0', 'li_1'), fc.string()),
-    },
-    { requiredKeys: [] },
-  ),
-  { maxLength: 5 },
-);
-const address = fc.oneof(
-  fc.constant(FIXTURE.address),
-  fc.record(
-    {
-      street_address: fc.string(),
-      address_country: fc.oneof(fc.constantFrom('US', 'us', 'XX', ''), fc.string()),
-      postal_code: fc.oneof(fc.string(), fc.integer()),
-    },
-    { requiredKeys: [] },
-  ),
-  fc.jsonValue(),
-);
-const fulfillment = fc.record(
-  {
-    methods: fc.array(
-      fc.record(
-        {
-          type: fc.oneof(fc.constantFrom('shipping', 'pickup'), fc.string()),
-          destinations: fc.array(address, { maxLength: 3 }),
-          line_item_ids: fc.array(fc.oneof(fc.constantFrom('li_0', 'li_9'), fc.string()), { maxLength: 3 }),
-          groups: fc.array(
-            fc.record(
-              {
-                id: fc.oneof(fc.constant('group_1'), fc.string()),
-                selected_option_id: fc.oneof(fc.constant('procurement_delivery'), fc.string()),
-              },
-              { requiredKeys: [] },
-            ),
-            { maxLength: 2 },
-          ),
-        },
-        { requiredKeys: [] },
-      ),
-      { maxLength: 3 },
-    ),
-  },
-  { requiredKeys: [] },
-);
-const checkoutBody = fc.record(
-  {
-    line_items: lineItems,
-    fulfillment: fc.oneof(fulfillment, fc.jsonValue()),
-    buyer: fc.oneof(
-      fc.record({ email: fc.string(), first_name: fc.string() }, { requiredKeys: [] }),
-      fc.jsonValue(),
-    ),
-    discounts: fc.oneof(
-      fc.record({
-        codes: fc.array(fc.oneof(fc.constantFrom(FIXTURE.code1, FIXTURE.code2), fc.string()), {
-          maxLength: 12,
-        }),
-      }),
-      fc.jsonValue(),
-    ),
-    currency: fc.oneof(fc.constantFrom('USD', 'usd', 'EUR'), fc.string()),
-  },
-  { requiredKeys: [] },
-);
-const completeBody = fc.record(
-  {
-    payment: fc.oneof(
-      fc.record(
-        {
-          instruments: fc.array(
-            fc.record(
-              {
-                id: fc.string(),
-                handler_id: fc.oneof(fc.constant('purchase_order'), fc.string()),
-                type: fc.oneof(fc.constant('purchase_order'), fc.string()),
-                selected: fc.oneof(fc.boolean(), fc.jsonValue()),
-                credential: fc.oneof(
-                  fc.record(
-                    {
-                      type: fc.oneof(fc.constant('purchase_order'), fc.string()),
-                      purchase_order_number: fc.oneof(fc.string(), fc.integer()),
-                    },
-                    { requiredKeys: [] },
-                  ),
-                  fc.jsonValue(),
-                ),
-              },
-              { requiredKeys: [] },
-            ),
-            { maxLength: 3 },
-          ),
-        },
-        { requiredKeys: [] },
-      ),
-      fc.jsonValue(),
-    ),
-  },
-  { requiredKeys: [] },
-);
-/** A body the operation may well accept: known items, sane quantities, codes from the fixture or not. */
-const plausibleBody = fc.record(
-  {
-    line_items: fc.array(
-      fc.record({
-        item: fc.record({ id: fc.constantFrom(FIXTURE.itemA, FIXTURE.itemB, FIXTURE.unknownSku) }),
-        quantity: fc.integer({ min: 0, max: 1000 }),
-      }),
-      { minLength: 1, maxLength: 3 },
-    ),
-    discounts: fc.record({ codes: fc.subarray([FIXTURE.code1, FIXTURE.code2, 'NOPE']) }),
-  },
-  { requiredKeys: ['line_items'] },
-);
-
-/** A body: any JSON text, a structured one, or a few bytes that are not JSON at all. */
-const bodyOf = <T>(structured: fc.Arbitrary<T>) =>
-  fc.oneof(
-    fc.json(),
-    structured.map((b) => JSON.stringify(b)),
-    fc.string({ maxLength: 40 }),
-  );
-
-const checkoutBodies = fc.oneof(
-  bodyOf(checkoutBody),
-  plausibleBody.map((b) => JSON.stringify(b)),
-);
 
 /** A checkout of the current key's platform, shipping address given. */
 async function someCheckout(): Promise<string> {
@@ -392,63 +260,4 @@ describe('UCP robustness (properties)', () => {
   });
 });
 
-describe("the router under the UCP endpoint answers in UCP's shape; elsewhere the server keeps its own", () => {
-  const raw = async (method: string, path: string) => {
-    const res = await fetch(`${sys.url}${path}`, { method, signal: AbortSignal.timeout(15_000) });
-    return {
-      status: res.status,
-      headers: res.headers,
-      body: JSON.parse(await res.text()) as Record<string, unknown>,
-    };
-  };
-  it.each([
-    ['an unknown path', 'GET', '/ucp/nowhere', 404, 'not_found'],
-    ['a path below a route', 'GET', '/ucp/checkout-sessions/cs_x/complete/more', 404, 'not_found'],
-    ['the endpoint itself', 'GET', '/ucp', 404, 'not_found'],
-    ['an id over 100 characters', 'GET', `/ucp/checkout-sessions/${'x'.repeat(101)}`, 414, 'uri_too_long'],
-    ['an order id over 100 characters', 'GET', `/ucp/orders/${'o'.repeat(300)}`, 414, 'uri_too_long'],
-    ['bad percent-encoding', 'GET', '/ucp/checkout-sessions/%zz', 400, 'malformed_request'],
-    [
-      'bad percent-encoding before a query',
-      'POST',
-      '/ucp/checkout-sessions/%E0%A4%A/cancel?x=1',
-      400,
-      'malformed_request',
-    ],
-  ])('%s: %s %s is %i %s', async (_what, method, path, status, code) => {
-    const r = await raw(method, path);
-    expect([r.status, r.body.code]).toEqual([status, code]);
-    expect(r.body.content).toBeTypeOf('string');
-    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-  });
-
-  it.each([
-    ['GET', '/ucp/checkout-sessions', 'POST'],
-    ['DELETE', '/ucp/checkout-sessions/cs_x', 'GET, HEAD, PUT'],
-    ['GET', '/ucp/checkout-sessions/cs_x/complete', 'POST'],
-    ['PUT', '/ucp/orders/ord_x', 'GET, HEAD'],
-  ])(
-    'a route under another method: %s %s is 405 method_not_allowed with Allow: %s',
-    async (method, path, allow) => {
-      const r = await raw(method, path);
-      expect([r.status, r.body.code]).toEqual([405, 'method_not_allowed']);
-      expect(r.headers.get('allow')?.split(', ').sort().join(', ')).toBe(allow);
-    },
-  );
-
-  it('leaves the rest of the server as it was: RFC 9457 problems for the router, its own 404', async () => {
-    const long = await raw('GET', `/acp/checkout_sessions/${'x'.repeat(101)}`);
-    expect(long.status).toBe(414);
-    expect(long.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(long.body.type).toBe('https://agent-commerce.example/problems/uri-too-long');
-    const bad = await raw('GET', '/acp/checkout_sessions/%zz');
-    expect([bad.status, bad.body.type]).toEqual([
-      400,
-      'https://agent-commerce.example/problems/malformed-request',
-    ]);
-    // A path that only starts like the endpoint is not under it.
-    const beside = await raw('GET', '/ucpx/checkout-sessions');
-    expect(beside.status).toBe(404);
-    expect(beside.body.code).not.toBe('not_found');
-  });
-});
+routerTests(() => sys.url);

@@ -11,9 +11,15 @@
  * weight…), priced in their type's range (a chair costs what chairs cost), in the currencies the
  * first SKU had; a variant after the first costs the first's price times its option's step (a
  * larger size costs more, a colour does not).
+ *
+ * Titles are distinct: brand, adjective and type repeat (a few hundred such titles per category),
+ * so the second product of a title and the ones after it take a product line's name after the
+ * brand, as a merchant's range does ("Oakhurst Aria Ergonomic Mesh Office Chair"): the n-th
+ * repeat the n-th of SERIES, then its generations ("Aria 2"). Counted, not drawn, so the random
+ * stream and everything else it makes stay what they were.
  */
 import type { CatalogProductInput, CatalogVariantInput } from '../model.ts';
-import { type CategoryVocabulary, type ProductType, RATES, VOCABULARY } from './vocabulary.ts';
+import { type CategoryVocabulary, type ProductType, RATES, SERIES, VOCABULARY } from './vocabulary.ts';
 
 /** A SKU as ../generate.ts makes it, before grouping. */
 export interface SkuRow {
@@ -119,16 +125,29 @@ interface GroupPlan {
   type: ProductType;
   /** One of the first SKUs of its category: it keeps its own price. */
   fixture: boolean;
+  /** How many products each plain title ("brand adjective type") has named so far. */
+  titles: Map<string, number>;
+}
+
+/** The plain title the first time, then with the next product line's name after the brand. */
+function distinctTitle(titles: Map<string, number>, brand: string, adjective: string, type: ProductType) {
+  const plain = `${brand} ${adjective} ${type.name}`;
+  const repeat = titles.get(plain) ?? 0;
+  titles.set(plain, repeat + 1);
+  if (repeat === 0) return plain;
+  const generation = Math.floor((repeat - 1) / SERIES.length) + 1;
+  const series = `${SERIES[(repeat - 1) % SERIES.length]}${generation > 1 ? ` ${generation}` : ''}`;
+  return `${brand} ${series} ${adjective} ${type.name}`;
 }
 
 function productOf(plan: GroupPlan, random: () => number): CatalogProductInput {
-  const { rows, vocabulary, type, fixture } = plan;
+  const { rows, vocabulary, type, fixture, titles } = plan;
   const first = rows[0] as SkuRow;
   const firstPrices = fixture ? first.prices : pricesFor(type, first, random);
   const brand = pick(random, vocabulary.brands);
   const adjective = pick(random, type.adjectives);
   const features = [...type.features].sort(() => random() - 0.5).slice(0, 3);
-  const title = `${brand} ${adjective} ${type.name}`;
+  const title = distinctTitle(titles, brand, adjective, type);
   const handle = `${slug(title)}-${slug(first.sku.slice(4))}`;
   const multi = rows.length > 1;
   // Consecutive option values from a random start, so products of one type differ.
@@ -249,6 +268,7 @@ export function* productsOf(
   seed: number,
 ): Generator<CatalogProductInput> {
   const random = prng(seed ^ 0x5eed);
+  const titles = new Map<string, number>();
   yield* rows.slice(0, anchors).map(anchorProduct);
   const byCategory = new Map<string, SkuRow[]>();
   for (const row of rows.slice(anchors)) {
@@ -263,7 +283,7 @@ export function* productsOf(
       const fixture = i < FIXTURES_PER_CATEGORY;
       const type = fixture ? typeFor(vocabulary, list[i] as SkuRow, random) : pick(random, vocabulary.types);
       const size = fixture ? 1 : Math.min(groupSize(random), type.option.values.length, list.length - i);
-      yield productOf({ rows: list.slice(i, i + size), vocabulary, type, fixture }, random);
+      yield productOf({ rows: list.slice(i, i + size), vocabulary, type, fixture, titles }, random);
       i += size;
     }
   }

@@ -44,3 +44,34 @@ export const VOCABULARY: readonly CategoryVocabulary[] = [
   OFFICE,
   AUTOMOTIVE,
 ];
+
+/**
+ * Product line names that tell apart products of one brand, adjective and type (products.ts):
+ * fictional, and words no category uses, so a search for shop words finds what it found before.
+ */
+export const SERIES: readonly string[] = [
+  'Aria',
+  'Vista',
+  'Orion',
+  'Sierra',
+  'Cascade',
+  'Meridian',
+  'Juniper',
+  'Halcyon',
+  'Zephyr',
+  'Solstice',
+  'Equinox',
+  'Tempo',
+  'Cadence',
+  'Horizon',
+  'Lyra',
+  'Vega',
+  'Altair',
+  'Sirius',
+  'Polaris',
+  'Cirrus',
+  'Nimbus',
+  'Apex',
+  'Crest',
+  'Quasar',
+];
