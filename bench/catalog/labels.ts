@@ -40,7 +40,11 @@ function madeOf(products: readonly CatalogProductInput[]): Made[] {
     const type = vocabulary?.types.find((t) => product.title.endsWith(` ${t.name}`));
     const brand = product.brand ?? '';
     if (!vocabulary || !type || !vocabulary.brands.includes(brand)) continue; // the two anchors
-    const adjective = product.title.slice(brand.length + 1, product.title.length - type.name.length - 1);
+    // The adjective stands just before the type; a product line's name (seed/products.ts, SERIES)
+    // may stand between it and the brand. The longest adjective that fits, should one end another.
+    const adjective = type.adjectives
+      .filter((a) => product.title.endsWith(` ${a} ${type.name}`))
+      .reduce((best, a) => (a.length > best.length ? a : best), '');
     const values = product.variants.flatMap((v) => v.options.map((o) => o.value));
     out.push({ product, vocabulary, type, brand, adjective, values });
   }
