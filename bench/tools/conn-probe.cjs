@@ -54,6 +54,16 @@ process.on('exit', () => {
       `probe ${w * 100} ms: ${xs.length} accepted; accept→first request max ${f(max((s) => s.request - s.accepted))}, request→finish ${f(max((s) => s.finished - s.request))} ms; loop delay max ${f(lw?.max)} mean ${f(lw?.mean)} ms`,
     );
   }
+  // Every socket after ready, by the second it was accepted in: a connection the client opened in
+  // second 0 but the server accepted seconds later shows here (with accept→first request short).
+  const perSecond = new Map();
+  for (const s of sockets.filter((x) => x.accepted >= readyAt)) {
+    const k = Math.floor((s.accepted - readyAt) / 1000);
+    perSecond.set(k, (perSecond.get(k) ?? 0) + 1);
+  }
+  out.push(
+    `probe accepted per second after ready: ${[...perSecond].map(([k, n]) => `${k}: ${n}`).join(', ')}`,
+  );
   const text = `${out.join('\n')}\n`;
   if (process.env.PROBE_OUT) require('node:fs').writeFileSync(process.env.PROBE_OUT, text);
   else process.stderr.write(text);
