@@ -17,6 +17,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import * as hdr from 'hdr-histogram-js';
 import { Pool } from 'undici';
 import type { HttpRequestSpec } from '../harness.ts';
+import { startConnTrace } from './conn-trace.ts';
 
 export interface Stream {
   requests: HttpRequestSpec[];
@@ -91,6 +92,8 @@ export interface OpenLoadResult {
   measuredFrom: number;
   primary: StreamResult;
   background?: StreamResult;
+  /** CONN_TRACE=1: per 100 ms window after `measuredFrom`, connections opened and where the slowest request waited. */
+  trace?: string[];
 }
 
 const histogram = () =>
@@ -122,6 +125,7 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
     errors: 0,
   }));
   const inflight = new Set<Promise<void>>();
+  const trace = process.env.CONN_TRACE === '1' ? startConnTrace() : undefined;
 
   /** `to`: a pool for every stream (the bare route before ready), or each stream's targets in turn. */
   const fire = (s: (typeof streams)[number], due: number, to: Pool | undefined, measured: boolean) => {
@@ -133,7 +137,7 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
       .request({
         method: r.method ?? 'GET',
         path: r.path,
-        headers: r.headers ?? {},
+        headers: trace ? { ...r.headers, 'x-bench-due': String(due) } : (r.headers ?? {}),
         ...(r.body !== undefined ? { body: r.body } : {}),
       })
       .then(async (res) => {
@@ -259,6 +263,7 @@ async function drive(opts: OpenLoadOptions): Promise<OpenLoadResult> {
     measuredFrom: performance.timeOrigin + measuredFrom,
     primary: result(primary as (typeof streams)[number]),
     ...(background ? { background: result(background) } : {}),
+    ...(trace ? { trace: trace.summary(measuredFrom) } : {}),
   };
 }
 

@@ -208,6 +208,7 @@ export async function warmStart(
     if (process.env.TRACE)
       for (const l of lines.filter((x) => x.at < cold.measuredFrom + 3000))
         console.log(`  ${((l.at - cold.measuredFrom) / 1000).toFixed(3)} s ${l.text.slice(0, 160)}`);
+    for (const t of cold.trace ?? []) console.log(`  trace ${t}`);
     const steady = await load(false);
     const samples = sampler ? await sampler.stop() : [];
     sampler = undefined;

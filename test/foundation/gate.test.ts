@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createGate } from '../../lib/http/gate.ts';
+import { remainingBudget } from '../../lib/http/shed.ts';
 
 describe('the concurrency gate', () => {
   it('lets up to the limit in at once, without waiting', () => {
@@ -41,5 +42,24 @@ describe('the concurrency gate', () => {
     const g = createGate(1);
     g.enter(0);
     expect(g.enter(0)).toBe(false);
+  });
+});
+
+describe('the queue-time budget left at the gate', () => {
+  it('is the budget less the wait before the first hook (the loop delay)', () => {
+    expect(remainingBudget(30, 0, 50)).toBe(30);
+    expect(remainingBudget(30, 25, 50)).toBe(5);
+    expect(remainingBudget(30, 45, 50)).toBe(0);
+    // A window without a sample: the loop was blocked for all of it.
+    expect(remainingBudget(100, Number.POSITIVE_INFINITY, 50)).toBe(50);
+    expect(remainingBudget(0, 5, 50)).toBe(0);
+  });
+
+  it('so a request that arrived late waits only the rest of its budget for a place', async () => {
+    const g = createGate(1);
+    g.enter(0);
+    const started = performance.now();
+    await expect(g.enter(remainingBudget(200, 190, 50))).resolves.toBe(false);
+    expect(performance.now() - started).toBeLessThan(100);
   });
 });
