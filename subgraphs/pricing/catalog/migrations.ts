@@ -305,6 +305,12 @@ const base: readonly Migration[] = [
     id: 'pricing:051-product-variant-option-keys-index',
     sql: 'CREATE INDEX catalog_product_groups_variant_option_keys ON catalog_product_groups USING gin (variant_option_keys) WITH (fastupdate = off)',
   },
+  {
+    // A broad search ranks only the freshest matches (search/degrade.ts): this index finds the
+    // freshness threshold and narrows the text index's matches to the products above it.
+    id: 'pricing:052-product-groups-freshness-index',
+    sql: 'CREATE INDEX catalog_product_groups_updated_at ON catalog_product_groups (updated_at)',
+  },
 ];
 
 /** The statements that name pg_trgm's objects, qualified by the schema it lives in. */
