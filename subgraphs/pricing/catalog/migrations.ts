@@ -1,4 +1,5 @@
 import { type Db, type Migration, migrate } from '../../../lib/db/index.ts';
+import { FRESHNESS_KEY } from './search/freshness-key.ts';
 
 /**
  * The catalog: products (groups of variants, with what a merchant publishes about them), their
@@ -307,9 +308,14 @@ const base: readonly Migration[] = [
   },
   {
     // A broad search ranks only the freshest matches (search/degrade.ts): this index finds the
-    // freshness threshold and narrows the text index's matches to the products above it.
+    // freshness threshold and narrows the text index's matches to the products above it. The
+    // hash orders the products changed at once (a seed, an import's batch) stably but not by
+    // id: ids group by category, and a slice of them would hold one category only. One column,
+    // not (updated_at, md5): the planner estimates a range on it from its own statistics, so it
+    // intersects the two indexes; on a row comparison it saw only updated_at, the same for every
+    // product of a seed, and read every match's row (docs/benchmarks.md).
     id: 'pricing:052-product-groups-freshness-index',
-    sql: 'CREATE INDEX catalog_product_groups_updated_at ON catalog_product_groups (updated_at)',
+    sql: `CREATE INDEX catalog_product_groups_freshness ON catalog_product_groups ((${FRESHNESS_KEY}))`,
   },
 ];
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../../../lib/db/index.ts';
+import { FRESHNESS_KEY } from './freshness-key.ts';
 
 /**
  * A broad search at scale (issue 47; docs/catalog.md, "Broad searches"): the published answer of
@@ -6,12 +7,13 @@ import type { Db } from '../../../../lib/db/index.ts';
  *
  * - The count is exact up to `COUNT_CAP` matches, then said to be a lower bound, as
  *   Elasticsearch's `track_total_hits` does (`hits.total.relation: "gte"`).
- * - A query with more matches than that ranks only the freshest of them, about `RANKED` products,
+ * - A query with more matches than that ranks only the freshest of them (at least MIN_RANKED),
  *   as Vespa's match-phase degradation ranks the best by a stored attribute (`max-hits`): the
- *   freshness is the product's `updated_at`, when the merchant's feed last changed it. Every
- *   match fresher than the threshold is ranked exactly; none older is.
+ *   freshness is the product's `updated_at`, when the merchant's feed last changed it (then
+ *   md5 of its id, a stable order among those changed at once). Every match fresher than the
+ *   threshold is ranked exactly; none older is.
  *
- * The threshold starts at the RANKED freshest products of the catalog and widens eightfold while
+ * The threshold starts at the FIRST_SLICE freshest products of the catalog and widens eightfold while
  * fewer than MIN_RANKED of them match: each step intersects the text's index with the freshness
  * index, so a step costs what its fresh matches do, never every match. (The match count is
  * unknown past the cap, so it is not estimated: a common word at 1,000,000 products takes two
@@ -20,15 +22,18 @@ import type { Db } from '../../../../lib/db/index.ts';
 
 /** Exact counts up to this; measured at 1,000,000 products (docs/catalog.md). */
 export const COUNT_CAP = 1000;
-/** About how many matches a broad query ranks. */
-export const RANKED = 1000;
+/**
+ * The freshest products the first step reads: at 1,000,000 products a product-type word finds
+ * ~120 among 8,000, a brand and a word ~20 (then 64,000: ~190); 1,000 found ~15, a step more.
+ */
+export const FIRST_SLICE = 8000;
 /** Widen the threshold while fewer matches than this are fresh enough. */
-export const MIN_RANKED = 100;
+export const MIN_RANKED = 20;
 const WIDEN = 8;
 
 export interface Freshness {
   /**
-   * The freshness threshold of the RANKED freshest products, widened `widen` times (×8 each);
+   * The freshness threshold of the FIRST_SLICE freshest products, widened `widen` times (×8 each);
    * undefined when it would hold every product (then every match is ranked).
    */
   since(widen: number): Promise<string | undefined>;
@@ -45,8 +50,7 @@ export function createFreshness(db: Db): Freshness {
   /** The updated_at of the k-th freshest product, by the index on it. */
   const threshold = async (k: number) => {
     const rows = await db.query<{ t: string }>(
-      `SELECT to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US"+00"') AS t
-         FROM catalog_product_groups ORDER BY updated_at DESC LIMIT 1 OFFSET $1`,
+      `SELECT ${FRESHNESS_KEY} AS t FROM catalog_product_groups ORDER BY ${FRESHNESS_KEY} DESC LIMIT 1 OFFSET $1`,
       [k - 1],
     );
     return rows[0]?.t;
@@ -62,7 +66,8 @@ export function createFreshness(db: Db): Freshness {
         throw err;
       });
       const products = await sizes;
-      const k = RANKED * WIDEN ** widen;
+      // A catalog under 64,000 products starts at an eighth of it.
+      const k = Math.ceil(Math.min(FIRST_SLICE, products / WIDEN)) * WIDEN ** widen;
       if (k >= products) return undefined;
       let t = thresholds.get(k);
       if (!t) {

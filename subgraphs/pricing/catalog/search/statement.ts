@@ -1,5 +1,6 @@
 import { minorUnits } from '../../../../lib/graphql/decimal.ts';
 import { PRODUCT_JSON, PRODUCT_JSON_BARE, type ProductRow } from '../products-sql.ts';
+import { FRESHNESS, FRESHNESS_KEY_G } from './freshness-key.ts';
 import type { SearchRequest } from './request.ts';
 
 /**
@@ -71,8 +72,8 @@ export type Matcher = (
   | { kind: 'similar'; query: string }
 ) & { since?: string };
 
-/** A timestamp as degrade.ts reads it from the store (UTC, microseconds): safe to write as a literal. */
-export const SINCE = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?\+00$/;
+/** A freshness threshold (freshness-key.ts) as the store wrote it: safe to write as a literal. */
+export const SINCE = FRESHNESS;
 
 /** The `matched` CTE: every product of the search with its rank. */
 export function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Params): string {
@@ -82,7 +83,7 @@ export function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Param
   // Thresholds change only with the catalog, so the statements stay few (and prepared).
   if (m.since !== undefined) {
     if (!SINCE.test(m.since)) throw new Error(`not a freshness threshold: ${m.since}`);
-    where.push(`g.updated_at >= '${m.since}'::timestamptz`);
+    where.push(`${FRESHNESS_KEY_G} >= '${m.since}'`);
   }
   let rank = '0::real';
   let from = 'catalog_product_groups g';
