@@ -20,6 +20,7 @@ describe.each(catalogStores('broad'))('a broad search: %s', (_name, open) => {
   let drop: () => Promise<void>;
   let search: CatalogSearch;
   let products: number;
+  let trigram: string;
   const ids = async (sql: string) => (await db.query<{ id: string }>(sql)).map((r) => r.id);
 
   beforeAll(async () => {
@@ -34,7 +35,8 @@ describe.each(catalogStores('broad'))('a broad search: %s', (_name, open) => {
       `UPDATE catalog_product_groups SET updated_at = now() + interval '1 day'
         WHERE product_id IN (SELECT product_id FROM catalog_product_groups ORDER BY product_id DESC LIMIT ${FRESH})`,
     );
-    search = createSqlCatalogSearch(db, { trigram: schema.trigram, secret: 'broad' });
+    trigram = schema.trigram;
+    search = createSqlCatalogSearch(db, { trigram, secret: 'broad' });
   }, 120_000);
   afterAll(async () => drop());
 
@@ -79,6 +81,24 @@ describe.each(catalogStores('broad'))('a broad search: %s', (_name, open) => {
     );
     for (const p of next.products) expect(freshest.has(p.productId)).toBe(true);
     expect((next.products[0]?.productId ?? '') > (first.products.at(-1)?.productId ?? '')).toBe(true);
+  });
+
+  it('answers a broad search seen before in one statement, the same page', async () => {
+    let statements = 0;
+    const counting = {
+      ...db,
+      query: (sql: string, params?: unknown[]) => {
+        statements++;
+        return db.query(sql, params as never);
+      },
+    } as Db;
+    const again = createSqlCatalogSearch(counting, { trigram, secret: 'broad' });
+    const first = await again.search(searchRequest(browse));
+    const before = statements;
+    const second = await again.search(searchRequest(browse));
+    expect(statements - before).toBe(2); // the page, and the facets asked for
+    expect(second.products.map((p) => p.productId)).toEqual(first.products.map((p) => p.productId));
+    expect(second.totalCapped).toBe(true);
   });
 
   it('counts and ranks exactly at or below the cap', async () => {

@@ -2,7 +2,7 @@ import type { Db } from '../../../../lib/db/index.ts';
 import type { CatalogProduct } from '../model.ts';
 import { productOfRow } from '../products-sql.ts';
 import { createCorrections } from './corrections.ts';
-import { type Cursors, cursors } from './cursor.ts';
+import { type Cursors, cursors, searchFingerprint } from './cursor.ts';
 import { COUNT_CAP, createFreshness, MIN_RANKED } from './degrade.ts';
 import { type SearchFacets, searchFacets } from './facets.ts';
 import { createOptionWords } from './option-words.ts';
@@ -32,6 +32,9 @@ import { type Matcher, type PageRow, Params, pageSql, SINCE } from './statement.
  */
 
 export type { Facet, PriceBand, SearchFacets } from './facets.ts';
+
+/** How many broad searches are remembered (the oldest forgotten first). */
+const BROAD_REMEMBERED = 10_000;
 
 export interface SearchPage {
   /** Each product's variants are those the filters let through, in the product's order. */
@@ -64,6 +67,12 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
   const corrections = createCorrections(db);
   const optionWords = createOptionWords(db);
   const freshness = createFreshness(db);
+  /** Broad searches by their fingerprint: how their first page matched, until the catalog changes. */
+  const broad = new Map<string, { matcher: Matcher; correctedQuery?: string }>();
+  const remember = (key: string, f: Found) => {
+    if (broad.size >= BROAD_REMEMBERED) broad.delete(broad.keys().next().value as string);
+    broad.set(key, { matcher: f.matcher, ...(f.correctedQuery ? { correctedQuery: f.correctedQuery } : {}) });
+  };
   /** A text matcher: the words, and without the option values they name. */
   const textOf = async (query: string): Promise<Matcher> => {
     const relaxed = await optionWords.relaxed(query);
@@ -147,6 +156,7 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
       corrections.forget();
       optionWords.forget();
       freshness.forget();
+      broad.clear();
     },
     async search(req) {
       let found: Found;
@@ -166,8 +176,16 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
             : {}),
         };
       } else {
-        const first = await firstPage(req);
-        found = { ...first, ...(await firstOf(req, first.matcher, first.rows)) };
+        // A search known broad (this catalog) skips its capped read: the freshest matches at once.
+        const key = searchFingerprint(req);
+        const known = broad.get(key);
+        const rows = known ? await page(req, known.matcher) : [];
+        if (known && rows.length > 0) found = { ...known, rows };
+        else {
+          const first = await firstPage(req);
+          found = { ...first, ...(await firstOf(req, first.matcher, first.rows)) };
+          if (found.matcher.since !== undefined) remember(key, found);
+        }
       }
       const { matcher, rows, correctedQuery } = found;
       const hasNext = rows.length > req.limit;
