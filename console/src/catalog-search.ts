@@ -179,6 +179,8 @@ export interface ProductHit {
 
 export interface SearchPage {
   totalCount: number;
+  /** False: totalCount is a lower bound (more matched). */
+  totalCountExact: boolean;
   correctedQuery: string | null;
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
   facets: SearchFacets;

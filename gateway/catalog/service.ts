@@ -57,6 +57,8 @@ export interface PricedProduct extends Omit<CatalogProduct, 'variants'> {
 export interface PricedSearch {
   readonly products: readonly PricedProduct[];
   readonly total: number;
+  /** The total is a lower bound: more matched (search/degrade.ts). */
+  readonly totalCapped?: boolean;
   readonly nextCursor?: string;
   readonly facets?: SearchFacets;
   readonly correctedQuery?: string;
@@ -140,6 +142,7 @@ export function createCatalogService(deps: CatalogServiceDeps): CatalogService {
       return {
         products: await priced(trimmed, ctx),
         total: page.total,
+        ...(page.totalCapped ? { totalCapped: true } : {}),
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
         ...(page.facets ? { facets: page.facets } : {}),
         ...(page.correctedQuery ? { correctedQuery: page.correctedQuery } : {}),

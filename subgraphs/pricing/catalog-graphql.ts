@@ -203,6 +203,7 @@ export function catalogResolvers(
         }
         return {
           totalCount: page.total,
+          totalCountExact: page.totalCapped !== true,
           correctedQuery: page.correctedQuery ?? null,
           edges: page.products.map((node, n) => ({ cursor: page.cursors[n], node })),
           nodes: page.products,

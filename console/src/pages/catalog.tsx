@@ -120,7 +120,8 @@ export function CatalogPage({ params }: { params: URLSearchParams }) {
           <Facets facets={page.facets} search={search ?? form} onPick={pick} />
           <div>
             <p role="status" data-testid="search-summary">
-              {page.totalCount} {page.totalCount === 1 ? 'product' : 'products'}
+              {page.totalCount}
+              {page.totalCountExact ? '' : '+'} {page.totalCount === 1 ? 'product' : 'products'}
               {page.correctedQuery ? (
                 <>
                   {' '}
@@ -162,7 +163,8 @@ function Results({ page, cursors }: { page: SearchPage; cursors: (string | null)
     <div class="scroll">
       <table data-testid="products">
         <caption>
-          Products {from}–{from + page.nodes.length - 1} of {page.totalCount}, best match first
+          Products {from}–{from + page.nodes.length - 1} of {page.totalCount}
+          {page.totalCountExact ? '' : '+'}, best match first
         </caption>
         <thead>
           <tr>

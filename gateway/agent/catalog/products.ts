@@ -240,6 +240,7 @@ export function searchProductsHandler(o: ProductRouteOptions) {
     return reply.header('cache-control', 'no-store').send({
       products: page.products.map((p) => productJson(p, ctx.currency)),
       total: page.total,
+      total_exact: page.totalCapped !== true,
       next_cursor: page.nextCursor ?? null,
       corrected_query: page.correctedQuery ?? null,
     });

@@ -241,7 +241,8 @@ export function registerUcpCatalogRoutes(scope: FastifyInstance, d: UcpCatalogDe
         pagination: {
           has_next_page: page.nextCursor !== undefined,
           ...(page.nextCursor ? { cursor: page.nextCursor } : {}),
-          total_count: page.total,
+          // "If available" (types/pagination.json): a capped count is not the total, so none.
+          ...(page.totalCapped ? {} : { total_count: page.total }),
         },
         ...(messages.length > 0 ? { messages } : {}),
       });

@@ -1,4 +1,5 @@
 import { type Db, type Migration, migrate } from '../../../lib/db/index.ts';
+import { FRESHNESS_KEY } from './search/freshness-key.ts';
 
 /**
  * The catalog: products (groups of variants, with what a merchant publishes about them), their
@@ -304,6 +305,17 @@ const base: readonly Migration[] = [
   {
     id: 'pricing:051-product-variant-option-keys-index',
     sql: 'CREATE INDEX catalog_product_groups_variant_option_keys ON catalog_product_groups USING gin (variant_option_keys) WITH (fastupdate = off)',
+  },
+  {
+    // A broad search ranks only the freshest matches (search/degrade.ts): this index finds the
+    // freshness threshold and narrows the text index's matches to the products above it. The
+    // hash orders the products changed at once (a seed, an import's batch) stably but not by
+    // id: ids group by category, and a slice of them would hold one category only. One column,
+    // not (updated_at, md5): the planner estimates a range on it from its own statistics, so it
+    // intersects the two indexes; on a row comparison it saw only updated_at, the same for every
+    // product of a seed, and read every match's row (docs/benchmarks.md).
+    id: 'pricing:052-product-groups-freshness-index',
+    sql: `CREATE INDEX catalog_product_groups_freshness ON catalog_product_groups ((${FRESHNESS_KEY}))`,
   },
 ];
 

@@ -2,11 +2,12 @@ import type { Db } from '../../../../lib/db/index.ts';
 import type { CatalogProduct } from '../model.ts';
 import { productOfRow } from '../products-sql.ts';
 import { createCorrections } from './corrections.ts';
-import { type Cursors, cursors } from './cursor.ts';
+import { type Cursors, cursors, searchFingerprint } from './cursor.ts';
+import { COUNT_CAP, createFreshness, MIN_RANKED } from './degrade.ts';
 import { type SearchFacets, searchFacets } from './facets.ts';
 import { createOptionWords } from './option-words.ts';
 import { SearchInputError, type SearchRequest } from './request.ts';
-import { type Matcher, type PageRow, Params, pageSql } from './statement.ts';
+import { type Matcher, type PageRow, Params, pageSql, SINCE } from './statement.ts';
 
 /**
  * Catalog search in the SQL store the system already runs, the same statements on PGlite
@@ -22,7 +23,9 @@ import { type Matcher, type PageRow, Params, pageSql } from './statement.ts';
  * - filters: taxonomy paths (a category and everything below it), brands, conditions, and on a
  *   variant: its price in a currency (minor units, inclusive), availability, option values;
  * - pages: keyset cursors (cursor.ts) on (rank, product id), so any page costs what the first does;
- * - facets on request: over every match, not the page.
+ * - facets on request: over every match, not the page;
+ * - broad queries (degrade.ts): past COUNT_CAP matches the count is a lower bound, and only the
+ *   freshest matches are ranked (and faceted).
  *
  * Behind `CatalogSearch`, so that a search engine can take over where PostgreSQL stops serving
  * (docs/benchmarks.md, "Catalog", has the measurement).
@@ -30,12 +33,17 @@ import { type Matcher, type PageRow, Params, pageSql } from './statement.ts';
 
 export type { Facet, PriceBand, SearchFacets } from './facets.ts';
 
+/** How many broad searches are remembered (the oldest forgotten first). */
+const BROAD_REMEMBERED = 10_000;
+
 export interface SearchPage {
   /** Each product's variants are those the filters let through, in the product's order. */
   readonly products: readonly CatalogProduct[];
   /** Where each product stands: a cursor for the page after it (GraphQL's edge cursors). */
   readonly cursors: readonly string[];
   readonly total: number;
+  /** The total is a lower bound (more matched): only the freshest matches were ranked and faceted. */
+  readonly totalCapped?: boolean;
   readonly nextCursor?: string;
   readonly facets?: SearchFacets;
   /** The query as it was searched when misspelt words were corrected. */
@@ -58,6 +66,13 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
 
   const corrections = createCorrections(db);
   const optionWords = createOptionWords(db);
+  const freshness = createFreshness(db);
+  /** Broad searches by their fingerprint: how their first page matched, until the catalog changes. */
+  const broad = new Map<string, { matcher: Matcher; correctedQuery?: string }>();
+  const remember = (key: string, f: Found) => {
+    if (broad.size >= BROAD_REMEMBERED) broad.delete(broad.keys().next().value as string);
+    broad.set(key, { matcher: f.matcher, ...(f.correctedQuery ? { correctedQuery: f.correctedQuery } : {}) });
+  };
   /** A text matcher: the words, and without the option values they name. */
   const textOf = async (query: string): Promise<Matcher> => {
     const relaxed = await optionWords.relaxed(query);
@@ -65,9 +80,24 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
   };
 
   type Row = PageRow & { alternative?: boolean };
-  const page = (req: SearchRequest, m: Matcher, after?: { rank: number; productId: string }) => {
+  const page = (
+    req: SearchRequest,
+    m: Matcher,
+    after?: { rank: number; productId: string },
+    cap?: number,
+  ) => {
     const p = new Params();
-    return db.query<Row>(pageSql(req, m, ext, p, after), p.values);
+    return db.query<Row>(pageSql(req, m, ext, p, after, cap), p.values);
+  };
+  /** A first page: capped, then, when more matched, the freshest matches ranked (degrade.ts). */
+  const firstOf = async (req: SearchRequest, m: Matcher, rows: Row[]): Promise<Found> => {
+    if (Number(rows[0]?.total ?? 0) <= COUNT_CAP) return { matcher: m, rows };
+    for (let widen = 0; ; widen++) {
+      const since = await freshness.since(widen);
+      if (since === undefined) return { matcher: m, rows: await page(req, m) };
+      const fresh = await page(req, { ...m, since });
+      if (Number(fresh[0]?.total ?? 0) >= MIN_RANKED) return { matcher: { ...m, since }, rows: fresh };
+    }
   };
 
   /**
@@ -77,8 +107,8 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
    */
   const pageOrElse = (req: SearchRequest, typed: Matcher, fixed: Matcher) => {
     const p = new Params();
-    const first = pageSql(req, typed, ext, p);
-    const second = pageSql(req, fixed, ext, p);
+    const first = pageSql(req, typed, ext, p, undefined, COUNT_CAP);
+    const second = pageSql(req, fixed, ext, p, undefined, COUNT_CAP);
     return db.query<Row>(
       `WITH typed AS MATERIALIZED (${first})
        SELECT t.*, false AS alternative FROM typed t
@@ -96,7 +126,7 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
   async function firstPage(req: SearchRequest): Promise<Found> {
     if (!req.query) {
       const matcher: Matcher = { kind: 'browse' };
-      return { matcher, rows: await page(req, matcher) };
+      return { matcher, rows: await page(req, matcher, undefined, COUNT_CAP) };
     }
     const typed = await textOf(req.query);
     const known = corrections.known(req.query);
@@ -106,17 +136,17 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
       if (rows[0]?.alternative) return { matcher: fixed, rows, correctedQuery: known.fixed };
       if (rows.length > 0) return { matcher: typed, rows };
     } else {
-      const rows = await page(req, typed);
+      const rows = await page(req, typed, undefined, COUNT_CAP);
       if (rows.length > 0) return { matcher: typed, rows };
       const fixed = known ? undefined : await corrections.corrected(req.query);
       if (fixed) {
         const matcher = await textOf(fixed);
-        const again = await page(req, matcher);
+        const again = await page(req, matcher, undefined, COUNT_CAP);
         if (again.length > 0) return { matcher, rows: again, correctedQuery: fixed };
       }
     }
     const matcher: Matcher = { kind: 'similar', query: req.query };
-    return { matcher, rows: await page(req, matcher) };
+    return { matcher, rows: await page(req, matcher, undefined, COUNT_CAP) };
   }
 
   type Found = { matcher: Matcher; rows: Row[]; correctedQuery?: string };
@@ -125,6 +155,8 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
     catalogChanged() {
       corrections.forget();
       optionWords.forget();
+      freshness.forget();
+      broad.clear();
     },
     async search(req) {
       let found: Found;
@@ -134,7 +166,8 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
         if (!at || !carried)
           throw new SearchInputError('/cursor', 'is not a cursor this catalog gave for this search');
         // A cursor carries the words, not what relaxes them: the cursor stays short (request.ts).
-        const matcher = carried.kind === 'text' ? await textOf(carried.query) : carried;
+        const matcher: Matcher =
+          carried.kind === 'text' ? { ...(await textOf(carried.query)), ...sinceOf(carried) } : carried;
         found = {
           matcher,
           rows: await page(req, matcher, at),
@@ -142,7 +175,18 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
             ? { correctedQuery: matcher.query }
             : {}),
         };
-      } else found = await firstPage(req);
+      } else {
+        // A search known broad (this catalog) skips its capped read: the freshest matches at once.
+        const key = searchFingerprint(req);
+        const known = broad.get(key);
+        const rows = known ? await page(req, known.matcher) : [];
+        if (known && rows.length > 0) found = { ...known, rows };
+        else {
+          const first = await firstPage(req);
+          found = { ...first, ...(await firstOf(req, first.matcher, first.rows)) };
+          if (found.matcher.since !== undefined) remember(key, found);
+        }
+      }
       const { matcher, rows, correctedQuery } = found;
       const hasNext = rows.length > req.limit;
       const shown = rows.slice(0, req.limit);
@@ -152,13 +196,17 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
         const keep = new Set(r.skus);
         return { ...product, variants: product.variants.filter((v) => keep.has(v.sku)) };
       });
-      const carried: Matcher = matcher.kind === 'text' ? { kind: 'text', query: matcher.query } : matcher;
+      const since = matcher.since !== undefined ? { since: matcher.since } : {};
+      const carried: Matcher =
+        matcher.kind === 'text' ? { kind: 'text', query: matcher.query, ...since } : matcher;
       const cursorAt = (r: (typeof shown)[number]) =>
         cursorsOf.make(req, { rank: Number(r.rank), productId: r.product_id, matcher: carried });
       return {
         products,
         cursors: shown.map(cursorAt),
-        total: Number(rows[0]?.total ?? 0),
+        ...(matcher.since !== undefined
+          ? { total: COUNT_CAP, totalCapped: true }
+          : { total: Number(rows[0]?.total ?? 0) }),
         ...(hasNext && last
           ? {
               nextCursor: cursorsOf.make(req, {
@@ -177,9 +225,13 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
 
 /** A matcher as a cursor carries it back (signed, so it is one this code wrote). */
 function matcherOf(m: unknown): Matcher | undefined {
-  const x = m as { kind?: unknown; query?: unknown } | null;
-  if (x?.kind === 'browse') return { kind: 'browse' };
+  const x = m as { kind?: unknown; query?: unknown; since?: unknown } | null;
+  if (x?.since !== undefined && (typeof x.since !== 'string' || !SINCE.test(x.since))) return undefined;
+  const at = typeof x?.since === 'string' ? { since: x.since } : {};
+  if (x?.kind === 'browse') return { kind: 'browse', ...at };
   if ((x?.kind === 'text' || x?.kind === 'similar') && typeof x.query === 'string')
-    return { kind: x.kind, query: x.query };
+    return { kind: x.kind, query: x.query, ...at };
   return undefined;
 }
+
+const sinceOf = (m: Matcher) => (m.since !== undefined ? { since: m.since } : {});

@@ -1,5 +1,6 @@
 import { minorUnits } from '../../../../lib/graphql/decimal.ts';
 import { PRODUCT_JSON, PRODUCT_JSON_BARE, type ProductRow } from '../products-sql.ts';
+import { FRESHNESS, FRESHNESS_KEY_G } from './freshness-key.ts';
 import type { SearchRequest } from './request.ts';
 
 /**
@@ -63,15 +64,27 @@ export function productConditions(req: SearchRequest, p: Params): string[] {
   return parts;
 }
 
-export type Matcher =
+/** `since`: a broad search's freshness threshold (degrade.ts): only products changed since then match. */
+export type Matcher = (
   | { kind: 'browse' }
   /** `relaxed`: the query without the option values it names (option-words.ts), when it names some. */
   | { kind: 'text'; query: string; relaxed?: string }
-  | { kind: 'similar'; query: string };
+  | { kind: 'similar'; query: string }
+) & { since?: string };
+
+/** A freshness threshold (freshness-key.ts) as the store wrote it: safe to write as a literal. */
+export const SINCE = FRESHNESS;
 
 /** The `matched` CTE: every product of the search with its rank. */
 export function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Params): string {
   const where = productConditions(req, p);
+  // A literal, not a parameter: the planner then sees how few products are that fresh and
+  // intersects their index with the text's (a BitmapAnd) instead of reading every match's row.
+  // Thresholds change only with the catalog, so the statements stay few (and prepared).
+  if (m.since !== undefined) {
+    if (!SINCE.test(m.since)) throw new Error(`not a freshness threshold: ${m.since}`);
+    where.push(`${FRESHNESS_KEY_G} >= '${m.since}'`);
+  }
   let rank = '0::real';
   let from = 'catalog_product_groups g';
   if (m.kind === 'text') {
@@ -130,6 +143,7 @@ export function pageSql(
   ext: string,
   p: Params,
   after?: { rank: number; productId: string },
+  cap?: number,
 ): string {
   const matched = matchedSql(req, m, ext, p);
   // The rank compared as the double it is (a real ts_rank plus the boosts is a double): a rank
@@ -148,8 +162,11 @@ export function pageSql(
   // planner computed the rank above the window, which then buffered every match with its search
   // vector (~400 bytes): at 1,000,000 products (13,000–17,000 matches for one word) that spilled
   // past work_mem to disk (docs/benchmarks.md, "Catalog at 1,000,000 products").
+  // Capped (a first page): the matches read stop at cap + 1, so a broad query costs cap rows,
+  // and says so by its total (sql.ts then ranks its freshest matches, degrade.ts).
+  const read = cap !== undefined ? `LIMIT ${p.add(cap + 1)}` : 'OFFSET 0';
   return `WITH matched AS (${matched}),
-            counted AS (SELECT m.*, count(*) OVER () AS total FROM (SELECT * FROM matched OFFSET 0) m),
+            counted AS (SELECT m.*, count(*) OVER () AS total FROM (SELECT * FROM matched ${read}) m),
             page AS (SELECT * FROM counted m ${keyset} ORDER BY m.rank DESC, m.product_id LIMIT ${limit})
        SELECT page.product_id, page.rank, page.total::int AS total, ${product}
          FROM page JOIN catalog_product_groups g ON g.product_id = page.product_id

@@ -1,0 +1,81 @@
+import type { Db } from '../../../../lib/db/index.ts';
+import { FRESHNESS_KEY } from './freshness-key.ts';
+
+/**
+ * A broad search at scale (issue 47; docs/catalog.md, "Broad searches"): the published answer of
+ * search engines, not a home-made index.
+ *
+ * - The count is exact up to `COUNT_CAP` matches, then said to be a lower bound, as
+ *   Elasticsearch's `track_total_hits` does (`hits.total.relation: "gte"`).
+ * - A query with more matches than that ranks only the freshest of them (at least MIN_RANKED),
+ *   as Vespa's match-phase degradation ranks the best by a stored attribute (`max-hits`): the
+ *   freshness is the product's `updated_at`, when the merchant's feed last changed it (then
+ *   md5 of its id, a stable order among those changed at once). Every match fresher than the
+ *   threshold is ranked exactly; none older is.
+ *
+ * The threshold starts at the FIRST_SLICE freshest products of the catalog and widens eightfold while
+ * fewer than MIN_RANKED of them match: each step intersects the text's index with the freshness
+ * index, so a step costs what its fresh matches do, never every match. (The match count is
+ * unknown past the cap, so it is not estimated: a common word at 1,000,000 products takes two
+ * or three steps; docs/catalog.md has the measurement.)
+ */
+
+/** Exact counts up to this; measured at 1,000,000 products (docs/catalog.md). */
+export const COUNT_CAP = 1000;
+/**
+ * The freshest products the first step reads: at 1,000,000 products a product-type word finds
+ * ~120 among 8,000, a brand and a word ~20 (then 64,000: ~190); 1,000 found ~15, a step more.
+ */
+export const FIRST_SLICE = 8000;
+/** Widen the threshold while fewer matches than this are fresh enough. */
+export const MIN_RANKED = 20;
+const WIDEN = 8;
+
+export interface Freshness {
+  /**
+   * The freshness threshold of the FIRST_SLICE freshest products, widened `widen` times (×8 each);
+   * undefined when it would hold every product (then every match is ranked).
+   */
+  since(widen: number): Promise<string | undefined>;
+  forget(): void;
+}
+
+export function createFreshness(db: Db): Freshness {
+  let sizes: Promise<number> | undefined;
+  const thresholds = new Map<number, Promise<string | undefined>>();
+  const read = async () => {
+    const rows = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM catalog_product_groups');
+    return Number(rows[0]?.n ?? 0);
+  };
+  /** The updated_at of the k-th freshest product, by the index on it. */
+  const threshold = async (k: number) => {
+    const rows = await db.query<{ t: string }>(
+      `SELECT ${FRESHNESS_KEY} AS t FROM catalog_product_groups ORDER BY ${FRESHNESS_KEY} DESC LIMIT 1 OFFSET $1`,
+      [k - 1],
+    );
+    return rows[0]?.t;
+  };
+  return {
+    forget() {
+      sizes = undefined;
+      thresholds.clear();
+    },
+    async since(widen) {
+      sizes ??= read().catch((err) => {
+        sizes = undefined;
+        throw err;
+      });
+      const products = await sizes;
+      // A catalog under 64,000 products starts at an eighth of it.
+      const k = Math.ceil(Math.min(FIRST_SLICE, products / WIDEN)) * WIDEN ** widen;
+      if (k >= products) return undefined;
+      let t = thresholds.get(k);
+      if (!t) {
+        t = threshold(k);
+        thresholds.set(k, t);
+        t.catch(() => thresholds.delete(k));
+      }
+      return t;
+    },
+  };
+}
