@@ -49,14 +49,14 @@ function feed(lines: string[]): string {
   return dir;
 }
 
-const chair = (n: number) =>
+const chair = (n: number, prefix = 'cli-chair') =>
   JSON.stringify({
-    id: `cli-chair-${n}`,
+    id: `${prefix}-${n}`,
     title: `Saddle Stool ${n}`,
     description: { plain: 'A saddle stool for standing desks.' },
     variants: [
       {
-        id: `cli-chair-${n}-black`,
+        id: `${prefix}-${n}-black`,
         title: `Saddle Stool ${n} - Black`,
         price: { amount: 12900 + n, currency: 'USD' },
         availability: { available: true, status: 'in_stock' },
@@ -83,6 +83,14 @@ describe('npm run catalog:import', () => {
       totalCount: 3,
       correctedQuery: 'saddle stool',
     });
+  });
+
+  it('sends the file through GraphQL appends with --via graphql (where the upload is not served), with the same report', async () => {
+    const dir = feed([chair(1, 'cli-gql'), '{"id": "x"', chair(2, 'cli-gql')]);
+    const r = await cli([dir, '--url', sys.url, '--mode', 'partial', '--via', 'graphql']);
+    expect(r.stdout).toMatch(/^line 2: \$: not JSON/m);
+    expect(r.stdout).toMatch(/DONE: 3 lines read, 2 accepted, 1 refused; 2 created/);
+    expect(r.code).toBe(0);
   });
 
   it('refuses a file of garbage at its first chunk, keeping nothing, and exits 1', async () => {
