@@ -21,6 +21,7 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { request } from 'undici';
 import { mintDevToken } from '../lib/auth/jwt.ts';
 import { loadConfig } from '../lib/config.ts';
 import { publicOrigin } from '../lib/public-origin.ts';
@@ -127,36 +128,50 @@ console.error(`import ${id} (${mode.toLowerCase()}) of ${productsFile}`);
  */
 async function upload(): Promise<Import | undefined> {
   const target = `${url}/v1/catalog/imports/${encodeURIComponent(id)}/products`;
-  const post = async (body: string | ReadableStream) => {
+  // undici's request, not fetch: fetch read a 2.3 GB file into memory ahead of the network
+  // (peak RSS 2.3 GB against a server draining it), request pipes it with backpressure.
+  const post = async (body: string | Readable) => {
     try {
-      const res = await fetch(target, {
+      const res = await request(target, {
         method: 'POST',
         headers: { 'content-type': 'application/jsonl', authorization: `Bearer ${token}` },
         body,
-        duplex: 'half',
-      } as RequestInit);
-      return { res, body: (await res.json().catch(() => ({}))) as Import & { error?: string } };
+        // A commit of another import, or a slow store, may hold a chunk for a while.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      const text = await res.body.text();
+      let parsed: Import & { error?: string };
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = { error: text.slice(0, 200) } as Import & { error?: string };
+      }
+      return { status: res.statusCode, body: parsed };
     } catch (err) {
       console.error(`cannot upload to ${url}: ${(err as Error).message} (is the system running? npm start)`);
       process.exit(2);
     }
   };
   const probe = await post('');
-  if (probe.res.status === 404 && !String(probe.body.error).startsWith('no catalog import')) return undefined;
+  if (probe.status === 404 && !String(probe.body.error).startsWith('no catalog import')) return undefined;
   const size = statSync(productsFile).size;
-  const file = createReadStream(productsFile);
   let sent = 0;
   let shown = 0;
-  file.on('data', (c) => {
-    sent += c.length;
-    if (sent - shown < 16 * 1024 * 1024 && sent < size) return;
-    shown = sent;
-    process.stderr.write(`\r  sent ${Math.round((100 * sent) / Math.max(size, 1))} % of ${productsFile}`);
-  });
-  const { res, body } = await post(Readable.toWeb(file) as ReadableStream);
+  async function* chunks() {
+    for await (const c of createReadStream(productsFile) as AsyncIterable<Buffer>) {
+      sent += c.length;
+      if (sent - shown >= 16 * 1024 * 1024 || sent === size) {
+        shown = sent;
+        process.stderr.write(`\r  sent ${Math.round((100 * sent) / Math.max(size, 1))} % of ${productsFile}`);
+      }
+      yield c;
+    }
+  }
+  const { status, body } = await post(Readable.from(chunks()));
   process.stderr.write('\n');
-  if (!res.ok) {
-    console.error(`refused: ${body.error ?? res.statusText} (${res.status})`);
+  if (status !== 200) {
+    console.error(`refused: ${body.error ?? 'no answer'} (${status})`);
     process.exit(1);
   }
   return body;

@@ -94,7 +94,8 @@ describe('npm run catalog:import', () => {
   });
 
   it('refuses a file of garbage at its first chunk, keeping nothing, and exits 1', async () => {
-    const dir = feed(Array.from({ length: 20_000 }, (_, i) => `garbage line ${i}`));
+    // 10^6 lines (19 MB): the server fails the import at its first chunk and stops reading.
+    const dir = feed(Array.from({ length: 1_000_000 }, (_, i) => `garbage line ${i}`));
     const r = await cli([dir, '--url', sys.url]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/not an ACP product feed/);
