@@ -8,6 +8,7 @@
  *   npm run catalog:import -- ./feed                      full import (the feed replaces the catalog)
  *   npm run catalog:import -- ./feed --mode partial       create or update the feed's products only
  *   options: --url http://127.0.0.1:8080 (the gateway; PUBLIC_BASE_URL, else PORT, by default)
+ *            --segment-ms 5000: how long one upload request sends before the next continues it
  *            --via upload|graphql: the file as one streamed body (POST /v1/catalog/imports/{id}/products,
  *              the default; where it is not served, as at a distributed gateway, the appends) or
  *              GraphQL appends of ~160 KiB
@@ -36,6 +37,7 @@ const { values, positionals } = parseArgs({
     token: { type: 'string' },
     'chunk-bytes': { type: 'string', default: String(160 * 1024) },
     via: { type: 'string', default: 'upload' },
+    'segment-ms': { type: 'string', default: '5000' },
   },
 });
 
@@ -126,13 +128,21 @@ console.error(`import ${id} (${mode.toLowerCase()}) of ${productsFile}`);
  * that route is not served at `url` (a gateway of the distributed topology: it is the pricing
  * process's), which an empty upload finds out first.
  */
+/**
+ * The file goes in segments of about 5 s of sending, each cut after a line and continued by the
+ * next request from the line after the last one read: the server cuts off a request that takes
+ * longer than HTTP_REQUEST_TIMEOUT_MS (30 s by default) with 408, and a million products take
+ * minutes.
+ */
+const SEGMENT_MS = Number(values['segment-ms']);
+
 async function upload(): Promise<Import | undefined> {
   const target = `${url}/v1/catalog/imports/${encodeURIComponent(id)}/products`;
   // undici's request, not fetch: fetch read a 2.3 GB file into memory ahead of the network
   // (peak RSS 2.3 GB against a server draining it), request pipes it with backpressure.
-  const post = async (body: string | Readable) => {
+  const post = async (body: string | Readable, firstLine = 1) => {
     try {
-      const res = await request(target, {
+      const res = await request(`${target}?first_line=${firstLine}`, {
         method: 'POST',
         headers: { 'content-type': 'application/jsonl', authorization: `Bearer ${token}` },
         body,
@@ -156,25 +166,41 @@ async function upload(): Promise<Import | undefined> {
   const probe = await post('');
   if (probe.status === 404 && !String(probe.body.error).startsWith('no catalog import')) return undefined;
   const size = statSync(productsFile).size;
+  const file = (createReadStream(productsFile) as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  let rest: Buffer | undefined;
   let sent = 0;
   let shown = 0;
-  async function* chunks() {
-    for await (const c of createReadStream(productsFile) as AsyncIterable<Buffer>) {
-      sent += c.length;
+  /** The file from where the last segment ended, to the first newline after SEGMENT_MS (the server still reads what is in flight, a chunk or two: a few seconds). */
+  async function* segment() {
+    const until = Date.now() + SEGMENT_MS;
+    for (;;) {
+      const next = rest ?? (await file.next()).value;
+      rest = undefined;
+      if (next === undefined) return;
+      const nl = Date.now() >= until ? next.indexOf(0x0a) : -1;
+      const piece = nl < 0 ? next : next.subarray(0, nl + 1);
+      if (nl >= 0 && nl + 1 < next.length) rest = next.subarray(nl + 1);
+      sent += piece.length;
       if (sent - shown >= 16 * 1024 * 1024 || sent === size) {
         shown = sent;
         process.stderr.write(`\r  sent ${Math.round((100 * sent) / Math.max(size, 1))} % of ${productsFile}`);
       }
-      yield c;
+      yield piece;
+      if (nl >= 0) return;
     }
   }
-  const { status, body } = await post(Readable.from(chunks()));
-  process.stderr.write('\n');
-  if (status !== 200) {
-    console.error(`refused: ${body.error ?? 'no answer'} (${status})`);
-    process.exit(1);
+  let last = probe.body;
+  while (sent < size) {
+    const { status, body } = await post(Readable.from(segment()), last.linesRead + 1);
+    if (status !== 200) {
+      console.error(`\nrefused: ${body.error ?? 'no answer'} (${status})`);
+      process.exit(1);
+    }
+    last = body;
+    if (last.status !== 'OPEN') break;
   }
-  return body;
+  process.stderr.write('\n');
+  return last;
 }
 
 const APPEND = `mutation($id: ID!, $firstLine: Int!, $lines: [String!]!, $oversized: [Int!]) {

@@ -85,6 +85,16 @@ describe('npm run catalog:import', () => {
     });
   });
 
+  it('uploads the file in several requests, each continuing from the line after the last read', async () => {
+    // --segment-ms 0: each request ends at the first newline, so every line is its own request.
+    const dir = feed([chair(1, 'cli-seg'), '{"id": "x"', chair(2, 'cli-seg'), chair(1, 'cli-seg')]);
+    const r = await cli([dir, '--url', sys.url, '--mode', 'partial', '--segment-ms', '0']);
+    expect(r.stdout).toMatch(/^line 2: \$: not JSON/m);
+    expect(r.stdout).toMatch(/^line 4: \$\.id: product cli-seg-1 is on line 1 already/m);
+    expect(r.stdout).toMatch(/DONE: 4 lines read, 2 accepted, 2 refused; 2 created/);
+    expect(r.code).toBe(0);
+  });
+
   it('sends the file through GraphQL appends with --via graphql (where the upload is not served), with the same report', async () => {
     const dir = feed([chair(1, 'cli-gql'), '{"id": "x"', chair(2, 'cli-gql')]);
     const r = await cli([dir, '--url', sys.url, '--mode', 'partial', '--via', 'graphql']);
