@@ -29,17 +29,20 @@ export interface FeedFile {
   variants: number;
 }
 
-const renamed = (p: CatalogProductInput) => ({
+const renamed = (p: CatalogProductInput, prefix: string) => ({
   ...p,
-  productId: `imp-${p.productId}`,
+  productId: `${prefix}${p.productId}`,
   variants: p.variants.map((v) => {
     const availability = availabilityOf(v.availability, v.inventoryLevel);
-    return { ...v, variantId: `imp-${v.variantId}`, availability, available: purchasable(availability) };
+    return { ...v, variantId: `${prefix}${v.variantId}`, availability, available: purchasable(availability) };
   }),
 });
 
-/** metadata.json and products.jsonl of the generated catalog of `skus` SKUs, priced in USD. */
-export async function writeFeed(skus: number): Promise<FeedFile> {
+/**
+ * metadata.json and products.jsonl of the generated catalog of `skus` SKUs, priced in USD; ids
+ * prefixed with `prefix` (another prefix, another set of products new to the catalog).
+ */
+export async function writeFeed(skus: number, prefix = 'imp-'): Promise<FeedFile> {
   const dir = mkdtempSync(join(tmpdir(), 'ac-feed-'));
   writeFileSync(
     join(dir, 'metadata.json'),
@@ -49,7 +52,7 @@ export async function writeFeed(skus: number): Promise<FeedFile> {
   let products = 0;
   let variants = 0;
   for (const p of generateProducts(skus)) {
-    const line = feedOfProduct(renamed(p), 'USD');
+    const line = feedOfProduct(renamed(p, prefix), 'USD');
     if (!line) continue;
     products++;
     variants += (line.variants as unknown[]).length;
@@ -72,8 +75,16 @@ export interface ImportRun {
   summary: string;
 }
 
-/** Runs the compiled `catalog:import` CLI on `feed` against `url`; DATA_DIR gives its dev token. */
-export async function runImport(feed: FeedFile, url: string, dataDir: string): Promise<ImportRun> {
+/**
+ * Runs the compiled `catalog:import` CLI on `feed` against `url`; DATA_DIR gives its dev token.
+ * `args`: more of the command's options (`--via graphql`).
+ */
+export async function runImport(
+  feed: FeedFile,
+  url: string,
+  dataDir: string,
+  args: readonly string[] = [],
+): Promise<ImportRun> {
   const started = performance.now();
   const child = spawn(
     '/usr/bin/time',
@@ -87,6 +98,7 @@ export async function runImport(feed: FeedFile, url: string, dataDir: string): P
       'partial',
       '--url',
       url,
+      ...args,
     ],
     { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -4,6 +4,12 @@
  */
 export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /**
+   * `COPY … FROM STDIN` (text format) of `rows`, each one line of tab-separated fields written
+   * with copyRow (./copy.ts). PostgreSQL only, inside a transaction: absent elsewhere (PGlite),
+   * whose callers keep their statements.
+   */
+  copyFrom?(sql: string, rows: Iterable<string>): Promise<void>;
 }
 
 export interface Db extends Queryable {

@@ -1,4 +1,7 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import type { Db, Queryable } from './db.ts';
 
 // Postgres returns numeric and bigint as strings by default; keep them exact as strings
@@ -32,7 +35,11 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const result = await fn(wrap(client));
+        const result = await fn({
+          ...wrap(client),
+          // Streamed: pg-copy-streams sends the rows as they are read, with backpressure.
+          copyFrom: (sql, rows) => pipeline(Readable.from(rows), client.query(copyFromStdin(sql))),
+        });
         await client.query('COMMIT');
         return result;
       } catch (err) {

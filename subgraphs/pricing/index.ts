@@ -1,4 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
+import { callerVerifierFor } from '../../lib/auth/jwt.ts';
 import { EventTypes } from '../../lib/events/cloudevent.ts';
 import type { SubgraphModule } from '../../lib/graphql/subgraph.ts';
 import type { Platform } from '../../lib/platform.ts';
@@ -15,6 +16,7 @@ import { migrateCatalog } from './catalog/migrations.ts';
 import { createMirroredCatalog } from './catalog/mirror.ts';
 import { type CatalogProducts, createSqlCatalogProducts } from './catalog/products.ts';
 import { catalogFeedRoutes } from './catalog-http.ts';
+import { catalogImportRoutes } from './catalog-import-http.ts';
 import { publishCatalogChanged, skusOfCatalogChanged } from './events.ts';
 import { pricingSchema } from './graphql.ts';
 import { pricingRoutes } from './http.ts';
@@ -173,6 +175,7 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
     routes: async (app) => {
       await app.register(pricingRoutes(service));
       await app.register(catalogFeedRoutes(platform.db, platform.clock));
+      await app.register(catalogImportRoutes(imports, await callerVerifierFor(platform.config)));
     },
     api: service,
     warmUpRequests: () => pricingWarmUpRequests(platform.db, platform.config.GATEWAY_SHARED_SECRET),

@@ -49,14 +49,14 @@ function feed(lines: string[]): string {
   return dir;
 }
 
-const chair = (n: number) =>
+const chair = (n: number, prefix = 'cli-chair') =>
   JSON.stringify({
-    id: `cli-chair-${n}`,
+    id: `${prefix}-${n}`,
     title: `Saddle Stool ${n}`,
     description: { plain: 'A saddle stool for standing desks.' },
     variants: [
       {
-        id: `cli-chair-${n}-black`,
+        id: `${prefix}-${n}-black`,
         title: `Saddle Stool ${n} - Black`,
         price: { amount: 12900 + n, currency: 'USD' },
         availability: { available: true, status: 'in_stock' },
@@ -85,8 +85,27 @@ describe('npm run catalog:import', () => {
     });
   });
 
+  it('uploads the file in several requests, each continuing from the line after the last read', async () => {
+    // --segment-ms 0: each request ends at the first newline, so every line is its own request.
+    const dir = feed([chair(1, 'cli-seg'), '{"id": "x"', chair(2, 'cli-seg'), chair(1, 'cli-seg')]);
+    const r = await cli([dir, '--url', sys.url, '--mode', 'partial', '--segment-ms', '0']);
+    expect(r.stdout).toMatch(/^line 2: \$: not JSON/m);
+    expect(r.stdout).toMatch(/^line 4: \$\.id: product cli-seg-1 is on line 1 already/m);
+    expect(r.stdout).toMatch(/DONE: 4 lines read, 2 accepted, 2 refused; 2 created/);
+    expect(r.code).toBe(0);
+  });
+
+  it('sends the file through GraphQL appends with --via graphql (where the upload is not served), with the same report', async () => {
+    const dir = feed([chair(1, 'cli-gql'), '{"id": "x"', chair(2, 'cli-gql')]);
+    const r = await cli([dir, '--url', sys.url, '--mode', 'partial', '--via', 'graphql']);
+    expect(r.stdout).toMatch(/^line 2: \$: not JSON/m);
+    expect(r.stdout).toMatch(/DONE: 3 lines read, 2 accepted, 1 refused; 2 created/);
+    expect(r.code).toBe(0);
+  });
+
   it('refuses a file of garbage at its first chunk, keeping nothing, and exits 1', async () => {
-    const dir = feed(Array.from({ length: 20_000 }, (_, i) => `garbage line ${i}`));
+    // 10^6 lines (19 MB): the server fails the import at its first chunk and stops reading.
+    const dir = feed(Array.from({ length: 1_000_000 }, (_, i) => `garbage line ${i}`));
     const r = await cli([dir, '--url', sys.url]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/not an ACP product feed/);

@@ -119,6 +119,23 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     });
   });
 
+  it('stages backslashes, escaped quotes, tabs and newlines as written (COPY text format on PostgreSQL)', async () => {
+    // Each JSON escape arrives in the line as a backslash: COPY's text format reads an unescaped
+    // backslash as its own escape, a tab as a column break and a newline as a row's end.
+    const title = 'Desk "Pro" \\ 2\tdrawers\nwith\r\\N tray';
+    const id = 'esc\tid\\N';
+    const feedLine = line({
+      ...product(id, title, [{ id: `${id}-v`, cents: 100 }]),
+      url: 'https://shop.example/products/esc',
+    });
+    const done = await importLines('PARTIAL', [feedLine]);
+    expect(done.errors).toEqual([]);
+    expect(done).toMatchObject({ status: 'DONE', accepted: 1, created: 1 });
+    const found = await products.product(`${id}-v`);
+    expect(found?.product.productId).toBe(id);
+    expect(found?.product.title).toBe(title);
+  });
+
   it('reports each refused line by its number, JSONPath and reason, and stores nothing of it', async () => {
     const good = product(
       'desk-1',

@@ -22,6 +22,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { judgeLine, MAX_LINE_BYTES } from '../feed/line.ts';
 import { feedViolations } from '../feed/schema.ts';
 import { createCommit } from './commit.ts';
+import { type StagedLine, stageLines } from './stage.ts';
 import type { CatalogImport, ImportDeps, ImportLineError, ImportMode, ImportStatus } from './types.ts';
 
 export type { CatalogImport, ImportDeps, ImportLineError, ImportMode, ImportStatus } from './types.ts';
@@ -159,7 +160,7 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
       const skip = before.linesRead + 1 - firstLine;
       const fresh = lines.slice(skip).map((text, i) => ({ line: firstLine + skip + i, text }));
       if (fresh.length === 0) return before;
-      const accepted: { product_id: string; line: number; text: string; hash: string }[] = [];
+      const accepted: StagedLine[] = [];
       const refused: ImportLineError[] = [];
       const seen = new Map<string, number>();
       const tooLong = new Set(oversized);
@@ -194,25 +195,7 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
         .transaction(async (tx) => {
           // Products already accepted by an earlier chunk keep their first line: the insert
           // skips them, and only then are their lines looked up (a retry, a duplicate id).
-          const staged = new Set(
-            accepted.length === 0
-              ? []
-              : (
-                  await tx.query<{ product_id: string }>(
-                    `INSERT INTO catalog_import_products (import_id, product_id, line, product, hash)
-                     SELECT $1, x.product_id, x.line, x.product::jsonb, x.hash
-                       FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS x(product_id, line, product, hash)
-                     ON CONFLICT (import_id, product_id) DO NOTHING RETURNING product_id`,
-                    [
-                      id,
-                      accepted.map((a) => a.product_id),
-                      accepted.map((a) => a.line),
-                      accepted.map((a) => a.text),
-                      accepted.map((a) => a.hash),
-                    ],
-                  )
-                ).map((r) => r.product_id),
-          );
+          const staged = await stageLines(tx, id, accepted);
           const again = accepted.filter((a) => !staged.has(a.product_id));
           const firstLines = new Map(
             again.length === 0
