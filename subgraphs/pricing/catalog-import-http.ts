@@ -113,7 +113,12 @@ export const catalogImportRoutes =
         if (!/^[1-9]\d{0,9}$/.test(raw))
           throw new ImportInputError('first_line', 'first_line must be a whole number of at least 1');
         const body = req.body as AsyncIterable<Buffer> | undefined;
-        const done = await appendStream(imports, req.params.importId, Number(raw), body ?? (async function* () {})());
+        const done = await appendStream(
+          imports,
+          req.params.importId,
+          Number(raw),
+          body ?? (async function* () {})(),
+        );
         // A failed import stops the reading: the rest of the body is not waited for.
         if (done.status !== 'OPEN') reply.header('connection', 'close');
         return reply.code(200).send(done);
