@@ -273,6 +273,8 @@ const fields = z.object({
 
   // Pricing.
   CATALOG_SIZE: positiveInt.default(10_000),
+  /** A catalog of at most this many products is searched exactly (search/degrade.ts); past it, broad searches are capped and degraded. */
+  CATALOG_EXACT_SEARCH_UP_TO: z.coerce.number().int().min(0).default(50_000),
   /** Fresh prices kept in process memory: the embedded cache's bound, and (with Redis) the near cache's; 0 turns the near cache off. */
   PRICE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).default(20_000),
 

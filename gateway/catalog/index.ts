@@ -23,6 +23,7 @@ async function productsFor(
   const products = createSqlCatalogProducts(platform.db, {
     trigram: await trigramSchema(platform.db),
     secret: platform.config.GATEWAY_SHARED_SECRET,
+    exactUpTo: platform.config.CATALOG_EXACT_SEARCH_UP_TO,
   });
   // Corrections learnt from the catalog's words are forgotten when an import changes it.
   platform.onClose(platform.bus.subscribe(EventTypes.CatalogChanged, () => products.catalogChanged()));

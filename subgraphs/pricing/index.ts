@@ -112,6 +112,7 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
   const catalogProducts = createSqlCatalogProducts(platform.db, {
     trigram: schemaOfCatalog.trigram,
     secret: platform.config.GATEWAY_SHARED_SECRET,
+    exactUpTo: platform.config.CATALOG_EXACT_SEARCH_UP_TO,
   });
   // A search remembers corrections learnt from the catalog's words: every instance forgets them
   // when an import changes the catalog (this one at once too: `changed` below).

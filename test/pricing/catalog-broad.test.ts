@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../lib/db/index.ts';
 import { seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
-import { COUNT_CAP } from '../../subgraphs/pricing/catalog/search/degrade.ts';
+import { COUNT_CAP, EXACT_UP_TO } from '../../subgraphs/pricing/catalog/search/degrade.ts';
 import { type SearchInput, searchRequest } from '../../subgraphs/pricing/catalog/search/request.ts';
 import { type CatalogSearch, createSqlCatalogSearch } from '../../subgraphs/pricing/catalog/search/sql.ts';
 import { catalogStores } from './support/catalog-stores.ts';
@@ -36,7 +36,8 @@ describe.each(catalogStores('broad'))('a broad search: %s', (_name, open) => {
         WHERE product_id IN (SELECT product_id FROM catalog_product_groups ORDER BY product_id DESC LIMIT ${FRESH})`,
     );
     trigram = schema.trigram;
-    search = createSqlCatalogSearch(db, { trigram, secret: 'broad' });
+    // Searched as a catalog too large to search exactly (EXACT_UP_TO) would be.
+    search = createSqlCatalogSearch(db, { trigram, secret: 'broad', exactUpTo: 0 });
   }, 120_000);
   afterAll(async () => drop());
 
@@ -92,7 +93,7 @@ describe.each(catalogStores('broad'))('a broad search: %s', (_name, open) => {
         return db.query(sql, params as never);
       },
     } as Db;
-    const again = createSqlCatalogSearch(counting, { trigram, secret: 'broad' });
+    const again = createSqlCatalogSearch(counting, { trigram, secret: 'broad', exactUpTo: 0 });
     const first = await again.search(searchRequest(browse));
     const before = statements;
     const second = await again.search(searchRequest(browse));
@@ -112,5 +113,33 @@ describe.each(catalogStores('broad'))('a broad search: %s', (_name, open) => {
     expect(page.totalCapped).toBeUndefined();
     expect(page.total).toBe(exact.length);
     expect(page.products.map((p) => p.productId)).toEqual(exact.slice(0, 10));
+  });
+
+  it('searches a catalog within EXACT_UP_TO exactly: every match counted and every page reachable', async () => {
+    const exact = createSqlCatalogSearch(db, { trigram, secret: 'broad' });
+    expect(products).toBeLessThanOrEqual(EXACT_UP_TO);
+    const all = await ids(
+      `SELECT g.product_id AS id FROM catalog_product_groups g WHERE EXISTS (SELECT 1 FROM catalog_products v
+         WHERE v.product_id = g.product_id AND coalesce(v.availability, CASE WHEN v.inventory_level <= 0 THEN 'out_of_stock' ELSE 'in_stock' END)
+               IN ('in_stock', 'limited_stock', 'backorder', 'preorder'))
+        ORDER BY g.product_id`,
+    );
+    expect(all.length).toBeGreaterThan(COUNT_CAP);
+    const first = await exact.search(searchRequest({ ...browse, limit: 100 }));
+    expect(first.totalCapped).toBeUndefined();
+    expect(first.total).toBe(all.length);
+    const a = first.facets?.availability;
+    expect((a?.available ?? 0) + (a?.unavailable ?? 0)).toBe(all.length);
+    // Page to the end: every available product once, in id order (a browse ranks them alike).
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await exact.search(
+        searchRequest({ filters: browse.filters, limit: 100, ...(cursor ? { cursor } : {}) }),
+      );
+      seen.push(...page.products.map((p) => p.productId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all);
   });
 });

@@ -39,6 +39,8 @@ beforeAll(async () => {
   sys = await startEmbedded({
     UCP_PROFILE_ALLOW_INSECURE: 'true',
     CATALOG_SIZE: String(SIZE),
+    // Searched as a catalog past CATALOG_EXACT_SEARCH_UP_TO products would be.
+    CATALOG_EXACT_SEARCH_UP_TO: '0',
     SHED_QUOTE_BUDGET_MS: '0',
     SHED_ORDER_BUDGET_MS: '0',
   });

@@ -42,7 +42,10 @@ export interface CatalogProducts extends CatalogSearch {
   skuOf(ids: readonly string[]): Promise<(string | undefined)[]>;
 }
 
-export function createSqlCatalogProducts(db: Db, opts: { trigram: string; secret: string }): CatalogProducts {
+export function createSqlCatalogProducts(
+  db: Db,
+  opts: { trigram: string; secret: string; exactUpTo?: number },
+): CatalogProducts {
   const search = createSqlCatalogSearch(db, opts);
 
   /** Each identifier with the product it names and, for a variant id or SKU, the variant. */

@@ -24,8 +24,9 @@ import { type Matcher, type PageRow, Params, pageSql, SINCE } from './statement.
  *   variant: its price in a currency (minor units, inclusive), availability, option values;
  * - pages: keyset cursors (cursor.ts) on (rank, product id), so any page costs what the first does;
  * - facets on request: over every match, not the page;
- * - broad queries (degrade.ts): past COUNT_CAP matches the count is a lower bound, and only the
- *   freshest matches are ranked (and faceted).
+ * - broad queries in a catalog past EXACT_UP_TO products (degrade.ts): past COUNT_CAP matches the
+ *   count is a lower bound, and only the freshest matches are ranked (and faceted); a smaller
+ *   catalog is searched exactly.
  *
  * Behind `CatalogSearch`, so that a search engine can take over where PostgreSQL stops serving
  * (docs/benchmarks.md, "Catalog", has the measurement).
@@ -60,13 +61,16 @@ export interface CatalogSearch {
   catalogChanged(): void;
 }
 
-export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: string }): CatalogSearch {
+export function createSqlCatalogSearch(
+  db: Db,
+  opts: { trigram: string; secret: string /** degrade.ts, EXACT_UP_TO (tests: lower) */; exactUpTo?: number },
+): CatalogSearch {
   const ext = opts.trigram;
   const cursorsOf: Cursors = cursors(opts.secret);
 
   const corrections = createCorrections(db);
   const optionWords = createOptionWords(db);
-  const freshness = createFreshness(db);
+  const freshness = createFreshness(db, opts.exactUpTo);
   /** Broad searches by their fingerprint: how their first page matched, until the catalog changes. */
   const broad = new Map<string, { matcher: Matcher; correctedQuery?: string }>();
   const remember = (key: string, f: Found) => {
@@ -105,10 +109,10 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
    * words, in one statement: the second is behind a guard on the first (a one-time filter that
    * PostgreSQL evaluates before it runs the second at all). Its rows say which one answered.
    */
-  const pageOrElse = (req: SearchRequest, typed: Matcher, fixed: Matcher) => {
+  const pageOrElse = (req: SearchRequest, typed: Matcher, fixed: Matcher, cap: number | undefined) => {
     const p = new Params();
-    const first = pageSql(req, typed, ext, p, undefined, COUNT_CAP);
-    const second = pageSql(req, fixed, ext, p, undefined, COUNT_CAP);
+    const first = pageSql(req, typed, ext, p, undefined, cap);
+    const second = pageSql(req, fixed, ext, p, undefined, cap);
     return db.query<Row>(
       `WITH typed AS MATERIALIZED (${first})
        SELECT t.*, false AS alternative FROM typed t
@@ -122,31 +126,32 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
   /**
    * The first page: the words as typed; when they match nothing, corrected; then titles alike.
    * When every word's correction is remembered (corrections.ts), the first two are one statement.
+   * `cap`: COUNT_CAP in a catalog too large to search exactly (degrade.ts), else none.
    */
-  async function firstPage(req: SearchRequest): Promise<Found> {
+  async function firstPage(req: SearchRequest, cap: number | undefined): Promise<Found> {
     if (!req.query) {
       const matcher: Matcher = { kind: 'browse' };
-      return { matcher, rows: await page(req, matcher, undefined, COUNT_CAP) };
+      return { matcher, rows: await page(req, matcher, undefined, cap) };
     }
     const typed = await textOf(req.query);
     const known = corrections.known(req.query);
     if (known?.fixed) {
       const fixed = await textOf(known.fixed);
-      const rows = await pageOrElse(req, typed, fixed);
+      const rows = await pageOrElse(req, typed, fixed, cap);
       if (rows[0]?.alternative) return { matcher: fixed, rows, correctedQuery: known.fixed };
       if (rows.length > 0) return { matcher: typed, rows };
     } else {
-      const rows = await page(req, typed, undefined, COUNT_CAP);
+      const rows = await page(req, typed, undefined, cap);
       if (rows.length > 0) return { matcher: typed, rows };
       const fixed = known ? undefined : await corrections.corrected(req.query);
       if (fixed) {
         const matcher = await textOf(fixed);
-        const again = await page(req, matcher, undefined, COUNT_CAP);
+        const again = await page(req, matcher, undefined, cap);
         if (again.length > 0) return { matcher, rows: again, correctedQuery: fixed };
       }
     }
     const matcher: Matcher = { kind: 'similar', query: req.query };
-    return { matcher, rows: await page(req, matcher, undefined, COUNT_CAP) };
+    return { matcher, rows: await page(req, matcher, undefined, cap) };
   }
 
   type Found = { matcher: Matcher; rows: Row[]; correctedQuery?: string };
@@ -182,8 +187,10 @@ export function createSqlCatalogSearch(db: Db, opts: { trigram: string; secret: 
         const rows = known ? await page(req, known.matcher) : [];
         if (known && rows.length > 0) found = { ...known, rows };
         else {
-          const first = await firstPage(req);
-          found = { ...first, ...(await firstOf(req, first.matcher, first.rows)) };
+          // A catalog searched exactly: every match counted and ranked (degrade.ts, EXACT_UP_TO).
+          const exact = await freshness.exact();
+          const first = await firstPage(req, exact ? undefined : COUNT_CAP);
+          found = exact ? first : { ...first, ...(await firstOf(req, first.matcher, first.rows)) };
           if (found.matcher.since !== undefined) remember(key, found);
         }
       }
