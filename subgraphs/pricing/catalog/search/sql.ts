@@ -71,6 +71,8 @@ export function createSqlCatalogSearch(
   const corrections = createCorrections(db);
   const optionWords = createOptionWords(db);
   const freshness = createFreshness(db, opts.exactUpTo);
+  /** The catalog is small enough to search exactly (learnt at the first broad query; until a change). */
+  let exactCatalog: boolean | undefined;
   /** Broad searches by their fingerprint: how their first page matched, until the catalog changes. */
   const broad = new Map<string, { matcher: Matcher; correctedQuery?: string }>();
   const remember = (key: string, f: Found) => {
@@ -96,6 +98,7 @@ export function createSqlCatalogSearch(
   /** A first page: capped, then, when more matched, the freshest matches ranked (degrade.ts). */
   const firstOf = async (req: SearchRequest, m: Matcher, rows: Row[]): Promise<Found> => {
     if (Number(rows[0]?.total ?? 0) <= COUNT_CAP) return { matcher: m, rows };
+    exactCatalog = await freshness.exact();
     for (let widen = 0; ; widen++) {
       const since = await freshness.since(widen);
       if (since === undefined) return { matcher: m, rows: await page(req, m) };
@@ -161,6 +164,7 @@ export function createSqlCatalogSearch(
       corrections.forget();
       optionWords.forget();
       freshness.forget();
+      exactCatalog = undefined;
       broad.clear();
     },
     async search(req) {
@@ -187,10 +191,11 @@ export function createSqlCatalogSearch(
         const rows = known ? await page(req, known.matcher) : [];
         if (known && rows.length > 0) found = { ...known, rows };
         else {
-          // A catalog searched exactly: every match counted and ranked (degrade.ts, EXACT_UP_TO).
-          const exact = await freshness.exact();
-          const first = await firstPage(req, exact ? undefined : COUNT_CAP);
-          found = exact ? first : { ...first, ...(await firstOf(req, first.matcher, first.rows)) };
+          // Capped until the catalog is known to be searched exactly (degrade.ts, EXACT_UP_TO):
+          // a query within the cap never asks, and one past it asks once (firstOf reads the
+          // catalog's size) and is read again whole in an exact catalog; later ones are read whole.
+          const first = await firstPage(req, exactCatalog ? undefined : COUNT_CAP);
+          found = exactCatalog ? first : { ...first, ...(await firstOf(req, first.matcher, first.rows)) };
           if (found.matcher.since !== undefined) remember(key, found);
         }
       }
