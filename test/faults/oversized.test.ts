@@ -149,20 +149,23 @@ describe('oversized bodies', () => {
     );
   });
 
+  /** The body whole (content-length) or as a stream of 64 KiB chunks (chunked). */
+  const bodyOf = (big: Buffer, mode: 'content-length' | 'chunked') =>
+    mode === 'chunked'
+      ? Readable.from(
+          (async function* () {
+            for (let i = 0; i < big.length; i += 65_536) yield big.subarray(i, i + 65_536);
+          })(),
+        )
+      : big;
+
   it.each(['content-length', 'chunked'] as const)(
     'answers 413 on every POST route (%s)',
     async (mode) => {
       const big = Buffer.alloc(SIZE, 0x20);
       const results: Record<string, number> = {};
       for (const route of routes().filter((r) => !STREAMED_ROUTES.has(r))) {
-        const body =
-          mode === 'chunked'
-            ? Readable.from(
-                (async function* () {
-                  for (let i = 0; i < SIZE; i += 65_536) yield big.subarray(i, i + 65_536);
-                })(),
-              )
-            : big;
+        const body = bodyOf(big, mode);
         try {
           const res = await request(`${sys.url}${pathOf(route)}`, {
             method: 'POST',
@@ -197,14 +200,7 @@ describe('oversized bodies', () => {
       );
       const id = (started.data?.startCatalogImport as { id: string } | undefined)?.id;
       const big = Buffer.alloc(SIZE, 0x61);
-      const body =
-        mode === 'chunked'
-          ? Readable.from(
-              (async function* () {
-                for (let i = 0; i < SIZE; i += 65_536) yield big.subarray(i, i + 65_536);
-              })(),
-            )
-          : big;
+      const body = bodyOf(big, mode);
       const res = await request(`${sys.url}/v1/catalog/imports/${id}/products`, {
         method: 'POST',
         headers: { 'content-type': 'application/jsonl', authorization: `Bearer ${admin}` },

@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import type { CatalogImport } from '../../subgraphs/pricing/catalog/import/types.ts';
 
 let sys: TestSystem;
 let admin: string;
@@ -17,15 +18,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => sys?.close());
 
-type Import = {
-  id: string;
-  status: string;
-  linesRead: number;
-  accepted: number;
-  refused: number;
-  created: number;
-  errors: { line: number; path: string; reason: string }[];
-};
+/** The fields this file reads of an import (the domain's, as GraphQL and the upload route answer them). */
+type Import = Pick<
+  CatalogImport,
+  'id' | 'status' | 'linesRead' | 'accepted' | 'refused' | 'created' | 'errors'
+>;
 
 const FIELDS = 'id status linesRead accepted refused created errors { line path reason }';
 
