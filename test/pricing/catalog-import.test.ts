@@ -211,6 +211,32 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     ]);
   });
 
+  it('a variant moved to a new product keeps its SKU and loses the prices its new line does not give', async () => {
+    const first = await importLines('PARTIAL', [
+      line(
+        product('move-1', 'Oak Desk', [
+          { id: 'move-1-a', cents: 30000 },
+          { id: 'move-1-b', cents: 32000 },
+        ]),
+      ),
+    ]);
+    expect(first).toMatchObject({ status: 'DONE', created: 1 });
+    const sku = (await products.product('move-1-a'))?.variantSku as string;
+    // move-1 drops variant a, which a new product (nothing of it stored) now sells in EUR only.
+    const moved = product('move-2', 'Oak Desk, Large', [{ id: 'move-1-a', cents: 41000 }]);
+    const eur = JSON.parse(line(moved).replace('"currency":"USD"', '"currency":"EUR"'));
+    const second = await importLines('PARTIAL', [
+      line(product('move-1', 'Oak Desk', [{ id: 'move-1-b', cents: 32000 }])),
+      line(eur),
+    ]);
+    expect(second).toMatchObject({ status: 'DONE', created: 1, updated: 1 });
+    expect((await products.product('move-1'))?.product.variants.map((v) => v.variantId)).toEqual([
+      'move-1-b',
+    ]);
+    const now = await products.product('move-2');
+    expect(now?.product.variants.map((v) => [v.sku, v.prices])).toEqual([[sku, { EUR: '410.00' }]]);
+  });
+
   it('skips lines a retried chunk sends again, and refuses a gap', async () => {
     const { id } = await imports.start({ mode: 'PARTIAL', metadata: META });
     const lines = [1, 2, 3].map((n) =>

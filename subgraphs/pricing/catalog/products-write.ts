@@ -176,34 +176,49 @@ async function unchecked<T>(q: Queryable, write: () => Promise<T>): Promise<T> {
 }
 
 /**
+ * What of a batch the catalog may hold already (the import's commit knows): its products stored
+ * before, and its SKUs not allocated now. Only their variants and prices may need removing: a new
+ * product has no variants yet, and a SKU allocated now no prices.
+ */
+export interface StoredBefore {
+  readonly productIds: readonly string[];
+  readonly skus: readonly string[];
+}
+
+/**
  * Writes whole products: each replaces what was stored under its product id (variants it no
  * longer has are removed, with their prices; currencies it no longer prices are removed). Run it
  * in a transaction. `hash` of each product lets an unchanged product cost no write. `fresh`: none
- * of the products is stored yet (the seed of an empty catalog), so nothing of theirs is removed.
+ * of the products is stored yet (the seed of an empty catalog), so nothing of theirs is removed;
+ * `stored`: what of them may be (the removals look at those only; absent, at all of them).
  */
 export async function writeProducts(
   q: Queryable,
   products: readonly (CatalogProductInput & { hash?: string })[],
   source: 'seed' | 'feed',
-  o: { fresh?: boolean } = {},
+  o: { fresh?: boolean; stored?: StoredBefore } = {},
 ): Promise<ProductsWritten> {
   if (products.length === 0) return { changedSkus: [], removedSkus: [] };
   const upsert = (insert: string, clause: string) => (o.fresh ? insert : `${insert}\n${clause}`);
   const variants = variantRows(products);
   const prices = priceRows(products);
   const skus = variants.map((v) => v.sku);
-  const removed = o.fresh
-    ? []
-    : await q.query<{ sku: string }>(
-        `DELETE FROM catalog_products WHERE product_id = ANY($1::text[]) AND NOT (sku = ANY($2::text[])) RETURNING sku`,
-        [products.map((p) => p.productId), skus],
-      );
-  if (!o.fresh)
+  const storedIds = o.fresh ? [] : (o.stored?.productIds ?? products.map((p) => p.productId));
+  const maybe = o.stored && new Set(o.stored.skus);
+  const storedSkus = o.fresh ? [] : maybe ? skus.filter((s) => maybe.has(s)) : skus;
+  const removed =
+    storedIds.length === 0
+      ? []
+      : await q.query<{ sku: string }>(
+          `DELETE FROM catalog_products WHERE product_id = ANY($1::text[]) AND NOT (sku = ANY($2::text[])) RETURNING sku`,
+          [storedIds, skus],
+        );
+  if (storedSkus.length > 0)
     await q.query(
       `DELETE FROM catalog_base_prices bp WHERE bp.sku = ANY($1::text[])
         AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($2::jsonb) AS x(sku text, currency text)
                          WHERE x.sku = bp.sku AND x.currency = bp.currency)`,
-      [skus, JSON.stringify(prices)],
+      [storedSkus, JSON.stringify(prices)],
     );
   const changed = await unchecked(q, async () => {
     await q.query(upsert(GROUPS_INSERT, GROUPS_UPSERT), [JSON.stringify(groupRows(products)), source]);

@@ -45,12 +45,20 @@ export function createCommit(deps: ImportDeps, mustRead: (id: string) => Promise
         const code = skuCode(promotionCategory(categories));
         return s.product.variants.map((v) => ({ id: v.id, code }));
       });
-      const skus = await assignSkus(tx, codes, numbers);
+      const allocated = new Set<string>();
+      const skus = await assignSkus(tx, codes, numbers, allocated);
       const products = fresh.map((s) => ({
         ...productOfFeed(s.product, (variantId) => skus.get(variantId) as string),
         hash: s.hash,
       }));
-      const written = await writeProducts(tx, products, 'feed');
+      // The removals look only at products stored before and SKUs not allocated now (a batch of
+      // new products removes nothing: two statements fewer).
+      const written = await writeProducts(tx, products, 'feed', {
+        stored: {
+          productIds: fresh.filter((s) => stored.has(s.product_id)).map((s) => s.product_id),
+          skus: codes.filter((c) => !allocated.has(c.id)).map((c) => skus.get(c.id) as string),
+        },
+      });
       const created = fresh.filter((s) => !stored.has(s.product_id)).length;
       await tx.query(
         `UPDATE catalog_imports SET committed = committed + $2, created = created + $3, updated = updated + $4,

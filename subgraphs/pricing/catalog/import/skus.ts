@@ -29,11 +29,15 @@ export class SkusExhausted extends Error {}
  */
 export type SkuNumbers = Map<string, number>;
 
-/** The SKU of each variant id (`code`: its category's, for a new one), allocating and recording new ones. */
+/**
+ * The SKU of each variant id (`code`: its category's, for a new one), allocating and recording new
+ * ones; `allocated` gets the variant ids given a SKU now (no catalog row has that SKU yet).
+ */
 export async function assignSkus(
   q: Queryable,
   variants: readonly { id: string; code: string }[],
   numbers: SkuNumbers = new Map(),
+  allocated?: Set<string>,
 ): Promise<Map<string, string>> {
   const ids = [...new Set(variants.map((v) => v.id))];
   const out = new Map<string, string>();
@@ -102,12 +106,12 @@ export async function assignSkus(
     while (!own && taken.has(sku)) sku = allocate(v.code);
     taken.add(sku);
     out.set(v.id, sku);
+    allocated?.add(v.id);
     rows.push({ variant_id: v.id, sku });
   }
   await q.query(
-    `INSERT INTO catalog_sku_map (variant_id, sku)
-     SELECT x.variant_id, x.sku FROM jsonb_to_recordset($1::jsonb) AS x(variant_id text, sku text)`,
-    [JSON.stringify(rows)],
+    'INSERT INTO catalog_sku_map (variant_id, sku) SELECT * FROM unnest($1::text[], $2::text[])',
+    [rows.map((r) => r.variant_id), rows.map((r) => r.sku)],
   );
   return out;
 }
