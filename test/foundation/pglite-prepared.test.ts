@@ -3,12 +3,12 @@
  * PGlite's own query() does (rows, types, errors), are named once per text, keep at most
  * `max` texts, and survive a change of the table under a named statement.
  */
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, protocol } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PGLITE } from '../../harness/services.ts';
 import { openPglite, PGLITE_CONF, templateTarball } from '../../lib/db/pglite.ts';
-import { type PreparedRunner, preparedStatements } from '../../lib/db/pglite-prepared.ts';
+import { bindText, type PreparedRunner, preparedStatements } from '../../lib/db/pglite-prepared.ts';
 
 let pg: PGlite;
 let runner: PreparedRunner;
@@ -157,5 +157,25 @@ describe('prepared statements on PGlite', () => {
     } finally {
       await db.close();
     }
+  });
+});
+
+describe('bindText', () => {
+  it("writes the bytes of PGlite's own Bind for any text values, nulls and statement name", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 20 }),
+        fc.array(fc.oneof(fc.constant(null), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }))),
+        (name, values) => {
+          const ours = Buffer.from(bindText(name, values) as Uint8Array);
+          expect(ours.equals(Buffer.from(protocol.serialize.bind({ statement: name, values })))).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it('leaves a value that is not text to PGlite (binary values go in binary format)', () => {
+    expect(bindText('s', ['a', new Uint8Array([1, 2])])).toBeUndefined();
+    expect(bindText('s', [1])).toBeUndefined();
   });
 });
