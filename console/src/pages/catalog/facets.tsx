@@ -37,19 +37,11 @@ export function Facets({
     <aside class="facets" aria-label="Facets" data-testid="facets">
       {group(
         'Category',
-        facets.categories.map((f) => ({
-          label: f.value,
-          count: f.count,
-          pick: { kind: 'category', value: f.value },
-        })),
+        valuesOf(facets.categories, (value) => ({ kind: 'category', value })),
       )}
       {group(
         'Brand',
-        facets.brands.map((f) => ({
-          label: f.value,
-          count: f.count,
-          pick: { kind: 'brand', value: f.value },
-        })),
+        valuesOf(facets.brands, (value) => ({ kind: 'brand', value })),
       )}
       {group('Availability', [
         { label: 'Available now', count: facets.availability.available, pick: { kind: 'available' } },
@@ -67,21 +59,17 @@ export function Facets({
       {facets.options.map((o) =>
         group(
           `Option: ${o.name}`,
-          o.values.map((f) => ({
-            label: f.value,
-            count: f.count,
-            pick: { kind: 'option', name: o.name, value: f.value },
-          })),
+          valuesOf(o.values, (value) => ({ kind: 'option', name: o.name, value })),
         ),
       )}
       {group(
         'Condition',
-        facets.conditions.map((f) => ({
-          label: f.value,
-          count: f.count,
-          pick: { kind: 'condition', value: f.value },
-        })),
+        valuesOf(facets.conditions, (value) => ({ kind: 'condition', value })),
       )}
     </aside>
   );
 }
+
+/** A facet's counted values as buttons, each picking its value with `pick`. */
+const valuesOf = (list: readonly { value: string; count: number }[], pick: (value: string) => FacetPick) =>
+  list.map((f) => ({ label: f.value, count: f.count, pick: pick(f.value) }));
