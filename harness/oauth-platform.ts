@@ -69,6 +69,23 @@ export async function form(url: string, params: Record<string, string | undefine
   return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
+/**
+ * The token request that redeems code `c` (RFC 6749 4.1.3 with RFC 7636's verifier), for
+ * `clientId` when given (a confidential client authenticates with its assertion instead).
+ */
+export function codeGrant(
+  c: { code: string; redirectUri: string; verifier: string },
+  clientId?: string,
+): Record<string, string> {
+  return {
+    grant_type: 'authorization_code',
+    code: c.code,
+    redirect_uri: c.redirectUri,
+    code_verifier: c.verifier,
+    ...(clientId === undefined ? {} : { client_id: clientId }),
+  };
+}
+
 export interface LinkOptions {
   readonly base: string;
   readonly clientId: string;

@@ -103,32 +103,65 @@ export interface AgentGatewayDeps {
  * do the catalog's search and product (catalog:read; catalog/products.ts).
  */
 export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayDeps): Promise<void> {
+  const s = sharedSteps(app, d);
+  // The warm-up's reserved identity rehearses with this process's token, or is refused (1½).
+  auditWarmUps(app.rehearsals, d.audit, d.clock, d.identity.trustDomains[0] ?? 'example.org');
+  const createOrder = createOrderRoute(app, d, s);
+  const lifecycle = lifecycleRoutes(d, s);
+  const catalog = catalogRoutes(d, s);
+  await app.register(async (scope) => {
+    registerStrictJsonParser(scope);
+    scope.setErrorHandler((err, req, reply) => agentErrorHandler(err, req, reply, d));
+    scope.post(CANONICAL_PATH, createOrder);
+    scope.post(EDGE_PATH, createOrder);
+    scope.get(CANONICAL_PATH, lifecycle.listOrders);
+    scope.get(`${CANONICAL_PATH}/:id`, lifecycle.readOrder);
+    scope.get(`${CANONICAL_PATH}/:id/audit-proof`, lifecycle.auditProof);
+    scope.get(`${CANONICAL_PATH}/:id/authorization`, lifecycle.orderAuthorization);
+    scope.get(SPEND_PATH, readSpendRoute(s));
+    scope.get(AGENT_QUOTE_PATH, quoteRoute(app, s));
+    scope.get(PRODUCTS_PATH, catalog.searchProducts);
+    scope.get(`${PRODUCTS_PATH}/:id`, catalog.readProduct);
+    scope.post(`${CANONICAL_PATH}/:id/cancel`, lifecycle.cancelOrder);
+  });
+  // The same operations as MCP tools; each call runs through the routes above (mcp/server.ts).
+  await registerMcpRoutes(app, d);
+}
+
+/** The steps every route shares (one instance each), and `gate`: steps 1–4 with a route's own scope. */
+function sharedSteps(app: FastifyInstance, d: AgentGatewayDeps) {
   const blockOptions = { store: d.blocks, clock: d.clock, log: d.log };
   const identity = identityStep({ ...d.identity, log: d.log });
-  const audit = auditStep(d.audit, d.clock);
-  const spendOptions = { ...d.spend, idempotency: d.idempotency, clock: d.clock, log: d.log };
-  // The warm-up's reserved identity rehearses with this process's token, or is refused (1½).
   const rehearsal = rehearsalStep(app.rehearsals);
-  auditWarmUps(app.rehearsals, d.audit, d.clock, d.identity.trustDomains[0] ?? 'example.org');
-
-  const createOrder = {
-    bodyLimit: d.bodyLimit,
-    onRequest: [
+  return {
+    blockOptions,
+    audit: auditStep(d.audit, d.clock),
+    spendOptions: { ...d.spend, idempotency: d.idempotency, clock: d.clock, log: d.log },
+    gate: (required: string) => [
       identity,
       rehearsal,
-      scopeStep({ policy: d.policy, tokens: d.tokens, required: ORDER_CREATE_SCOPE, clock: d.clock }),
+      scopeStep({ policy: d.policy, tokens: d.tokens, required, clock: d.clock }),
       blockStep(blockOptions),
       rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
     ],
+  };
+}
+type SharedSteps = ReturnType<typeof sharedSteps>;
+
+/** Placing an order: every step of the sequence above. */
+function createOrderRoute(app: FastifyInstance, d: AgentGatewayDeps, s: SharedSteps) {
+  return {
+    bodyLimit: d.bodyLimit,
+    onRequest: s.gate(ORDER_CREATE_SCOPE),
     preParsing: [mediaTypeStep(d.bodyLimit)],
     preValidation: [requireJson, contract],
     preHandler: [
       idempotencyStep({ store: d.idempotency, clock: d.clock }),
-      spendStep(spendOptions),
+      spendStep(s.spendOptions),
       approvalStep(),
     ],
-    onSend: [blockBookkeeping(blockOptions)],
-    onResponse: [audit],
+    onSend: [blockBookkeeping(s.blockOptions)],
+    onResponse: [s.audit],
     handler: placeOrderHandler({
       orders: d.orders,
       idempotency: d.idempotency,
@@ -138,98 +171,80 @@ export async function registerAgentRoutes(app: FastifyInstance, d: AgentGatewayD
       rehearsals: app.rehearsals,
     }),
   };
-  // The agent's own spend policy: identity, scope spend:read, block, rate limit, audit.
-  const readSpend = {
-    onRequest: [
-      identity,
-      rehearsal,
-      scopeStep({ policy: d.policy, tokens: d.tokens, required: SPEND_READ_SCOPE, clock: d.clock }),
-      blockStep(blockOptions),
-      rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
-    ],
-    onResponse: [audit],
-    handler: readSpendHandler(spendOptions),
-  };
-  // The order lifecycle routes (read, list, cancel): the same first steps, each with its own
-  // scope; a refusal of their query or body neither counts towards the block nor resets it.
-  const gate = (required: string) => [
-    identity,
-    rehearsal,
-    scopeStep({ policy: d.policy, tokens: d.tokens, required, clock: d.clock }),
-    blockStep(blockOptions),
-    rateLimitStep({ store: d.buckets, policy: d.bucketPolicy, clock: d.clock }),
-  ];
-  // Reading back what Location names: the owner's order only (another's is 404).
-  const readOrder = {
-    onRequest: gate(ORDER_READ_SCOPE),
-    onResponse: [audit],
-    handler: readOrderHandler({ orders: d.orders, log: d.log }),
-  };
-  // The order's audit entries with inclusion proofs in a signed tree head: the owner's only.
-  const auditProof = {
-    onRequest: gate(ORDER_READ_SCOPE),
-    onResponse: [audit],
-    handler: auditProofHandler({ orders: d.orders, log: d.log, proofs: d.auditProofs }),
-  };
-  // The evidence the order's checkout was completed with (an AP2 mandate): the owner's only.
-  const orderAuthorization = {
-    onRequest: gate(ORDER_READ_SCOPE),
-    onResponse: [audit],
-    handler: orderAuthorizationHandler({ orders: d.orders, log: d.log, sessions: d.sessions }),
-  };
-  const listOrders = {
-    onRequest: gate(ORDER_READ_SCOPE),
-    onResponse: [audit],
-    handler: listOrdersHandler({ orders: d.orders, log: d.log }),
-  };
-  const cancelOrder = {
-    bodyLimit: CANCEL_BODY_LIMIT,
-    onRequest: gate(ORDER_CANCEL_SCOPE),
-    preValidation: [requireNoFields],
-    onResponse: [audit],
-    handler: cancelOrderHandler({ orders: d.orders, log: d.log, spend: d.spend.ledger, clock: d.clock }),
-  };
+}
 
-  // The narrowed edge quote for agents: the order's checks up to the contract (a query here).
-  // Its contract errors count towards the block as an order body's do (coupon or price probing).
-  const quote = {
-    onRequest: gate(QUOTE_SCOPE),
+/**
+ * The order lifecycle routes (read, list, cancel, the order's audit proof and authorization):
+ * the same first steps, each with its own scope; a refusal of their query or body neither
+ * counts towards the block nor resets it.
+ */
+function lifecycleRoutes(d: AgentGatewayDeps, s: SharedSteps) {
+  const read = () => ({ onRequest: s.gate(ORDER_READ_SCOPE), onResponse: [s.audit] });
+  return {
+    // Reading back what Location names: the owner's order only (another's is 404).
+    readOrder: { ...read(), handler: readOrderHandler({ orders: d.orders, log: d.log }) },
+    // The order's audit entries with inclusion proofs in a signed tree head: the owner's only.
+    auditProof: {
+      ...read(),
+      handler: auditProofHandler({ orders: d.orders, log: d.log, proofs: d.auditProofs }),
+    },
+    // The evidence the order's checkout was completed with (an AP2 mandate): the owner's only.
+    orderAuthorization: {
+      ...read(),
+      handler: orderAuthorizationHandler({ orders: d.orders, log: d.log, sessions: d.sessions }),
+    },
+    listOrders: {
+      ...read(),
+      handler: listOrdersHandler({ orders: d.orders, log: d.log }),
+    },
+    cancelOrder: {
+      bodyLimit: CANCEL_BODY_LIMIT,
+      onRequest: s.gate(ORDER_CANCEL_SCOPE),
+      preValidation: [requireNoFields],
+      onResponse: [s.audit],
+      handler: cancelOrderHandler({ orders: d.orders, log: d.log, spend: d.spend.ledger, clock: d.clock }),
+    },
+  };
+}
+
+/** The agent's own spend policy: identity, scope spend:read, block, rate limit, audit. */
+function readSpendRoute(s: SharedSteps) {
+  return {
+    onRequest: s.gate(SPEND_READ_SCOPE),
+    onResponse: [s.audit],
+    handler: readSpendHandler(s.spendOptions),
+  };
+}
+
+/**
+ * The narrowed edge quote for agents: the order's checks up to the contract (a query here).
+ * Its contract errors count towards the block as an order body's do (coupon or price probing).
+ */
+function quoteRoute(app: FastifyInstance, s: SharedSteps) {
+  return {
+    onRequest: s.gate(QUOTE_SCOPE),
     preValidation: [quoteContract],
-    onSend: [blockBookkeeping(blockOptions)],
-    onResponse: [audit],
+    onSend: [blockBookkeeping(s.blockOptions)],
+    onResponse: [s.audit],
     handler: agentQuoteHandler(app),
   };
+}
 
-  // The catalog (docs/catalog.md): the lifecycle routes' first steps with scope catalog:read.
+/** The catalog (docs/catalog.md): the lifecycle routes' first steps with scope catalog:read. */
+function catalogRoutes(d: AgentGatewayDeps, s: SharedSteps) {
   const products = { catalog: d.catalog.slot, log: d.log, defaultRegion: d.catalog.defaultRegion };
-  const searchProducts = {
-    onRequest: gate(CATALOG_READ_SCOPE),
-    onResponse: [audit],
-    handler: searchProductsHandler(products),
+  return {
+    searchProducts: {
+      onRequest: s.gate(CATALOG_READ_SCOPE),
+      onResponse: [s.audit],
+      handler: searchProductsHandler(products),
+    },
+    readProduct: {
+      onRequest: s.gate(CATALOG_READ_SCOPE),
+      onResponse: [s.audit],
+      handler: readProductHandler(products),
+    },
   };
-  const readProduct = {
-    onRequest: gate(CATALOG_READ_SCOPE),
-    onResponse: [audit],
-    handler: readProductHandler(products),
-  };
-
-  await app.register(async (scope) => {
-    registerStrictJsonParser(scope);
-    scope.setErrorHandler((err, req, reply) => agentErrorHandler(err, req, reply, d));
-    scope.post(CANONICAL_PATH, createOrder);
-    scope.post(EDGE_PATH, createOrder);
-    scope.get(CANONICAL_PATH, listOrders);
-    scope.get(`${CANONICAL_PATH}/:id`, readOrder);
-    scope.get(`${CANONICAL_PATH}/:id/audit-proof`, auditProof);
-    scope.get(`${CANONICAL_PATH}/:id/authorization`, orderAuthorization);
-    scope.get(SPEND_PATH, readSpend);
-    scope.get(AGENT_QUOTE_PATH, quote);
-    scope.get(PRODUCTS_PATH, searchProducts);
-    scope.get(`${PRODUCTS_PATH}/:id`, readProduct);
-    scope.post(`${CANONICAL_PATH}/:id/cancel`, cancelOrder);
-  });
-  // The same operations as MCP tools; each call runs through the routes above (mcp/server.ts).
-  await registerMcpRoutes(app, d);
 }
 
 /** Anything thrown inside the chain becomes a problem: 4xx for what the client sent, else 503. */

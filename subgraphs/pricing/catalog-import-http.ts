@@ -12,7 +12,9 @@
  * the roles of `Mutation.appendCatalogImport` in schemas/pricing.graphql, from a bearer token.
  * The body has no total limit (a feed of a million products is a few GB); each line has the
  * feed's (MAX_LINE_BYTES, a longer one is reported, not held), and a file of garbage fails the
- * import at its first chunks, which ends the reading. Errors: pricing's `{"error": "..."}`.
+ * import at its first chunks, which ends the reading. Errors: pricing's `{"error": "..."}`. A
+ * client that goes away mid-body is its own doing (issue 47): 499, logged at info, never a 5xx;
+ * the import keeps the chunks staged before and is resumed with `?first_line=`.
  */
 import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -77,6 +79,15 @@ function statusOf(
   return undefined;
 }
 
+/**
+ * The body stream failed under the handler because its connection went (Node destroys the
+ * request with ECONNRESET "aborted" when the socket closes mid-body, or when the server's
+ * request timeout cuts it off): the body never reached its end, and no reply can reach the client.
+ */
+function clientWentAway(req: FastifyRequest, err: unknown): boolean {
+  return req.raw.readableAborted && (err as { code?: string }).code === 'ECONNRESET';
+}
+
 export const catalogImportRoutes =
   (imports: CatalogImports, verifier: CallerVerifier): FastifyPluginAsync =>
   async (app) => {
@@ -85,6 +96,16 @@ export const catalogImportRoutes =
     for (const type of LINES_TYPES)
       app.addContentTypeParser(type, (_req, payload, done) => done(null, payload));
     app.setErrorHandler((err, req, reply: FastifyReply) => {
+      if (clientWentAway(req, err)) {
+        // Issue 47: the client's doing, not a failure. The chunks staged before are kept (the
+        // import says how far it read); the one being filled is not staged. 499 (nginx's
+        // "client closed request") is written to nobody, but is a 4xx wherever it is counted.
+        req.log.info(
+          { importId: (req.params as { importId?: string }).importId, code: (err as { code?: string }).code },
+          'catalog upload: the body stopped before its end (the client went away); whole chunks kept',
+        );
+        return reply.code(499).send({ error: 'the request body stopped before its end' });
+      }
       const known = statusOf(err);
       if (!known) {
         req.log.error({ err }, 'catalog upload failed');

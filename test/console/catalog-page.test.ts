@@ -7,7 +7,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { consoleCopy, launchChromium } from '../support/console.ts';
+import { consoleCopy, launchChromium, openConsolePage } from '../support/console.ts';
 
 let sys: TestSystem;
 let browser: Browser;
@@ -25,16 +25,7 @@ async function open(token?: string, viewport = { width: 1280, height: 800 }): Pr
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  await page.goto(`${sys.url}/console/`);
-  if (token) {
-    await page.getByLabel('Operator bearer token').fill(token);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  } else {
-    await page.getByRole('button', { name: 'Sign in with a development token' }).click();
-  }
-  await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
-  await page.getByRole('link', { name: 'Catalog' }).click();
-  await page.getByRole('heading', { name: 'Catalog', level: 1 }).waitFor();
+  await openConsolePage(page, sys.url, 'Catalog', token);
   return page;
 }
 

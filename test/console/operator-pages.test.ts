@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
 import { setApprovalPolicy } from '../procurement/support/spend.ts';
-import { consoleCopy, launchChromium } from '../support/console.ts';
+import { consoleCopy, launchChromium, openConsolePage } from '../support/console.ts';
 import { type Receiver, startReceiver, waitFor } from '../webhooks/support.ts';
 
 let sys: TestSystem;
@@ -60,18 +60,7 @@ async function newPage(viewport = { width: 1280, height: 800 }): Promise<Page> {
   return page;
 }
 
-async function open(page: Page, link: string, token?: string): Promise<void> {
-  await page.goto(`${sys.url}/console/`);
-  if (token) {
-    await page.getByLabel('Operator bearer token').fill(token);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  } else {
-    await page.getByRole('button', { name: 'Sign in with a development token' }).click();
-  }
-  await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
-  await page.getByRole('link', { name: link }).click();
-  await page.getByRole('heading', { name: link, level: 1 }).waitFor();
-}
+const open = (page: Page, link: string, token?: string) => openConsolePage(page, sys.url, link, token);
 
 const sideways = (page: Page) =>
   page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');

@@ -17,7 +17,7 @@ import {
   ucpCall,
 } from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
-import { consoleCopy, launchChromium } from '../support/console.ts';
+import { consoleCopy, launchChromium, signIn } from '../support/console.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/console-registered';
 const SCOPE = 'dev.ucp.shopping.checkout:manage';
@@ -56,10 +56,7 @@ async function agentsPage(token: string, viewport = { width: 1280, height: 900 }
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
-  await page.goto(`${sys.url}/console/`);
-  await page.getByLabel('Operator bearer token').fill(token);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+  await signIn(page, sys.url, token);
   await page.getByRole('heading', { name: 'Platforms (OAuth 2.0 clients)' }).waitFor();
   return page;
 }

@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { form, link, platformKey } from '../../harness/oauth-platform.ts';
+import { codeGrant, form, link, platformKey } from '../../harness/oauth-platform.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { issueKey } from '../acp/support/acp.ts';
 
@@ -86,10 +86,7 @@ describe("a client's jwks_uri", () => {
     expect(code, r.location.href).toBeTruthy();
     const issuer = `http://${sys.config.HOST}:${sys.config.PORT}`;
     const t = await form(`${sys.url}/oauth/token`, {
-      grant_type: 'authorization_code',
-      code: code as string,
-      redirect_uri: WEB,
-      code_verifier: r.verifier,
+      ...codeGrant({ code: code as string, redirectUri: WEB, verifier: r.verifier }),
       client_assertion_type: ASSERTION,
       client_assertion: await key.sign(clientId, issuer),
     });

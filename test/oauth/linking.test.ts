@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readUcpDocuments } from '../../gateway/agent/ucp/schema/files.ts';
-import { form, link } from '../../harness/oauth-platform.ts';
+import { codeGrant, form, link } from '../../harness/oauth-platform.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import {
   type ProfileServer,
@@ -72,13 +72,13 @@ describe('identity linking', () => {
       adminToken: admin,
       spiffeId: SPIFFE,
     });
-    const t = await form(`${sys.url}/oauth/token`, {
-      grant_type: 'authorization_code',
-      code: r.location.searchParams.get('code') as string,
-      redirect_uri: redirectUri,
-      code_verifier: r.verifier,
-      client_id: publicClient,
-    });
+    const t = await form(
+      `${sys.url}/oauth/token`,
+      codeGrant(
+        { code: r.location.searchParams.get('code') as string, redirectUri, verifier: r.verifier },
+        publicClient,
+      ),
+    );
     expect(t.status, JSON.stringify(t.body)).toBe(200);
     expect(t.body.scope).toBe(scope);
     return String(t.body.access_token);
@@ -156,13 +156,10 @@ describe('identity linking', () => {
     expect(r.location.searchParams.get('iss')).toBe(issuer);
     expect(r.location.searchParams.get('state')).toBe(r.state);
     const code = r.location.searchParams.get('code') as string;
-    const t = await form(`${sys.url}/oauth/token`, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: redirectUri,
-      code_verifier: r.verifier,
-      client_id: publicClient,
-    });
+    const t = await form(
+      `${sys.url}/oauth/token`,
+      codeGrant({ code, redirectUri, verifier: r.verifier }, publicClient),
+    );
     expect(t.status, JSON.stringify(t.body)).toBe(200);
     const at = String(t.body.access_token);
     expect(decodeProtectedHeader(at).typ).toBe('at+jwt');

@@ -2,10 +2,12 @@
  * The catalog import's bulk upload (POST /v1/catalog/imports/{id}/products, the command's path)
  * on the running system: the GraphQL append's role, the same per-line judgement and report, a
  * retry skipping what was read, and the hostile files (a 50 MB line, 10^6 lines of garbage,
- * duplicate ids) refused line by line or as a whole without being held, nothing half-imported.
+ * duplicate ids) refused line by line or as a whole without being held, nothing half-imported;
+ * a client that goes away mid-body (issue 47) is its own doing, not a failure of the server.
  */
+import { connect } from 'node:net';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import type { CatalogImport } from '../../subgraphs/pricing/catalog/import/types.ts';
 
@@ -179,4 +181,65 @@ describe('POST /v1/catalog/imports/{id}/products', () => {
     });
     expect(r.errors?.[0]?.extensions?.code).toBe('CONFLICT');
   });
+
+  it('takes a client that drops mid-body as its own doing: no 5xx, no error log, whole chunks kept, and a resume completes', async () => {
+    const id = await start();
+    const route = '/v1/catalog/imports/:importId/products';
+    const errors = vi.spyOn(sys.platform.log, 'error');
+    const infos = vi.spyOn(sys.platform.log, 'info');
+    // 2,000 lines are one chunk (STREAM_CHUNK_LINES): one whole chunk and 300 lines and a half
+    // of the next are sent before the socket goes.
+    const lines = Array.from({ length: 2400 }, (_, i) => product(1000 + i, `drop-${i}`));
+    const sent = `${lines.slice(0, 2300).join('\n')}\n${lines[2300]?.slice(0, 40)}`;
+    const { hostname, port } = new URL(sys.url);
+    const socket = connect(Number(port), hostname);
+    await new Promise((res) => socket.once('connect', res));
+    socket.write(
+      `POST /v1/catalog/imports/${id}/products HTTP/1.1\r\nHost: ${hostname}\r\n` +
+        `Authorization: Bearer ${admin}\r\nContent-Type: application/jsonl\r\n` +
+        `Content-Length: ${Buffer.byteLength(sent) + 1_000_000}\r\n\r\n${sent}`,
+    );
+    // The first chunk is staged (the import says so), then the client goes without a word.
+    await expect.poll(async () => (await importOf(id)).linesRead, { timeout: 30_000 }).toBe(2000);
+    socket.destroy();
+    // The server has answered (to nobody) once it has said so.
+    await expect
+      .poll(() => infos.mock.calls.some((c) => /client went away/.test(String(c[1]))), { timeout: 10_000 })
+      .toBe(true);
+    expect(await uploadStatuses(route)).not.toContainEqual(expect.stringMatching(/^5/));
+    expect(errors).not.toHaveBeenCalled();
+    errors.mockRestore();
+    infos.mockRestore();
+    // Nothing of the half-sent chunk is staged; the import is still open for the rest.
+    expect(await importOf(id)).toMatchObject({ status: 'OPEN', linesRead: 2000, accepted: 2000 });
+    const rest = await upload(id, `${lines.slice(2000).join('\n')}\n`, { query: '?first_line=2001' });
+    expect(rest.status).toBe(200);
+    expect(await rest.json()).toMatchObject({ status: 'OPEN', linesRead: 2400, accepted: 2400 });
+    expect(await commit(id)).toMatchObject({ status: 'DONE', created: 2400 });
+    // The histogram does see this route (the resume's 200), and never saw a 5xx of it.
+    const statuses = await uploadStatuses(route);
+    expect(statuses).toContain('200');
+    expect(statuses).not.toContainEqual(expect.stringMatching(/^5/));
+  }, 120_000);
 });
+
+async function importOf(id: string): Promise<Import> {
+  const r = await sys.gql(`query($id: ID!) { catalogImport(id: $id) { ${FIELDS} } }`, {
+    token: admin,
+    variables: { id },
+  });
+  return r.data?.catalogImport as Import;
+}
+
+/** The statuses the request histogram has counted for `route`. */
+async function uploadStatuses(route: string): Promise<string[]> {
+  const m = await sys.platform.metrics.getSingleMetric('http_request_duration_seconds')?.get();
+  const values = (m?.values ?? []) as {
+    metricName?: string;
+    labels: Record<string, unknown>;
+    value: number;
+  }[];
+  return values
+    .filter((v) => v.labels.route === route && String(v.metricName).endsWith('_count') && v.value > 0)
+    .map((v) => String(v.labels.status));
+}

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const CONSOLE_DIST = join(root, 'dist/console');
@@ -54,4 +54,33 @@ export async function launchChromium(): Promise<Browser> {
     );
   // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+}
+
+/**
+ * Signs in to the console at `baseUrl` the way an operator does: with `token` pasted into the
+ * sign-in form, or without one by the development token's button. Resolves on the Agents page,
+ * the one a sign-in lands on.
+ */
+export async function signIn(page: Page, baseUrl: string, token?: string): Promise<void> {
+  await page.goto(`${baseUrl}/console/`);
+  if (token) {
+    await page.getByLabel('Operator bearer token').fill(token);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  } else {
+    await page.getByRole('button', { name: 'Sign in with a development token' }).click();
+  }
+  await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+}
+
+/** Signs in (signIn), then follows the navigation's link to the page `link` and waits for its heading. */
+export async function openConsolePage(
+  page: Page,
+  baseUrl: string,
+  link: string,
+  token?: string,
+): Promise<void> {
+  await signIn(page, baseUrl, token);
+  if (link === 'Agents') return;
+  await page.getByRole('link', { name: link, exact: true }).click();
+  await page.getByRole('heading', { name: link, level: 1 }).waitFor();
 }

@@ -9,6 +9,7 @@ import { cartMigrations } from '../../../subgraphs/procurement/cart/migrations.t
 import { sqlCartStore } from '../../../subgraphs/procurement/cart/sql.ts';
 import { checkoutSessionStoreFor } from '../../../subgraphs/procurement/checkout/cached.ts';
 import { checkoutMigrations } from '../../../subgraphs/procurement/checkout/migrations.ts';
+import type { CheckoutSessionStore } from '../../../subgraphs/procurement/checkout/store.ts';
 import { type CartService, createCartService } from '../cart/service.ts';
 import { createPricer } from '../checkout/price.ts';
 import type { RedemptionsPort } from '../checkout/redemptions.ts';
@@ -56,39 +57,9 @@ export async function mountAcp(
   const { config, clock, log } = platform;
   await migrate(platform.db, checkoutMigrations);
   await migrate(platform.db, cartMigrations);
-  // ACP replays a reply for 24 hours, across a restart too (§6.6): with Redis the chain's own
-  // store does; embedded, the same store's SQL adapter does (the in-memory one forgets).
-  // (With PostgreSQL and no Redis, replicas share no in-flight state: the chain's store, as /v2.)
-  let idempotency = chain.idempotency;
-  let replyTtlMs = config.IDEMPOTENCY_TTL_SECONDS * 1000;
-  if (!platform.redis && platform.db.kind === 'pglite') {
-    await migrate(platform.db, idempotencyMigrations);
-    // §6.6: at least 24 hours, whatever IDEMPOTENCY_TTL_SECONDS says for /v2.
-    replyTtlMs = Math.max(config.IDEMPOTENCY_TTL_SECONDS, 86_400) * 1000;
-    idempotency = await sqlIdempotencyStore(platform.db, {
-      ttlMs: replyTtlMs,
-      inFlightMs: config.IDEMPOTENCY_IN_FLIGHT_MS,
-    });
-  }
-  const apiBase = acpApiBaseUrl(config);
-  const rehearsed = new Set<string>();
-  const rehearsals: CheckoutRehearsals = {
-    of: (req) => app.rehearsals.of(req),
-    count: (kind) => app.rehearsals.count(kind),
-    trustDomain: config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
-    created: (id) => rehearsed.add(id),
-  };
-  const basePath = new URL(apiBase).pathname.replace(/\/+$/, '');
-  // Embedded, this process alone writes the store: sessions are kept in memory beside it, the
-  // same store the order webhooks' routing reads (cached.ts).
-  const store = checkoutSessionStoreFor(platform.db);
-  // What a crash during an earlier warm-up left of its rehearsed sessions (an hour old: a replica
-  // warming up now has newer ones) is deleted before this one starts.
-  await store
-    .removeRehearsedBefore(clock.now() - REHEARSAL_LEFTOVER_MS)
-    .catch((err: unknown) =>
-      log.warn({ err }, 'rehearsed checkout sessions of an earlier warm-up not deleted'),
-    );
+  const { idempotency, replyTtlMs } = await acpIdempotency(platform, chain);
+  const { rehearsals, rehearsed } = checkoutRehearsals(app, platform);
+  const store = await openSessionStore(platform);
   const checkout = createCheckoutService({
     store,
     quoter,
@@ -100,40 +71,10 @@ export async function mountAcp(
     sessionTtlMs: config.ACP_SESSION_TTL_SECONDS * 1000,
     completionHoldMs: config.IDEMPOTENCY_IN_FLIGHT_MS,
   });
-  // Carts: priced as sessions are (the cart quote), kept in their own table, nothing reserved.
-  const carts = createCartService({
-    store: sqlCartStore(platform.db),
-    price: createPricer({ quoter }),
-    clock,
-    log,
-    ttlMs: config.CART_TTL_SECONDS * 1000,
-    // A cart whose checkout was completed is cleared (cart.md).
-    sessions: { get: (id, owner) => checkout.get(id, owner) },
-  });
-  // Expired carts nobody reads again are deleted hourly (a read deletes one on the way); every
-  // replica may, the DELETE is the same.
-  const purge = setInterval(() => {
-    carts.purgeExpired().catch((err: unknown) => log.warn({ err }, 'expired carts not purged; next hour'));
-  }, CART_PURGE_MS);
-  purge.unref();
-  app.addHook('onClose', async () => clearInterval(purge));
-  // Embedded, a completion's session is written behind its answer (cached.ts). A stop that let
-  // every such write land leaves a mark beside the store; without it (a crash, a first start),
-  // before any request, sessions whose write was lost follow their order.
-  const cleanStop =
-    store.hold && config.EMBEDDED_DB === 'disk' ? join(config.DATA_DIR, CLEAN_STOP_FILE) : undefined;
-  if (cleanStop) {
-    // Removed durably: a mark that came back after a power loss would skip the recovery.
-    if (existsSync(cleanStop)) removeFileDurably(cleanStop);
-    else await checkout.recoverCompletions();
-  }
-  // Writes that answers did not wait for (a completed session, a stored reply) land before the
-  // store closes.
-  app.addHook('onClose', async () => {
-    const written = await store.settled?.();
-    await idempotency.settled?.();
-    if (cleanStop && written) writeFileDurably(cleanStop, `${new Date(clock.now()).toISOString()}\n`);
-  });
+  const carts = mountCarts(app, platform, quoter, checkout);
+  await recoverUnlessStoppedCleanly(app, platform, { store, checkout, idempotency });
+  const apiBase = acpApiBaseUrl(config);
+  const basePath = new URL(apiBase).pathname.replace(/\/+$/, '');
   registerDiscovery(app, discoveryDocument(apiBase, config.ACP_CURRENCIES));
   const keys = apiKeyVerifier(await checkoutApiKeysFor(platform), {
     clock,
@@ -154,13 +95,7 @@ export async function mountAcp(
     audit: chain.audit,
     checkout,
     limits: { currencies: config.ACP_CURRENCIES, defaultRegion: config.ACP_DEFAULT_REGION },
-    render: {
-      links: config.ACP_LINKS.map((l) => {
-        const at = l.indexOf('=');
-        return { type: l.slice(0, at), url: l.slice(at + 1) };
-      }),
-      permalink: (sessionId) => checkoutPermalink(apiBase, sessionId),
-    },
+    render: renderOptions(config, apiBase),
     basePath,
     bodyLimit: config.ACP_BODY_LIMIT_BYTES,
     carts: {
@@ -177,4 +112,119 @@ export async function mountAcp(
     rehearsed.clear();
   });
   return { checkout, carts, idempotency, keys, rehearsals };
+}
+
+/**
+ * ACP replays a reply for 24 hours, across a restart too (§6.6): with Redis the chain's own
+ * store does; embedded, the same store's SQL adapter does (the in-memory one forgets).
+ * (With PostgreSQL and no Redis, replicas share no in-flight state: the chain's store, as /v2.)
+ */
+async function acpIdempotency(
+  platform: Platform,
+  chain: AgentChainParts,
+): Promise<{ idempotency: IdempotencyStore; replyTtlMs: number }> {
+  const { config } = platform;
+  if (platform.redis || platform.db.kind !== 'pglite')
+    return { idempotency: chain.idempotency, replyTtlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000 };
+  await migrate(platform.db, idempotencyMigrations);
+  // §6.6: at least 24 hours, whatever IDEMPOTENCY_TTL_SECONDS says for /v2.
+  const replyTtlMs = Math.max(config.IDEMPOTENCY_TTL_SECONDS, 86_400) * 1000;
+  const idempotency = await sqlIdempotencyStore(platform.db, {
+    ttlMs: replyTtlMs,
+    inFlightMs: config.IDEMPOTENCY_IN_FLIGHT_MS,
+  });
+  return { idempotency, replyTtlMs };
+}
+
+/** The warm-up's checkout rehearsals, and the ids of the sessions this process rehearsed. */
+function checkoutRehearsals(app: FastifyInstance, platform: Platform) {
+  const rehearsed = new Set<string>();
+  const rehearsals: CheckoutRehearsals = {
+    of: (req) => app.rehearsals.of(req),
+    count: (kind) => app.rehearsals.count(kind),
+    trustDomain: platform.config.SPIFFE_TRUST_DOMAINS[0] ?? 'example.org',
+    created: (id) => rehearsed.add(id),
+  };
+  return { rehearsals, rehearsed };
+}
+
+/**
+ * Embedded, this process alone writes the store: sessions are kept in memory beside it, the
+ * same store the order webhooks' routing reads (cached.ts). What a crash during an earlier
+ * warm-up left of its rehearsed sessions (an hour old: a replica warming up now has newer ones)
+ * is deleted before this one starts.
+ */
+async function openSessionStore(platform: Platform): Promise<CheckoutSessionStore> {
+  const store = checkoutSessionStoreFor(platform.db);
+  await store
+    .removeRehearsedBefore(platform.clock.now() - REHEARSAL_LEFTOVER_MS)
+    .catch((err: unknown) =>
+      platform.log.warn({ err }, 'rehearsed checkout sessions of an earlier warm-up not deleted'),
+    );
+  return store;
+}
+
+/** Carts: priced as sessions are (the cart quote), kept in their own table, nothing reserved. */
+function mountCarts(
+  app: FastifyInstance,
+  platform: Platform,
+  quoter: CartQuoter,
+  checkout: CheckoutService,
+): CartService {
+  const { config, clock, log } = platform;
+  const carts = createCartService({
+    store: sqlCartStore(platform.db),
+    price: createPricer({ quoter }),
+    clock,
+    log,
+    ttlMs: config.CART_TTL_SECONDS * 1000,
+    // A cart whose checkout was completed is cleared (cart.md).
+    sessions: { get: (id, owner) => checkout.get(id, owner) },
+  });
+  // Expired carts nobody reads again are deleted hourly (a read deletes one on the way); every
+  // replica may, the DELETE is the same.
+  const purge = setInterval(() => {
+    carts.purgeExpired().catch((err: unknown) => log.warn({ err }, 'expired carts not purged; next hour'));
+  }, CART_PURGE_MS);
+  purge.unref();
+  app.addHook('onClose', async () => clearInterval(purge));
+  return carts;
+}
+
+/**
+ * Embedded, a completion's session is written behind its answer (cached.ts). A stop that let
+ * every such write land leaves a mark beside the store; without it (a crash, a first start),
+ * before any request, sessions whose write was lost follow their order.
+ */
+async function recoverUnlessStoppedCleanly(
+  app: FastifyInstance,
+  platform: Platform,
+  d: { store: CheckoutSessionStore; checkout: CheckoutService; idempotency: IdempotencyStore },
+): Promise<void> {
+  const { config, clock } = platform;
+  const cleanStop =
+    d.store.hold && config.EMBEDDED_DB === 'disk' ? join(config.DATA_DIR, CLEAN_STOP_FILE) : undefined;
+  if (cleanStop) {
+    // Removed durably: a mark that came back after a power loss would skip the recovery.
+    if (existsSync(cleanStop)) removeFileDurably(cleanStop);
+    else await d.checkout.recoverCompletions();
+  }
+  // Writes that answers did not wait for (a completed session, a stored reply) land before the
+  // store closes.
+  app.addHook('onClose', async () => {
+    const written = await d.store.settled?.();
+    await d.idempotency.settled?.();
+    if (cleanStop && written) writeFileDurably(cleanStop, `${new Date(clock.now()).toISOString()}\n`);
+  });
+}
+
+/** How a session is rendered: the merchant's links (ACP_LINKS, `type=url`) and its permalink. */
+function renderOptions(config: Platform['config'], apiBase: string) {
+  return {
+    links: config.ACP_LINKS.map((l) => {
+      const at = l.indexOf('=');
+      return { type: l.slice(0, at), url: l.slice(at + 1) };
+    }),
+    permalink: (sessionId: string) => checkoutPermalink(apiBase, sessionId),
+  };
 }

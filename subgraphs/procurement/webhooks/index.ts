@@ -5,13 +5,18 @@ import { acpApiBaseUrl, publicOrigin, ucpApiBaseUrl } from '../../../lib/public-
 import { checkoutApiKeysFor } from '../api-keys/index.ts';
 import { checkoutSessionStoreFor } from '../checkout/cached.ts';
 import { checkoutMigrations } from '../checkout/migrations.ts';
-import { createAcpRouting } from './acp-routing.ts';
+import { type AcpRouting, createAcpRouting } from './acp-routing.ts';
 import { sqlAcpEndpointStore } from './acp-store.ts';
 import { webhookMigrations } from './migrations.ts';
 import { httpSender, type Sender } from './sender.ts';
 import { createWebhookAdmin, WEBHOOK_EVENT_TYPES, type WebhookAdmin } from './service.ts';
 import { sqlWebhookStore, type WebhookStore } from './store.ts';
-import { createUcpRouting, type UcpOrderReader, ucpRoutingMigrations } from './ucp-routing.ts';
+import {
+  createUcpRouting,
+  type UcpOrderReader,
+  type UcpRouting,
+  ucpRoutingMigrations,
+} from './ucp-routing.ts';
 import type { UcpSigner } from './ucp-signature.ts';
 import { ucpSigningKey } from './ucp-signing-key.ts';
 import { sqlUcpEndpointStore } from './ucp-store.ts';
@@ -44,25 +49,68 @@ export const ucpProfileUrl = (config: Platform['config']): string =>
  * Signed webhooks of order events, in every procurement process: the admin operations, the
  * fan-out from the event bus into delivery rows (operators' Standard Webhooks endpoints, and
  * the ACP webhook of the checkout API key whose session placed a checkout order), and a
- * delivery worker.
+ * delivery worker. One step a function, in the order they open.
  */
 export async function createWebhooks(platform: Platform, opts: WebhooksOptions = {}): Promise<Webhooks> {
-  const { config, clock, log } = platform;
+  const { config, clock } = platform;
   await migrate(platform.db, webhookMigrations);
   const store = sqlWebhookStore(platform.db);
-  // UCP order webhooks are signed with the business's key (ucp-signing-key.ts), opened on the
-  // first UCP delivery: a process that never sends one never creates the key file.
+  const sender = opts.sender ?? httpSenderOf(config, clock);
+  const worker = deliveryWorkerOf(platform, store, sender);
+  const subscribed = await subscriptionsOf(platform, store);
+  const admin = createWebhookAdmin({
+    store,
+    clock,
+    allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+    maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS,
+    onReplay: () => worker.kick(),
+    onRegistered: subscribed.refresh,
+  });
+  const { acp, keys } = await acpRoutingOf(platform, store, opts);
+  const ucp = await ucpRoutingOf(platform, opts);
+  const offKeys = keys.onWebhookChange((id) => acp.sync(id, new Date(clock.now())).then(() => {}));
+  await acp
+    .syncAll(new Date(clock.now()))
+    .catch((err: unknown) =>
+      platform.log.warn({ err }, 'ACP webhook endpoints not synced at start; routing syncs each'),
+    );
+  const unsubscribe = fanOut(platform, { store, worker, subscribed, acp, ucp });
+  // Pending deliveries left by a previous run (or another replica) are picked up at start.
+  worker.kick();
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      for (const off of unsubscribe) off();
+      offKeys();
+      subscribed.close();
+      await worker.close();
+      await sender.close();
+    })());
+  // Closed by the platform too (before the database it was registered after): a process
+  // stopped by a signal closes its platform, not its modules. An attempt cut short by the exit
+  // is tried again when its lease ends.
+  platform.onClose(close);
+  return { admin, store, worker, close };
+}
+
+/**
+ * The HTTP sender. UCP order webhooks are signed with the business's key (ucp-signing-key.ts),
+ * opened on the first UCP delivery: a process that never sends one never creates the key file.
+ */
+function httpSenderOf(config: Platform['config'], clock: Platform['clock']): Sender {
   const ucpSigner: UcpSigner = {
     profileUrl: ucpProfileUrl(config),
     signingKey: () => ucpSigningKey(config, clock),
   };
-  const sender =
-    opts.sender ??
-    httpSender({
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
-      ucp: ucpSigner,
-    });
+  return httpSender({
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+    ucp: ucpSigner,
+  });
+}
+
+/** The attempts and finished deliveries as metrics (docs/slos.md), every series present from the start. */
+function deliveryMetrics(platform: Platform) {
   const attempts = new Counter({
     name: 'webhook_attempts_total',
     help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)',
@@ -79,7 +127,15 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     registers: [platform.metrics],
   });
   for (const outcome of ['delivered', 'dead']) finished.zero({ outcome });
-  const worker = createDeliveryWorker({
+  return {
+    onAttempt: (outcome: string) => attempts.inc({ outcome }),
+    onFinished: (outcome: string, seconds: number) => finished.labels(outcome).observe(seconds),
+  };
+}
+
+function deliveryWorkerOf(platform: Platform, store: WebhookStore, sender: Sender): DeliveryWorker {
+  const { config, clock, log } = platform;
+  return createDeliveryWorker({
     store,
     sender,
     clock,
@@ -93,22 +149,35 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
     retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
-    onAttempt: (outcome) => attempts.inc({ outcome }),
-    onFinished: (outcome, seconds) => finished.labels(outcome).observe(seconds),
+    ...deliveryMetrics(platform),
     onGone: async (endpointId, now) => {
       await store.disableEndpoint(endpointId, 'the receiver answered 410 Gone', now);
       log.warn({ endpointId }, 'webhook endpoint disabled: the receiver answered 410 Gone');
     },
   });
-  // The event types some active endpoint subscribes to, so an order event nobody subscribes to
-  // costs no SQL statement (without this every order paid an INSERT … SELECT on the store: the
-  // embedded order path ran at a sixth of its rate). Read at start, after a registration in
-  // this process, and at every poll interval (a registration through another replica). Not
-  // knowing yet (undefined) means asking the store, as before. A registration is seen at once
-  // by the replica that made it, and every replica receives every event, so that replica
-  // creates the deliveries even while the others have not refreshed.
+}
+
+/** What fanOut asks before it writes: does some active endpoint subscribe to this type? */
+interface Subscriptions {
+  /** False only when it is known that nobody subscribes (not knowing yet: true, the store decides). */
+  mayWant(type: string): boolean;
+  refresh(): Promise<void>;
+  close(): void;
+}
+
+/**
+ * The event types some active endpoint subscribes to, so an order event nobody subscribes to
+ * costs no SQL statement (without this every order paid an INSERT … SELECT on the store: the
+ * embedded order path ran at a sixth of its rate). Read at start, after a registration in
+ * this process, and at every poll interval (a registration through another replica). Not
+ * knowing yet (undefined) means asking the store, as before. A registration is seen at once
+ * by the replica that made it, and every replica receives every event, so that replica
+ * creates the deliveries even while the others have not refreshed.
+ */
+async function subscriptionsOf(platform: Platform, store: WebhookStore): Promise<Subscriptions> {
+  const { config, log } = platform;
   let subscribed: ReadonlySet<string> | undefined;
-  const refreshSubscribed = async () => {
+  const refresh = async () => {
     try {
       const endpoints = await store.listEndpoints(config.WEBHOOK_MAX_ENDPOINTS);
       subscribed = new Set(
@@ -120,22 +189,24 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
       log.warn({ err }, 'webhook subscriptions not refreshed; the last known stay');
     }
   };
-  await refreshSubscribed();
-  const refresher = setInterval(() => void refreshSubscribed(), config.WEBHOOK_POLL_INTERVAL_MS);
+  await refresh();
+  const refresher = setInterval(() => void refresh(), config.WEBHOOK_POLL_INTERVAL_MS);
   refresher.unref();
-  const admin = createWebhookAdmin({
-    store,
-    clock,
-    allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS,
-    maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS,
-    onReplay: () => worker.kick(),
-    onRegistered: refreshSubscribed,
-  });
-  // ACP order webhooks (docs/webhooks.md, "ACP order webhooks"): each checkout API key with a
-  // webhook has an `acp` endpoint, kept in line with the key when an operator sets its webhook
-  // or revokes it (awaited before the reply), at start, and whenever an order event is routed.
-  // The sessions table is the gateway's; created here too, so a procurement process started
-  // first reads an empty one.
+  return {
+    mayWant: (type) => !subscribed || subscribed.has(type),
+    refresh,
+    close: () => clearInterval(refresher),
+  };
+}
+
+/**
+ * ACP order webhooks (docs/webhooks.md, "ACP order webhooks"): each checkout API key with a
+ * webhook has an `acp` endpoint, kept in line with the key when an operator sets its webhook
+ * or revokes it (awaited before the reply), at start, and whenever an order event is routed.
+ * The sessions table is the gateway's; created here too, so a procurement process started
+ * first reads an empty one.
+ */
+async function acpRoutingOf(platform: Platform, store: WebhookStore, opts: WebhooksOptions) {
   const keys = await checkoutApiKeysFor(platform);
   await migrate(platform.db, checkoutMigrations);
   const acp = createAcpRouting({
@@ -143,62 +214,62 @@ export async function createWebhooks(platform: Platform, opts: WebhooksOptions =
     keys,
     sessions: checkoutSessionStoreFor(platform.db),
     eventTypes: WEBHOOK_EVENT_TYPES,
-    origin: acpApiBaseUrl(config),
+    origin: acpApiBaseUrl(platform.config),
     disable: (endpointId, reason, now) => store.disableEndpoint(endpointId, reason, now),
     ...(opts.acpSyncTtlMs !== undefined ? { syncTtlMs: opts.acpSyncTtlMs } : {}),
   });
-  // UCP order events (docs/ucp-webhooks.md): the full order to the webhook URL of the platform
-  // profile that created the session.
-  if (opts.orders) await migrate(platform.db, ucpRoutingMigrations);
-  const ucp = opts.orders
-    ? createUcpRouting({
-        sessions: checkoutSessionStoreFor(platform.db),
-        orders: opts.orders,
-        endpoints: sqlUcpEndpointStore(platform.db),
-        db: platform.db,
-        eventTypes: WEBHOOK_EVENT_TYPES,
-        restEndpoint: ucpApiBaseUrl(config),
-      })
-    : undefined;
-  const offKeys = keys.onWebhookChange((id) => acp.sync(id, new Date(clock.now())).then(() => {}));
-  await acp
-    .syncAll(new Date(clock.now()))
-    .catch((err: unknown) =>
-      log.warn({ err }, 'ACP webhook endpoints not synced at start; routing syncs each'),
-    );
-  // Every replica receives every event (fan-out) and inserts the same rows: the unique
-  // (endpoint, event) makes all but the first insert do nothing. Two handlers per type, so a
-  // failure of one kind of delivery does not cost the other its event.
-  const unsubscribe = WEBHOOK_EVENT_TYPES.flatMap((type) => [
+  return { acp, keys };
+}
+
+/**
+ * UCP order events (docs/ucp-webhooks.md): the full order to the webhook URL of the platform
+ * profile that created the session; none without the orders to read.
+ */
+async function ucpRoutingOf(platform: Platform, opts: WebhooksOptions): Promise<UcpRouting | undefined> {
+  if (!opts.orders) return undefined;
+  await migrate(platform.db, ucpRoutingMigrations);
+  return createUcpRouting({
+    sessions: checkoutSessionStoreFor(platform.db),
+    orders: opts.orders,
+    endpoints: sqlUcpEndpointStore(platform.db),
+    db: platform.db,
+    eventTypes: WEBHOOK_EVENT_TYPES,
+    restEndpoint: ucpApiBaseUrl(platform.config),
+  });
+}
+
+/**
+ * Every replica receives every event (fan-out) and inserts the same rows: the unique
+ * (endpoint, event) makes all but the first insert do nothing. One handler per kind of
+ * delivery, so a failure of one kind does not cost the others their event. Returns the
+ * unsubscriptions.
+ */
+function fanOut(
+  platform: Platform,
+  d: {
+    store: WebhookStore;
+    worker: DeliveryWorker;
+    subscribed: Subscriptions;
+    acp: AcpRouting;
+    ucp: UcpRouting | undefined;
+  },
+): (() => void)[] {
+  const now = () => new Date(platform.clock.now());
+  const { ucp } = d;
+  return WEBHOOK_EVENT_TYPES.flatMap((type) => [
     platform.bus.subscribe(type, async (event) => {
-      if (subscribed && !subscribed.has(type)) return;
-      if ((await store.enqueue(event, new Date(clock.now()))) > 0) worker.kick();
+      if (!d.subscribed.mayWant(type)) return;
+      if ((await d.store.enqueue(event, now())) > 0) d.worker.kick();
     }),
     platform.bus.subscribe(type, async (event) => {
-      if ((await acp.route(event, new Date(clock.now()))) > 0) worker.kick();
+      if ((await d.acp.route(event, now())) > 0) d.worker.kick();
     }),
     ...(ucp
       ? [
           platform.bus.subscribe(type, async (event) => {
-            if ((await ucp.route(event, new Date(clock.now()))) > 0) worker.kick();
+            if ((await ucp.route(event, now())) > 0) d.worker.kick();
           }),
         ]
       : []),
   ]);
-  // Pending deliveries left by a previous run (or another replica) are picked up at start.
-  worker.kick();
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      for (const off of unsubscribe) off();
-      offKeys();
-      clearInterval(refresher);
-      await worker.close();
-      await sender.close();
-    })());
-  // Closed by the platform too (before the database it was registered after): a process
-  // stopped by a signal closes its platform, not its modules. An attempt cut short by the exit
-  // is tried again when its lease ends.
-  platform.onClose(close);
-  return { admin, store, worker, close };
 }

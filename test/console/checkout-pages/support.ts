@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../../harness/system.ts';
 import { type ProfileServer, startProfileServer } from '../../../harness/ucp-platform.ts';
 import { acp, expectSession, issueKey } from '../../acp/support/acp.ts';
-import { consoleCopy, launchChromium } from '../../support/console.ts';
+import { consoleCopy, launchChromium, openConsolePage } from '../../support/console.ts';
 
 interface Line {
   sku: string;
@@ -48,7 +48,7 @@ export function consoleContext(): ConsoleContext {
     platformSpiffe: (name: string) =>
       `spiffe://example.org/ns/ai/sa/procurement-agent/console-${name}-${process.pid}-${++platforms}`,
     newPage: (viewport = { width: 1280, height: 800 }) => newPage(ctx.browser, viewport),
-    open: (page: Page, link: string, token?: string) => open(ctx.sys, page, link, token),
+    open: (page: Page, link: string, token?: string) => openConsolePage(page, ctx.sys.url, link, token),
     createSession: (key: string, items: { id: string; quantity: number }[]) =>
       acp(ctx.sys.url, key, 'POST', '/checkout_sessions', {
         currency: 'usd',
@@ -82,20 +82,6 @@ async function newPage(browser: Browser, viewport: { width: number; height: numb
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   return page;
-}
-
-async function open(sys: TestSystem, page: Page, link: string, token?: string): Promise<void> {
-  await page.goto(`${sys.url}/console/`);
-  if (token) {
-    await page.getByLabel('Operator bearer token').fill(token);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  } else {
-    await page.getByRole('button', { name: 'Sign in with a development token' }).click();
-  }
-  await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
-  if (link === 'Agents') return;
-  await page.getByRole('link', { name: link, exact: true }).click();
-  await page.getByRole('heading', { name: link, level: 1 }).waitFor();
 }
 
 async function orderOf(sys: TestSystem, orderId: string): Promise<Order> {

@@ -4,7 +4,7 @@
  * buyer's admin token, the registered clients and their keys, and the token endpoint's calls.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
-import { form, link, platformKey } from '../../../harness/oauth-platform.ts';
+import { codeGrant, form, link, platformKey } from '../../../harness/oauth-platform.ts';
 import { startEmbedded, type TestSystem } from '../../../harness/system.ts';
 import {
   type ProfileServer,
@@ -123,13 +123,7 @@ async function publicCode(o: HostileContext, scope: string) {
 
 async function publicTokens(o: HostileContext, scope: string) {
   const c = await o.publicCode(scope);
-  const t = await o.token({
-    grant_type: 'authorization_code',
-    code: c.code,
-    redirect_uri: c.redirectUri,
-    code_verifier: c.verifier,
-    client_id: o.publicClient,
-  });
+  const t = await o.token(codeGrant(c, o.publicClient));
   expect(t.status, JSON.stringify(t.body)).toBe(200);
   return { access: String(t.body.access_token), refresh: String(t.body.refresh_token) };
 }

@@ -4,7 +4,7 @@
  * a part of ../hostile.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { link, pkcePair } from '../../../harness/oauth-platform.ts';
+import { codeGrant, link, pkcePair } from '../../../harness/oauth-platform.ts';
 import { ASSERTION, BOTH, type HostileContext, READ, SPIFFE, WEB } from './support.ts';
 
 export function tokenTests(o: HostileContext): void {
@@ -17,14 +17,7 @@ export function tokenTests(o: HostileContext): void {
       'refuses a code %s (400 invalid_grant)',
       async (_what, change) => {
         const c = await o.publicCode();
-        const t = await o.token({
-          grant_type: 'authorization_code',
-          code: c.code,
-          redirect_uri: c.redirectUri,
-          code_verifier: c.verifier,
-          client_id: o.publicClient,
-          ...change,
-        });
+        const t = await o.token({ ...codeGrant(c, o.publicClient), ...change });
         expect(t.status).toBe(400);
         expect(t.body.error).toBe('invalid_grant');
       },
@@ -32,13 +25,7 @@ export function tokenTests(o: HostileContext): void {
 
     it('refuses a replayed code (400 invalid_grant) and revokes what the first exchange issued', async () => {
       const c = await o.publicCode();
-      const params = {
-        grant_type: 'authorization_code',
-        code: c.code,
-        redirect_uri: c.redirectUri,
-        code_verifier: c.verifier,
-        client_id: o.publicClient,
-      };
+      const params = codeGrant(c, o.publicClient);
       const first = await o.token(params);
       expect(first.status).toBe(200);
       expect((await o.checkout(String(first.body.access_token))).status).toBe(201);
@@ -98,7 +85,7 @@ export function tokenTests(o: HostileContext): void {
         spiffeId: SPIFFE,
       });
       const code = r.location.searchParams.get('code') as string;
-      const base = { grant_type: 'authorization_code', code, redirect_uri: WEB, code_verifier: r.verifier };
+      const base = codeGrant({ code, redirectUri: WEB, verifier: r.verifier });
       const cases: [string, Record<string, string>, number, string][] = [
         [
           "C's id with D's key",
