@@ -3,7 +3,7 @@ import type { CatalogProduct } from '../model.ts';
 import { productOfRow } from '../products-sql.ts';
 import { createCorrections } from './corrections.ts';
 import { type Cursors, cursors, searchFingerprint } from './cursor.ts';
-import { COUNT_CAP, createFreshness, MIN_RANKED } from './degrade.ts';
+import { COUNT_CAP, createFreshness, MIN_RANKED, widening } from './degrade.ts';
 import { type SearchFacets, searchFacets } from './facets.ts';
 import { createOptionWords } from './option-words.ts';
 import { SearchInputError, type SearchRequest } from './request.ts';
@@ -99,11 +99,13 @@ export function createSqlCatalogSearch(
   const firstOf = async (req: SearchRequest, m: Matcher, rows: Row[]): Promise<Found> => {
     if (Number(rows[0]?.total ?? 0) <= COUNT_CAP) return { matcher: m, rows };
     exactCatalog = await freshness.exact();
-    for (let widen = 0; ; widen++) {
-      const since = await freshness.since(widen);
+    for (let wider = 1; ; ) {
+      const since = await freshness.since(wider);
       if (since === undefined) return { matcher: m, rows: await page(req, m) };
       const fresh = await page(req, { ...m, since });
-      if (Number(fresh[0]?.total ?? 0) >= MIN_RANKED) return { matcher: { ...m, since }, rows: fresh };
+      const found = Number(fresh[0]?.total ?? 0);
+      if (found >= MIN_RANKED) return { matcher: { ...m, since }, rows: fresh };
+      wider *= widening(found);
     }
   };
 
