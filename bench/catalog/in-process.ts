@@ -7,7 +7,7 @@
  * seedCatalog for this), or the embedded store seeded here (`embedded`, 10,000 SKUs).
  *   tsx bench/catalog/in-process.ts <schema | embedded> [rounds] [explain <dir>]
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TEST_DATABASE_URL } from '../../harness/services.ts';
 import type { Db } from '../../lib/db/index.ts';
@@ -59,6 +59,37 @@ async function explain(db: Db, dir: string, id: string, log: Statement[]): Promi
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
+/**
+ * The CPU time the store's backend process has used, in ms (PostgreSQL on this machine: its
+ * /proc/<pid>/schedstat, nanoseconds on a CPU), or undefined where that cannot be read (the
+ * embedded store, a remote server). On a machine shared with other work, wall time measures
+ * the queue for the CPU as much as the search; this measures the search.
+ */
+async function backendCpu(db: Db): Promise<(() => number | undefined) | undefined> {
+  if (db.kind !== 'postgres') return undefined;
+  const rows = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const file = `/proc/${rows[0]?.pid}/schedstat`;
+  const read = () => {
+    try {
+      return Number(readFileSync(file, 'utf8').split(' ')[0]) / 1e6;
+    } catch {
+      return undefined;
+    }
+  };
+  return read() === undefined ? undefined : read;
+}
+
+/** Mean, p50, p90, p99 and max of `xs`. */
+function spread(xs: number[]): string {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const at = (q: number) =>
+    (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1);
+  const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
+  return `mean ${mean.toFixed(2)}, p50 ${at(0.5)}, p90 ${at(0.9)}, p99 ${at(0.99)}, max ${at(1)}`;
+}
+
+type Row = { id: string; kind: string; total: number; ms: number[]; cpu: number[]; statements: string };
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [target = 'embedded', roundsArg = '3', mode, dir = 'plans'] = process.argv.slice(2);
   const db = await open(target);
@@ -69,25 +100,42 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   });
   if (mode === 'explain') mkdirSync(dir, { recursive: true });
   const rounds = Number(roundsArg);
-  const rows: { id: string; kind: string; total: number; ms: number[]; statements: string }[] = [];
+  const rows: Row[] = [];
+  /** Every search after the first round: the bench's warm-up has seen each query once (degrade.ts). */
+  const warm: { ms: number[]; cpu: number[] } = { ms: [], cpu: [] };
   for (let r = 0; r < rounds; r++)
     for (const [n, q] of readRelevanceSet().queries.entries()) {
       log.length = 0;
       const input: SearchInput = { query: q.query, filters: q.filters, limit: 10, variants: false };
+      const cpu = await backendCpu(db);
+      const cpuBefore = cpu?.();
       const started = performance.now();
       const page = await search.search(searchRequest(input));
       const ms = performance.now() - started;
-      rows[n] ??= { id: q.id, kind: q.kind, total: page.total, ms: [], statements: '' };
+      const cpuMs = cpuBefore !== undefined ? (cpu?.() ?? cpuBefore) - cpuBefore : undefined;
+      rows[n] ??= { id: q.id, kind: q.kind, total: page.total, ms: [], cpu: [], statements: '' };
       const row = rows[n];
       row.ms.push(ms);
+      if (cpuMs !== undefined) row.cpu.push(cpuMs);
+      if (r > 0) {
+        warm.ms.push(ms);
+        if (cpuMs !== undefined) warm.cpu.push(cpuMs);
+      }
       row.statements = log.map((s) => s.ms.toFixed(1)).join(' + ');
       if (mode === 'explain' && r === rounds - 1) await explain(db, dir, q.id, log);
     }
-  console.log('| query | kind | matches | ms, median | last round, per statement |\n|---|---|---|---|---|');
+  console.log(
+    '| query | kind | matches | ms, median | store CPU ms, median | last round, per statement |\n|---|---|---|---|---|---|',
+  );
   for (const r of rows)
-    console.log(`| ${r.id} | ${r.kind} | ${r.total} | ${median(r.ms).toFixed(1)} | ${r.statements} |`);
+    console.log(
+      `| ${r.id} | ${r.kind} | ${r.total} | ${median(r.ms).toFixed(1)} | ${r.cpu.length > 0 ? median(r.cpu).toFixed(1) : '-'} | ${r.statements} |`,
+    );
   console.log(
     `sum of medians ${rows.reduce((s, r) => s + median(r.ms), 0).toFixed(0)} ms over ${rows.length} queries`,
   );
+  if (warm.ms.length > 0)
+    console.log(`rounds 2-${rounds}, ${warm.ms.length} searches, ms: ${spread(warm.ms)}`);
+  if (warm.cpu.length > 0) console.log(`rounds 2-${rounds}, store CPU ms: ${spread(warm.cpu)}`);
   await db.close();
 }

@@ -3,11 +3,17 @@
  * and only the freshest matches (updated_at) are ranked; at most COUNT_CAP matches, exactly as
  * before.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../lib/db/index.ts';
 import { seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
-import { COUNT_CAP, EXACT_UP_TO } from '../../subgraphs/pricing/catalog/search/degrade.ts';
+import {
+  COUNT_CAP,
+  EXACT_UP_TO,
+  MIN_RANKED,
+  widening,
+} from '../../subgraphs/pricing/catalog/search/degrade.ts';
 import { type SearchInput, searchRequest } from '../../subgraphs/pricing/catalog/search/request.ts';
 import { type CatalogSearch, createSqlCatalogSearch } from '../../subgraphs/pricing/catalog/search/sql.ts';
 import { catalogStores } from './support/catalog-stores.ts';
@@ -141,5 +147,34 @@ describe.each(catalogStores('broad'))('a broad search: %s', (_name, open) => {
       cursor = page.nextCursor;
     } while (cursor);
     expect(seen).toEqual(all);
+  });
+});
+
+describe('how far a broad search widens its slice (degrade.ts, widening)', () => {
+  it.each([
+    [0, 8], // nothing fresh matched: the share is unknown, the widest step
+    [1, 8],
+    [3, 8],
+    [4, 8],
+    [5, 8],
+    [8, 4],
+    [14, 4],
+    [15, 2],
+    [19, 2],
+  ])('%i fresh matches widen the slice %i times', (found, times) => {
+    expect(widening(found)).toBe(times);
+  });
+
+  it('is a power of two from 2 to 8, the least that should find a margin over MIN_RANKED', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MIN_RANKED - 1 }), (found) => {
+        const times = widening(found);
+        expect([2, 4, 8]).toContain(times);
+        // Enough at the same share (with a margin), or the widest step.
+        expect(times === 8 || found * times > MIN_RANKED).toBe(true);
+        // Not wider than needed: half of it would not have reached the aim, unless it is the least step.
+        if (times > 2) expect(found * (times / 2)).toBeLessThan(1.5 * MIN_RANKED);
+      }),
+    );
   });
 });

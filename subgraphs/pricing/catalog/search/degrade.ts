@@ -13,11 +13,14 @@ import { FRESHNESS_KEY } from './freshness-key.ts';
  *   md5 of its id, a stable order among those changed at once). Every match fresher than the
  *   threshold is ranked exactly; none older is.
  *
- * The threshold starts at the FIRST_SLICE freshest products of the catalog and widens eightfold while
+ * The threshold starts at the FIRST_SLICE freshest products of the catalog and widens while
  * fewer than MIN_RANKED of them match: each step intersects the text's index with the freshness
- * index, so a step costs what its fresh matches do, never every match. (The match count is
- * unknown past the cap, so it is not estimated: a common word at 1,000,000 products takes two
- * or three steps; docs/catalog.md has the measurement.)
+ * index, so a step costs what its fresh matches do and what the slice's range of the freshness
+ * index does, never every match. A step widens by what its fresh matches say of the query's
+ * share of the catalog (`widening`): twice, four or eight times, not always eight. A search
+ * found broad is remembered with its slice (search/sql.ts) and every later search pays that
+ * slice's range again, so a slice wider than needed is paid on every search: at 1,000,000
+ * products a 64,000-product slice cost 3–4 times an 8,000 one (docs/catalog.md).
  */
 
 /** Exact counts up to this; measured at 1,000,000 products (docs/catalog.md). */
@@ -36,16 +39,32 @@ export const EXACT_UP_TO = 50_000;
 export const FIRST_SLICE = 8000;
 /** Widen the threshold while fewer matches than this are fresh enough. */
 export const MIN_RANKED = 20;
+/** A step widens at most this many times (and then when none of its products matched). */
 const WIDEN = 8;
+/** A widened slice aims at this many fresh matches: a margin over MIN_RANKED for the sample's spread. */
+const AIM = 30;
+
+/**
+ * How many times wider the next slice is, when the last one held `found` fresh matches (fewer
+ * than MIN_RANKED): the least power of two that should hold AIM of them at the same share, at
+ * least 2 and at most WIDEN. Powers of two keep the thresholds read (and cached) few.
+ */
+export function widening(found: number): number {
+  if (found <= 0) return WIDEN;
+  let times = 2;
+  while (times < WIDEN && found * times < AIM) times *= 2;
+  return times;
+}
 
 export interface Freshness {
   /** The catalog is searched exactly (at most `exactUpTo` products): no cap, no degradation. */
   exact(): Promise<boolean>;
   /**
-   * The freshness threshold of the FIRST_SLICE freshest products, widened `widen` times (×8 each);
-   * undefined when it would hold every product (then every match is ranked).
+   * The freshness threshold of the FIRST_SLICE freshest products times `wider` (1, then the
+   * product of each step's `widening`); undefined when it would hold every product (then every
+   * match is ranked).
    */
-  since(widen: number): Promise<string | undefined>;
+  since(wider: number): Promise<string | undefined>;
   forget(): void;
 }
 
@@ -77,11 +96,11 @@ export function createFreshness(db: Db, exactUpTo = EXACT_UP_TO): Freshness {
       thresholds.clear();
     },
     exact: async () => (await count()) <= exactUpTo,
-    async since(widen) {
+    async since(wider) {
       const products = await count();
       if (products <= exactUpTo) return undefined;
       // A catalog under 64,000 products starts at an eighth of it.
-      const k = Math.ceil(Math.min(FIRST_SLICE, products / WIDEN)) * WIDEN ** widen;
+      const k = Math.ceil(Math.min(FIRST_SLICE, products / WIDEN)) * wider;
       if (k >= products) return undefined;
       let t = thresholds.get(k);
       if (!t) {

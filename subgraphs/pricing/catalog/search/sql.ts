@@ -1,9 +1,10 @@
 import type { Db } from '../../../../lib/db/index.ts';
 import type { CatalogProduct } from '../model.ts';
 import { productOfRow } from '../products-sql.ts';
+import { createBroadMemory } from './broad.ts';
 import { createCorrections } from './corrections.ts';
 import { type Cursors, cursors, searchFingerprint } from './cursor.ts';
-import { COUNT_CAP, createFreshness, MIN_RANKED } from './degrade.ts';
+import { COUNT_CAP, createFreshness, MIN_RANKED, widening } from './degrade.ts';
 import { type SearchFacets, searchFacets } from './facets.ts';
 import { createOptionWords } from './option-words.ts';
 import { SearchInputError, type SearchRequest } from './request.ts';
@@ -33,9 +34,6 @@ import { type Matcher, type PageRow, Params, pageSql, SINCE } from './statement.
  */
 
 export type { Facet, PriceBand, SearchFacets } from './facets.ts';
-
-/** How many broad searches are remembered (the oldest forgotten first). */
-const BROAD_REMEMBERED = 10_000;
 
 export interface SearchPage {
   /** Each product's variants are those the filters let through, in the product's order. */
@@ -74,11 +72,7 @@ export function createSqlCatalogSearch(
   /** The catalog is small enough to search exactly (learnt at the first broad query; until a change). */
   let exactCatalog: boolean | undefined;
   /** Broad searches by their fingerprint: how their first page matched, until the catalog changes. */
-  const broad = new Map<string, { matcher: Matcher; correctedQuery?: string }>();
-  const remember = (key: string, f: Found) => {
-    if (broad.size >= BROAD_REMEMBERED) broad.delete(broad.keys().next().value as string);
-    broad.set(key, { matcher: f.matcher, ...(f.correctedQuery ? { correctedQuery: f.correctedQuery } : {}) });
-  };
+  const broad = createBroadMemory(db, ext);
   /** A text matcher: the words, and without the option values they name. */
   const textOf = async (query: string): Promise<Matcher> => {
     const relaxed = await optionWords.relaxed(query);
@@ -99,11 +93,13 @@ export function createSqlCatalogSearch(
   const firstOf = async (req: SearchRequest, m: Matcher, rows: Row[]): Promise<Found> => {
     if (Number(rows[0]?.total ?? 0) <= COUNT_CAP) return { matcher: m, rows };
     exactCatalog = await freshness.exact();
-    for (let widen = 0; ; widen++) {
-      const since = await freshness.since(widen);
+    for (let wider = 1; ; ) {
+      const since = await freshness.since(wider);
       if (since === undefined) return { matcher: m, rows: await page(req, m) };
       const fresh = await page(req, { ...m, since });
-      if (Number(fresh[0]?.total ?? 0) >= MIN_RANKED) return { matcher: { ...m, since }, rows: fresh };
+      const found = Number(fresh[0]?.total ?? 0);
+      if (found >= MIN_RANKED) return { matcher: { ...m, since }, rows: fresh };
+      wider *= widening(found);
     }
   };
 
@@ -165,7 +161,7 @@ export function createSqlCatalogSearch(
       optionWords.forget();
       freshness.forget();
       exactCatalog = undefined;
-      broad.clear();
+      broad.forget();
     },
     async search(req) {
       let found: Found;
@@ -196,7 +192,11 @@ export function createSqlCatalogSearch(
           // catalog's size) and is read again whole in an exact catalog; later ones are read whole.
           const first = await firstPage(req, exactCatalog ? undefined : COUNT_CAP);
           found = exactCatalog ? first : { ...first, ...(await firstOf(req, first.matcher, first.rows)) };
-          if (found.matcher.since !== undefined) remember(key, found);
+          if (found.matcher.since !== undefined)
+            broad.remember(key, req, {
+              matcher: found.matcher,
+              ...(found.correctedQuery ? { correctedQuery: found.correctedQuery } : {}),
+            });
         }
       }
       const { matcher, rows, correctedQuery } = found;
@@ -209,8 +209,13 @@ export function createSqlCatalogSearch(
         return { ...product, variants: product.variants.filter((v) => keep.has(v.sku)) };
       });
       const since = matcher.since !== undefined ? { since: matcher.since } : {};
+      // A cursor carries the words and the threshold, never a remembered search's candidates.
       const carried: Matcher =
-        matcher.kind === 'text' ? { kind: 'text', query: matcher.query, ...since } : matcher;
+        matcher.kind === 'text'
+          ? { kind: 'text', query: matcher.query, ...since }
+          : matcher.kind === 'similar'
+            ? { kind: 'similar', query: matcher.query, ...since }
+            : { kind: 'browse', ...since };
       const cursorAt = (r: (typeof shown)[number]) =>
         cursorsOf.make(req, { rank: Number(r.rank), productId: r.product_id, matcher: carried });
       return {

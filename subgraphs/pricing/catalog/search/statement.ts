@@ -45,17 +45,14 @@ export const priceJoin = (req: SearchRequest, p: Params) =>
     ? `LEFT JOIN catalog_base_prices bp ON bp.sku = v.sku AND bp.currency = ${p.add(req.filters.price.currency)}`
     : '';
 
-/** The products' own filters on `g`. */
-export function productConditions(req: SearchRequest, p: Params): string[] {
+/**
+ * The filters on `g`: the product's own, and with `variantsOnly` only those that its variants
+ * answer (a remembered search's candidates already hold the rest: broad.ts).
+ */
+export function productConditions(req: SearchRequest, p: Params, variantsOnly = false): string[] {
   const f = req.filters;
   const parts: string[] = [];
-  if (f.categories) parts.push(`g.category_paths && ${p.add(f.categories)}::text[]`);
-  if (f.brands) parts.push(`lower(g.brand) = ANY(${p.add(f.brands)}::text[])`);
-  if (f.conditions) parts.push(`lower(g.condition) = ANY(${p.add(f.conditions)}::text[])`);
-  // Each option filter first narrows the products by their variants' keys (an index), then the
-  // variant check below holds them all on one variant.
-  for (const o of f.options ?? [])
-    parts.push(`g.variant_option_keys && ${p.add(o.values.map((value) => `${o.name}=${value}`))}::text[]`);
+  if (!variantsOnly) ownConditions(req, p, parts);
   const variantFiltered = f.price || f.available || f.options || f.pricedIn;
   if (variantFiltered)
     parts.push(
@@ -64,24 +61,45 @@ export function productConditions(req: SearchRequest, p: Params): string[] {
   return parts;
 }
 
-/** `since`: a broad search's freshness threshold (degrade.ts): only products changed since then match. */
+function ownConditions(req: SearchRequest, p: Params, parts: string[]): void {
+  const f = req.filters;
+  if (f.categories) parts.push(`g.category_paths && ${p.add(f.categories)}::text[]`);
+  if (f.brands) parts.push(`lower(g.brand) = ANY(${p.add(f.brands)}::text[])`);
+  if (f.conditions) parts.push(`lower(g.condition) = ANY(${p.add(f.conditions)}::text[])`);
+  // Each option filter first narrows the products by their variants' keys (an index), then the
+  // variant check below holds them all on one variant.
+  for (const o of f.options ?? [])
+    parts.push(`g.variant_option_keys && ${p.add(o.values.map((value) => `${o.name}=${value}`))}::text[]`);
+}
+
+/**
+ * `since`: a broad search's freshness threshold (degrade.ts): only products changed since then
+ * match. `candidates`: a remembered broad search's products (broad.ts), a superset of its
+ * matches, read by their key; every other condition still holds.
+ */
 export type Matcher = (
   | { kind: 'browse' }
   /** `relaxed`: the query without the option values it names (option-words.ts), when it names some. */
   | { kind: 'text'; query: string; relaxed?: string }
   | { kind: 'similar'; query: string }
-) & { since?: string };
+) & { since?: string; candidates?: readonly string[] };
 
 /** A freshness threshold (freshness-key.ts) as the store wrote it: safe to write as a literal. */
 export const SINCE = FRESHNESS;
 
 /** The `matched` CTE: every product of the search with its rank. */
 export function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Params): string {
-  const where = productConditions(req, p);
-  // A literal, not a parameter: the planner then sees how few products are that fresh and
-  // intersects their index with the text's (a BitmapAnd) instead of reading every match's row.
-  // Thresholds change only with the catalog, so the statements stay few (and prepared).
-  if (m.since !== undefined) {
+  // A remembered broad search's candidates (broad.ts) are the products its words, threshold and
+  // own filters find, which only a catalog change changes (and forgets them): read by their key,
+  // with only what their variants answer checked again. Given the words and the threshold as
+  // well, the planner intersected the two indexes again, as if the candidates were not there.
+  const candidates = m.candidates ? `g.product_id = ANY(${p.add(m.candidates)}::text[])` : undefined;
+  const where = productConditions(req, p, candidates !== undefined);
+  if (candidates) where.unshift(candidates);
+  else if (m.since !== undefined) {
+    // A literal, not a parameter: the planner then sees how few products are that fresh and
+    // intersects their index with the text's (a BitmapAnd) instead of reading every match's row.
+    // Thresholds change only with the catalog, so the statements stay few (and prepared).
     if (!SINCE.test(m.since)) throw new Error(`not a freshness threshold: ${m.since}`);
     where.push(`${FRESHNESS_KEY_G} >= '${m.since}'`);
   }
@@ -94,7 +112,7 @@ export function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Param
     // and planning cost the embedded store more than a search of the default catalog did.
     const relaxed = m.relaxed ? `, websearch_to_tsquery('english', ${p.add(m.relaxed)}) AS m` : '';
     from += `, (SELECT websearch_to_tsquery('english', ${p.add(m.query)}) AS q${relaxed} OFFSET 0) AS tq`;
-    where.unshift(m.relaxed ? 'g.search @@ tq.m' : 'g.search @@ tq.q');
+    if (!candidates) where.unshift(m.relaxed ? 'g.search @@ tq.m' : 'g.search @@ tq.q');
     // Weights D, C, B, A (description … title and brand); normalisation 1: longer text ranks a
     // little lower, so a title that is mostly the query comes first. A product whose title and
     // brand alone hold every word comes before any that needs its other text: ts_rank weighs
@@ -118,7 +136,7 @@ export function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Param
       : rankOf('tq.q');
   } else if (m.kind === 'similar') {
     const q = p.add(m.query.toLowerCase());
-    where.unshift(`lower(g.title) OPERATOR(${ext}.%) ${q}`);
+    if (!candidates) where.unshift(`lower(g.title) OPERATOR(${ext}.%) ${q}`);
     rank = `${ext}.similarity(lower(g.title), ${q})`;
   }
   return `SELECT g.product_id, ${rank} AS rank FROM ${from} WHERE ${where.length > 0 ? where.join(' AND ') : 'true'}`;
