@@ -10,11 +10,11 @@
  * thread only). The same requests either way: `{id, checkout}` in, `{id, mandate}` or
  * `{id, error}` out; a process says `{ready: true}` once warmed.
  */
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes, sign } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
+import { digest } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 
 const port = parentPort
@@ -24,8 +24,9 @@ const port = parentPort
 if (parentPort) {
   // As a thread: the lowest priority for this thread only (Linux gives each thread its own
   // niceness: setpriority with the thread's id, as lib/db/pglite-worker.ts does). It does not
-  // reach what the thread hands to others: @sd-jwt/crypto-nodejs signs through WebCrypto, in
-  // libuv's pool, and V8 compiles on its own threads, all at the generator's priority.
+  // reach what the thread hands to others: V8 compiles on its own threads (and, until the signer
+  // below, @sd-jwt/crypto-nodejs signed through WebCrypto in libuv's pool), at the generator's
+  // priority.
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
     if (Number.isInteger(tid) && tid > 0) setPriority(tid, 19);
@@ -36,13 +37,25 @@ if (parentPort) {
 
 const a = parentPort ? workerData.ap2 : JSON.parse(process.env.BENCH_UCP_AP2 ?? '{}');
 const { d: _d, ...holderPublic } = a.holder;
+/**
+ * ES256 (the JOSE r||s form) with node:crypto's synchronous sign, as the server's lib/ap2/ecdsa.ts
+ * does: @sd-jwt/crypto-nodejs's ES256.getSigner signs through WebCrypto, whose work runs in
+ * libuv's pool (at the generator's priority, not the maker's) and answers a loop turn later, and
+ * cost 0.6–0.8 ms of CPU a mandate against 0.4–0.5 ms this way (2,000 mandates of the bench's
+ * checkout in one process, alternated, loaded machine). Same mandates: @sd-jwt still builds them.
+ */
+const es256 = (jwk) => {
+  const key = createPrivateKey({ key: jwk, format: 'jwk' });
+  return (data) =>
+    sign('sha256', Buffer.from(data), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+};
 const sdjwt = new SDJwtVcInstance({
   hasher: digest,
   hashAlg: 'sha-256',
   saltGenerator: (n) => randomBytes(n).toString('base64url'),
-  signer: await ES256.getSigner(a.issuer),
+  signer: es256(a.issuer),
   signAlg: 'ES256',
-  kbSigner: await ES256.getSigner(a.holder),
+  kbSigner: es256(a.holder),
   kbSignAlg: 'ES256',
 });
 
