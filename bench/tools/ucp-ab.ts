@@ -6,6 +6,8 @@
  * the CPU ms per flow of every thread of the server and of the generator (this process: the
  * flows' thread, the mandates' thread, libuv's pool, V8's workers), by thread name.
  *   npm run build && tsx bench/tools/ucp-ab.ts [rate=40] [rounds=2] [seconds=8]
+ * UCP_AB_TREE=<another checkout> starts that checkout's dist/ (its server against this generator);
+ * BENCH_UCP_MANDATES=thread makes the mandates as session 49 did (bench/ucp/mandate.ts).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,11 +25,13 @@ const [rate = 40, rounds = 2, seconds = 8] = process.argv.slice(2).map(Number);
 const dataDir = mkdtempSync(join(tmpdir(), 'ac-ucp-ab-'));
 const probeOut = join(dataDir, 'probe.txt');
 const probe = fileURLToPath(new URL('./ucp-request-probe.cjs', import.meta.url));
-const sys = await startEmbeddedSystem(process.env.BENCH_NODE, ['--trace-gc', '--require', probe], {
-  DATA_DIR: dataDir,
-  UCP_PROFILE_ALLOW_INSECURE: 'true',
-  UCP_PROBE_OUT: probeOut,
-});
+const sys = await startEmbeddedSystem(
+  process.env.BENCH_NODE,
+  ['--trace-gc', '--require', probe],
+  { DATA_DIR: dataDir, UCP_PROFILE_ALLOW_INSECURE: 'true', UCP_PROBE_OUT: probeOut },
+  undefined,
+  process.env.UCP_AB_TREE,
+);
 const profiles = await startProfileServer();
 const kinds = await platforms(sys.url, dataDir, profiles);
 const pid = sys.child.pid ?? 0;
