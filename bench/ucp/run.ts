@@ -108,10 +108,10 @@ export async function runUcp(quick: boolean, log: (s: string) => void): Promise<
       log(
         `ucp / closed loop ${kind}: ${closed[kind].flowsPerSecond.toFixed(0)} completions/s${failuresOf(closed[kind])}\n`,
       );
-    const rate = Math.max(
-      1,
-      Math.round(Math.min(closed.plain.flowsPerSecond, closed.ap2.flowsPerSecond) * 0.5),
-    );
+    // BENCH_UCP_RATE: this rate instead (two builds compared at the same load on a busy machine).
+    const rate =
+      Number(process.env.BENCH_UCP_RATE) ||
+      Math.max(1, Math.round(Math.min(closed.plain.flowsPerSecond, closed.ap2.flowsPerSecond) * 0.5));
     const plain: Measured[] = [];
     const ap2: Measured[] = [];
     for (let round = 1; round <= (quick ? 1 : 3); round++) {
