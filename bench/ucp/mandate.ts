@@ -10,9 +10,10 @@
  * machine of two cores the platform's work competes with the server's threads in the AP2 rounds
  * only, and the mandates' thread at nice 19 (session 49's way, still `BENCH_UCP_MANDATES=thread`)
  * did not keep it out of their way: (1) what the thread hands on runs at the generator's
- * priority: @sd-jwt/crypto-nodejs signs through WebCrypto in libuv's pool, V8 compiles on its
- * platform threads, and a fresh thread per load loaded and compiled @sd-jwt during the measured
- * rounds; (2) a nice-19 thread that holds a core is not preempted at once when a server thread
+ * priority: V8 compiles on its platform threads, @sd-jwt/crypto-nodejs signed through WebCrypto
+ * in libuv's pool (the maker now signs with node:crypto's synchronous ECDSA), and a fresh thread
+ * per load loaded and compiled @sd-jwt inside the measured rounds (a process is warmed before
+ * them); (2) a nice-19 thread that holds a core is not preempted at once when a server thread
  * wakes (the fair scheduler weighs it, it does not yield to it), where a SCHED_IDLE task is. A
  * process's policy reaches every thread it starts. The platform's work is not hidden: each
  * mandate is still made from the update's answer before its completion is sent, and the time
