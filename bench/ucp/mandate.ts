@@ -18,10 +18,11 @@
  * process's policy reaches every thread it starts. The platform's work is not hidden: each
  * mandate is still made from the update's answer before its completion is sent, and the time
  * from that answer to the completion's (mandate included) is reported beside the completion's
- * own latency (`confirmToComplete`). Where `chrt` is missing the process runs at nice 19.
+ * own latency (`confirmToComplete`). Where `chrt` is missing, or with `BENCH_UCP_MANDATES=nice`,
+ * the process runs at nice 19 (all its threads: the middle way, for a machine with no idle core,
+ * where a SCHED_IDLE maker starves and sends its completions late and in bursts).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
@@ -51,7 +52,22 @@ export interface MandateMaker {
 const MAKER = fileURLToPath(new URL('./mandate-maker.mjs', import.meta.url));
 const hasChrt = () => spawnSync('chrt', ['--idle', '0', 'true']).status === 0;
 
-/** The maker as a SCHED_IDLE process (the default) or a nice-19 thread (`BENCH_UCP_MANDATES=thread`). */
+/**
+ * How the maker's process starts: under SCHED_IDLE (the default), or at nice 19
+ * (`BENCH_UCP_MANDATES=nice`, or where `chrt` is missing); either way every thread it starts
+ * inherits it (a niceness set later with setpriority would reach its main thread only).
+ */
+function makerCommand(): [string, string[]] {
+  const node = [process.execPath, '--single-threaded-gc', MAKER];
+  return process.env.BENCH_UCP_MANDATES !== 'nice' && hasChrt()
+    ? ['chrt', ['--idle', '0', ...node]]
+    : ['nice', ['-n', '19', ...node]];
+}
+
+/**
+ * The maker as a SCHED_IDLE process (the default), a nice-19 process (`BENCH_UCP_MANDATES=nice`)
+ * or a nice-19 thread (`BENCH_UCP_MANDATES=thread`, session 49's).
+ */
 export function mandateMaker(a: Ap2Platform): MandateMaker {
   const waiting = new Map<number, { ok: (m: string) => void; fail: (e: Error) => void }>();
   let n = 0;
@@ -84,17 +100,11 @@ export function mandateMaker(a: Ap2Platform): MandateMaker {
       await worker.terminate();
     };
   } else {
-    const node = [process.execPath, '--single-threaded-gc', MAKER];
-    const idle = hasChrt();
-    const child: ChildProcess = spawn(
-      idle ? 'chrt' : (node[0] as string),
-      idle ? ['--idle', '0', ...node] : node.slice(1),
-      {
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        env: { ...process.env, BENCH_UCP_AP2: JSON.stringify(a) },
-      },
-    );
-    if (!idle && child.pid) setPriority(child.pid, 19);
+    const [command, args] = makerCommand();
+    const child: ChildProcess = spawn(command, args, {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, BENCH_UCP_AP2: JSON.stringify(a) },
+    });
     child.on('message', onReply);
     child.once('error', die);
     child.once('exit', (code) => {

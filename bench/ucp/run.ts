@@ -191,7 +191,7 @@ export function ucpTable(r: UcpRun): string {
   const making = r.ap2.flatMap((a) => (a.mandate ? [a.mandate] : []));
   const confirmed = r.ap2.flatMap((a) => (a.confirmToComplete ? [a.confirmToComplete] : []));
   const maker = making.length
-    ? ` The generator made each mandate in ${fmt(Math.min(...making.map((m) => m.p50)))}–${fmt(Math.max(...making.map((m) => m.p50)))} ms (p50 of the rounds; p99 up to ${fmt(Math.max(...making.map((m) => m.p99)))} ms), before the completion was due (bench/ucp/mandate.ts: ${process.env.BENCH_UCP_MANDATES === 'thread' ? 'a thread at nice 19' : 'a process under SCHED_IDLE'}); from the update's answer to the completion's, the mandate included, p99 ${confirmed.map((c) => fmt(c.p99)).join(', ')} ms (the rounds).`
+    ? ` The generator made each mandate in ${fmt(Math.min(...making.map((m) => m.p50)))}–${fmt(Math.max(...making.map((m) => m.p50)))} ms (p50 of the rounds; p99 up to ${fmt(Math.max(...making.map((m) => m.p99)))} ms), before the completion was due (bench/ucp/mandate.ts: ${{ thread: 'a thread at nice 19', nice: 'a process at nice 19' }[process.env.BENCH_UCP_MANDATES ?? ''] ?? 'a process under SCHED_IDLE'}); from the update's answer to the completion's, the mandate included, p99 ${confirmed.map((c) => fmt(c.p99)).join(', ')} ms (the rounds).`
     : '';
   const delays = (xs: UcpFlowResult[]) => fmt(Math.max(...xs.map((x) => x.generatorDelayP99)));
   const generatorCpu = (xs: Measured[]) => fmt(median(xs.map((x) => x.generatorCpuMs ?? 0)));
