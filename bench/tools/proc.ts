@@ -34,6 +34,9 @@ export function cpuSecondsWithChildren(pid: number): { self: number; children: n
 /** One thread's name and CPU ms, user + system and system alone. */
 export interface ThreadTime {
   name: string;
+  /** Its niceness and scheduling policy (0 normal, 5 SCHED_IDLE): fields 19 and 41. */
+  nice: number;
+  policy: number;
   cpuMs: number;
   sysMs: number;
 }
@@ -49,7 +52,13 @@ export function threadTimes(pid: number): Map<number, ThreadTime> {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid), { name, cpuMs: (Number(f[11]) + Number(f[12])) * 10, sysMs: Number(f[12]) * 10 });
+      out.set(Number(tid), {
+        name,
+        nice: Number(f[16]),
+        policy: Number(f[38]),
+        cpuMs: (Number(f[11]) + Number(f[12])) * 10,
+        sysMs: Number(f[12]) * 10,
+      });
     } catch {
       // the thread ended
     }
@@ -65,7 +74,7 @@ export function threadTimesBetween(
   return [...after]
     .map(([tid, t]) => {
       const b = before.get(tid);
-      return { tid, name: t.name, cpuMs: t.cpuMs - (b?.cpuMs ?? 0), sysMs: t.sysMs - (b?.sysMs ?? 0) };
+      return { ...t, tid, cpuMs: t.cpuMs - (b?.cpuMs ?? 0), sysMs: t.sysMs - (b?.sysMs ?? 0) };
     })
     .filter((t) => t.cpuMs > 0)
     .sort((a, b) => b.cpuMs - a.cpuMs);

@@ -9,7 +9,8 @@
  * comes back signed (`ap2.merchant_authorization`), and each completion carries a checkout
  * mandate made as a platform makes it when its user confirms (./mandate.ts, in a thread of its
  * own) over the checkout the update returned. The completion is due when its mandate is made:
- * the mandate's cost is the platform's, not in the latency.
+ * the mandate's cost is the platform's, not in the completion's latency; the time from the
+ * update's answer to the completion's (mandate included) is reported apart (`confirmToComplete`).
  */
 // First: a generator's process restarts with one collector thread before it loads anything else.
 import '../single-threaded-gc.ts';
@@ -28,7 +29,7 @@ import {
   type OpFigures,
   pace,
 } from '../acp/flows.ts';
-import { type Ap2Platform, mandateThread } from './mandate.ts';
+import { type Ap2Platform, mandateMaker } from './mandate.ts';
 
 export interface UcpFlowOptions {
   url: string;
@@ -50,6 +51,11 @@ export interface UcpFlowResult extends FlowResult {
   failures: Record<string, number>;
   /** With AP2: the time the generator took to make each mandate (not in any latency). */
   mandate?: OpFigures;
+  /**
+   * With AP2: from the update's answer to the completion's, the mandate's making included: what
+   * a user waits between confirming and the order, so a maker slowed by its priority shows.
+   */
+  confirmToComplete?: OpFigures;
   /**
    * The timing loop's event-loop delay, p99 in ms: what the generator itself may add to the
    * latencies it times (the mandates are made in another thread), for either kind.
@@ -138,7 +144,9 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
   const pool = new Pool(o.url, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
   const { hist, failures, fail, ops } = tally();
   const making = histogram();
-  const platform = o.ap2 ? mandateThread(o.ap2) : undefined;
+  const confirmed = histogram();
+  const platform = o.ap2 ? mandateMaker(o.ap2) : undefined;
+  await platform?.ready;
   const mandate = platform?.make;
   const headers = requestHeaders(o);
   let n = 0;
@@ -186,8 +194,10 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
         if (m) fail('update', '200 without ap2.merchant_authorization');
         return;
       }
+      const answered = performance.now();
       const body = mandate ? await mandated(u, mandate, m ? making : undefined) : COMPLETE;
       const done = await send('complete', 'POST', `${path}/complete`, body, performance.now(), m);
+      if (mandate && m) confirmed.recordValue(Math.max(1, Math.round((performance.now() - answered) * 1000)));
       if (done?.status === 'completed') {
         if (m) flows++;
       } else if (done && m) fail('complete', `200 ${done.status}`);
@@ -208,7 +218,12 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
     ops: ops(),
     failures,
     generatorDelayP99: delay.count ? delay.percentile(99) / 1e6 : 0,
-    ...(mandate ? { mandate: figures(making, making.totalCount, 0) } : {}),
+    ...(mandate
+      ? {
+          mandate: figures(making, making.totalCount, 0),
+          confirmToComplete: figures(confirmed, confirmed.totalCount, 0),
+        }
+      : {}),
   };
 }
 
