@@ -105,7 +105,7 @@ async function loopbackOrigin(app: FastifyInstance, waitMs: number): Promise<str
  *
  * `atLeast`: past the deadline, it goes on until that many requests were answered, but not past
  * `atLeast.until`. V8 compiles a function when it has run enough, not when time has passed: on a
- * machine busy with other work a 2-s warm-up sent 91–251 requests instead of ~800, and what it had
+ * machine busy with other work a 2-s warm-up sent 11–251 requests instead of ~800, and what it had
  * not run enough was compiled under the first callers' load (docs/performance.md, "Second 0
  * counted").
  */

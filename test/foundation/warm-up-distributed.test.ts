@@ -29,8 +29,7 @@ async function startWarming(
   name: 'pricing' | 'promotions' | 'procurement' | 'gateway',
   env: Record<string, string>,
 ): Promise<ServiceProcess> {
-  // Time alone (no WARM_UP_REQUESTS floor): what is tested is the readiness, not the work.
-  const p = await startProcess(name, { ...env, WARM_UP_MS, WARM_UP_REQUESTS: '0' }, 120_000);
+  const p = await startProcess(name, { ...env, WARM_UP_MS }, 120_000);
   procs.push(p);
   const first = await readyz(p.url);
   if (name === 'procurement') {

@@ -36,8 +36,7 @@ const rows = async () => ({
 const NOTHING = { orders: 0, outbox: 0, changes: 0, sessions: 0, replies: 0, redemptions: 0 };
 
 beforeAll(async () => {
-  // Time alone (no WARM_UP_REQUESTS floor): a rehearsal of each kind fits in 2.5 s.
-  sys = await startEmbedded({ WARM_UP_MS: '2500', WARM_UP_REQUESTS: '0' });
+  sys = await startEmbedded({ WARM_UP_MS: '2500' });
   for (;;) {
     if ((await fetch(`${sys.url}/readyz`)).status === 200) break;
     await new Promise((r) => setTimeout(r, 20));
