@@ -58,6 +58,15 @@ const fields = z.object({
    */
   WARM_UP_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   /**
+   * The least work of a warm-up: past WARM_UP_MS it goes on until it has sent this many requests,
+   * but never past WARM_UP_MAX_MS. V8 compiles what has run enough, not what ran long enough: on
+   * a busy machine 2 s sent 11–251 requests instead of ~800. 0 (the default): time alone. Off by
+   * default: measured under load, a floor of 1,000 moved 150–250 optimisations before ready but
+   * left ~90 % of those after it (docs/performance.md, "Second 0 counted").
+   */
+  WARM_UP_REQUESTS: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  WARM_UP_MAX_MS: z.coerce.number().int().min(0).max(120_000).default(8000),
+  /**
    * Whether the warm-up rehearses orders too (issue 48: every step, rolled back, nothing bought;
    * gateway/agent/rehearsal.ts). `false` is the warm-up as it was before, quotes and prices only:
    * the bench's A/B (docs/benchmarks.md, "Warm start").

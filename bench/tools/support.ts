@@ -3,7 +3,7 @@
  * quote loads, a process's CPU time from /proc, and GC pauses from --trace-gc lines. The tools that
  * start the system as its own process use harness/embedded.ts (startEmbeddedSystem).
  */
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningSystem } from '../../gateway/topology.ts';
@@ -78,6 +78,20 @@ export function serverEnv(): Record<string, string> {
 /** `node` flags from PROFILE_NODE_FLAGS (space-separated), added to a tool's own. */
 export const extraNodeFlags = (): string[] =>
   process.env.PROFILE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+
+/**
+ * A command that runs this Node with its stdout line-buffered (coreutils' stdbuf, which reaches
+ * glibc's stdio through LD_PRELOAD): V8's own traces (`--trace-opt`, `--trace-deopt`,
+ * `--trace-gc`) go through printf, which a pipe buffers in 4 KB blocks, so a line read from the
+ * pipe could be seconds older than its arrival says. Measured: a line printed 2 s before the
+ * process's last one arrived with it.
+ */
+export function lineBufferedNode(): string {
+  const node = join(mkdtempSync(join(tmpdir(), 'line-buffered-node-')), 'node');
+  writeFileSync(node, `#!/bin/sh\nexec stdbuf -oL ${process.execPath} "$@"\n`);
+  chmodSync(node, 0o755);
+  return node;
+}
 
 /** One of the quote bench's loads by name (`graphql`, `rest`). */
 export function quoteRequest(which: string): HttpRequestSpec {

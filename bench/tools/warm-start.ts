@@ -23,7 +23,7 @@ import { loadConfig } from '../../lib/config.ts';
 import { type OpenLoadResult, openLoad, type StreamResult } from '../open-loop/generator.ts';
 import { requestsOf, startBare } from '../open-loop/run.ts';
 import { type SchedSample, schedBetween, startSchedSampler, threadNames } from './sched.ts';
-import { type MachineShare, machineSampler } from './support.ts';
+import { lineBufferedNode, type MachineShare, machineSampler } from './support.ts';
 
 const rate = Number(process.env.RATE ?? 2700);
 const seconds = Number(process.env.SECONDS ?? 10);
@@ -40,6 +40,15 @@ export interface WarmStart {
   readyMs: number;
   first: { primary: StreamResult; orders: StreamResult };
   steady: { primary: StreamResult; orders: StreamResult };
+  /**
+   * The first ready answer on the machine's monotonic clock (µs; CLOCK_MONOTONIC, the clock of
+   * V8's CPU profiles), to within a millisecond: where a `--cpu-prof` profile's "after ready" starts.
+   */
+  readyMonotonicUs?: number;
+  /** With `keepLines`: the server's output lines, each with its arrival in ms after ready. */
+  serverLines?: { at: number; text: string }[];
+  /** With `keepLines`: when each request of the first window was answered, ms after ready, sorted. */
+  answeredAt?: number[];
   /** With SCHED=1: per second after ready, what the server's and the generator's threads did. */
   sched?: string[];
   /** How busy the machine was (and how much the hypervisor took) in each measured window. */
@@ -130,6 +139,15 @@ function schedBySecond(samples: SchedSample[], pid: number, cold: OpenLoadResult
   return out;
 }
 
+/** When each request of a load was answered (due time + latency), ms after its measuredFrom, sorted. */
+function answeredAt(r: OpenLoadResult): number[] {
+  const out: number[] = [];
+  for (const samples of [r.primary.samples, r.background?.samples])
+    for (let i = 0; samples && i + 1 < samples.length; i += 2)
+      out.push((samples[i] as number) - r.measuredFrom + (samples[i + 1] as number));
+  return out.sort((a, b) => a - b);
+}
+
 /** "87 % busy (3 % stolen)". */
 export const shareText = (m: MachineShare): string =>
   `${(m.busy * 100).toFixed(0)} % busy (${(m.stolen * 100).toFixed(0)} % stolen)`;
@@ -157,9 +175,22 @@ export function freePort(): Promise<number> {
   });
 }
 
+export interface WarmStartOptions {
+  rate?: number;
+  seconds?: number;
+  /** Another checkout whose dist/ is started (an A/B of two builds; harness/processes.ts). */
+  tree?: string;
+  /** Node flags for the system (default: EXTRA's). */
+  nodeArgs?: string[];
+  /** The command that runs node for the system (e.g. a wrapper that line-buffers its stdout). */
+  node?: string;
+  /** Return the server's output lines (bench/tools/opt-trace.ts reads V8's traces from them). */
+  keepLines?: boolean;
+}
+
 export async function warmStart(
   env: Record<string, string> = {},
-  o: { rate?: number; seconds?: number } = {},
+  o: WarmStartOptions = {},
 ): Promise<WarmStart> {
   const r = o.rate ?? rate;
   const secs = o.seconds ?? seconds;
@@ -194,17 +225,28 @@ export async function warmStart(
         ...env,
       },
       120_000,
-      { compiled: true, nodeArgs: process.env.EXTRA?.split(' ').filter(Boolean) ?? [] },
+      {
+        compiled: true,
+        nodeArgs: o.nodeArgs ?? process.env.EXTRA?.split(' ').filter(Boolean) ?? [],
+        ...(o.tree ? { tree: o.tree } : {}),
+        // TRACE prints the server's lines by arrival: V8's traces must not wait in a 4 KB buffer.
+        ...(o.node || process.env.TRACE ? { node: o.node ?? lineBufferedNode() } : {}),
+      },
     );
     const pid = sys.child.pid;
     const listeningMs = Date.now() - started;
     if (process.env.SCHED === '1' && pid) sampler = startSchedSampler([pid, process.pid], 20);
     const lines: { at: number; text: string }[] = [];
+    // A chunk may end inside a line: its tail waits for the next chunk.
+    let partial = '';
     sys.child.stdout?.on('data', (chunk: Buffer) => {
-      for (const text of chunk.toString('utf8').split('\n').filter(Boolean))
-        lines.push({ at: Date.now(), text });
+      const parts = (partial + chunk.toString('utf8')).split('\n');
+      partial = parts.pop() ?? '';
+      for (const text of parts.filter(Boolean)) lines.push({ at: Date.now(), text });
     });
     const cold = await first;
+    const readyMonotonicUs =
+      Number(process.hrtime.bigint() / 1000n) - (Date.now() - cold.measuredFrom) * 1000;
     if (process.env.TRACE)
       for (const l of lines.filter((x) => x.at < cold.measuredFrom + 3000))
         console.log(`  ${((l.at - cold.measuredFrom) / 1000).toFixed(3)} s ${l.text.slice(0, 160)}`);
@@ -214,8 +256,15 @@ export async function warmStart(
     sampler = undefined;
     return {
       ...(samples.length > 0 && pid ? { sched: schedBySecond(samples, pid, cold, secs) } : {}),
+      ...(o.keepLines
+        ? {
+            serverLines: lines.map((l) => ({ at: l.at - cold.measuredFrom, text: l.text })),
+            answeredAt: answeredAt(cold),
+          }
+        : {}),
       listeningMs,
       readyMs: cold.measuredFrom - started,
+      readyMonotonicUs,
       first: { primary: cold.primary, orders: cold.background as StreamResult },
       steady: { primary: steady.primary, orders: steady.background as StreamResult },
       machine: { first: windowOf(cold, secs, machine), steady: windowOf(steady, secs, machine) },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
 import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { Rehearsals } from '../../lib/http/rehearsal.ts';
+import { REHEARSAL_HEADER, type Rehearsals } from '../../lib/http/rehearsal.ts';
 import type { WarmUpFlow } from '../../lib/http/warm-up.ts';
 import { sendProblem } from '../../lib/problem.ts';
 import { REHEARSAL_OWNER_SUFFIX } from '../../subgraphs/procurement/checkout/migrations.ts';
@@ -87,9 +87,9 @@ export function auditWarmUps(
 /**
  * The n-th warm-up order (lib/http/warm-up.ts sends it), in turn on the edge and the canonical
  * path, every other one with an Idempotency-Key (that step's store is warmed and given back), in
- * varied amounts and quantities. The warm-up adds this process's token (lib/http/warm-up.ts).
+ * varied amounts and quantities, each with this process's token (`token`: lib/http/rehearsal.ts).
  */
-export function orderWarmUp(trustDomain: string, sku: string): (n: number) => InjectOptions {
+export function orderWarmUp(trustDomain: string, sku: string, token: string): (n: number) => InjectOptions {
   const run = randomUUID();
   return (n) => ({
     method: 'POST',
@@ -98,6 +98,7 @@ export function orderWarmUp(trustDomain: string, sku: string): (n: number) => In
       'content-type': 'application/json',
       'x-spiffe-id': warmUpAgentId(trustDomain),
       'x-trace-id': `warm-up-${n}`,
+      [REHEARSAL_HEADER]: token,
       ...(n % 4 < 2 ? { 'idempotency-key': `warm-up-${run}-${n}` } : {}),
     },
     payload: JSON.stringify({
@@ -117,13 +118,14 @@ export function orderWarmUp(trustDomain: string, sku: string): (n: number) => In
  * the order is rolled back, what it reserved and redeemed given back (checkout/place.ts), no
  * idempotency record kept, and the sessions deleted when the warm-up ends (acp/index.ts).
  */
-export function checkoutWarmUp(basePath: string, skus: readonly string[]): WarmUpFlow {
+export function checkoutWarmUp(basePath: string, skus: readonly string[], token: string): WarmUpFlow {
   const run = randomUUID();
   const headers = (n: number, step: string) => ({
     'content-type': 'application/json',
     'api-version': ACP_VERSION,
     'idempotency-key': `warm-up-${run}-${n}-${step}`,
     'x-trace-id': `warm-up-checkout-${n}`,
+    [REHEARSAL_HEADER]: token,
   });
   const items = (n: number, more: number) =>
     skus.slice(0, 2).map((sku, i) => ({ id: sku, quantity: 1 + ((n + i + more) % 3) }));
@@ -171,12 +173,13 @@ interface ShownMethod {
  * each fulfilment group selected, completed on account; signed responses, rendering and
  * negotiation run as for any platform.
  */
-export function ucpCheckoutWarmUp(basePath: string, skus: readonly string[]): WarmUpFlow {
+export function ucpCheckoutWarmUp(basePath: string, skus: readonly string[], token: string): WarmUpFlow {
   const run = randomUUID();
   const headers = (n: number, step: string) => ({
     'content-type': 'application/json',
     'idempotency-key': `warm-up-ucp-${run}-${n}-${step}`,
     'x-trace-id': `warm-up-ucp-checkout-${n}`,
+    [REHEARSAL_HEADER]: token,
   });
   const lines = (n: number) =>
     skus.slice(0, 2).map((sku, i) => ({ item: { id: sku }, quantity: 1 + ((n + i) % 3) }));

@@ -5,7 +5,7 @@ import type { RequestContext } from '../auth/context.ts';
 import { callerVerifierFor } from '../auth/jwt.ts';
 import type { Config } from '../config.ts';
 import { createHttpApp } from '../http/app.ts';
-import { openConnections, readyWhenWarm, sendUntil } from '../http/warm-up.ts';
+import { atLeastOf, openConnections, readyWhenWarm, sendUntil } from '../http/warm-up.ts';
 import { createPlatform, type Platform } from '../platform.ts';
 import { subgraphContext } from './caller-context.ts';
 import type { SubgraphFactory, SubgraphModule, SubgraphName } from './subgraph.ts';
@@ -40,6 +40,7 @@ export async function buildSubgraphServer(
     await openConnections(platform);
     const sent = await sendUntil(app, (await module.warmUpRequests?.()) ?? [], {
       deadline: started + budgetMs,
+      ...atLeastOf(config, started),
     });
     return { ms: performance.now() - started, ...sent };
   });

@@ -2,7 +2,13 @@
  * Quote tokens: the signed record of a quote that payment checks instead of recalculating
  * the price. Pure parts (canonical cart, claims, key ring) and thin adapters (key file, jose).
  */
-export { type CanonicalCart, type CartInput, canonicalCart, cartHash } from './canonical-cart.ts';
+export {
+  type CanonicalCart,
+  type CartInput,
+  canonicalCart,
+  cartHash,
+  uniformCart,
+} from './canonical-cart.ts';
 export {
   type PriceSource,
   QUOTE_TOKEN_LIFETIME_SECONDS,

@@ -7,7 +7,9 @@ import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { warmUp } from '../../gateway/warm-up.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { sendUntil } from '../../lib/http/warm-up.ts';
+import { loadConfig } from '../../lib/config.ts';
+import { REHEARSAL_HEADER } from '../../lib/http/rehearsal.ts';
+import { atLeastOf, sendUntil } from '../../lib/http/warm-up.ts';
 
 let sys: TestSystem | undefined;
 afterAll(() => sys?.close());
@@ -74,5 +76,89 @@ describe('the warm-up before ready', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('sends quotes and prices as a caller does, without the rehearsal token; rehearsals carry it', async () => {
+    if (!sys) throw new Error('no system');
+    const seen: { url: string; token: boolean }[] = [];
+    const record = (req: { url?: string; headers: Record<string, unknown> }) =>
+      seen.push({ url: req.url ?? '', token: REHEARSAL_HEADER in req.headers });
+    sys.app.server.on('request', record);
+    try {
+      const r = await warmUp(sys.app, sys.platform, { budgetMs: 600, concurrency: 2 });
+      expect(r.failed).toBe(0);
+    } finally {
+      sys.app.server.off('request', record);
+    }
+    const reads = seen.filter((s) => /^\/(cart\/quote|graphql|v1\/prices)/.test(s.url));
+    const rehearsed = seen.filter((s) => /orders|checkout/.test(s.url));
+    expect(reads.length).toBeGreaterThan(0);
+    expect(rehearsed.length).toBeGreaterThan(0);
+    expect(reads.filter((s) => s.token)).toEqual([]);
+    expect(rehearsed.filter((s) => !s.token)).toEqual([]);
+  });
+});
+
+describe('the least work of a warm-up (WARM_UP_REQUESTS, WARM_UP_MAX_MS)', () => {
+  const ping = async <T>(fn: (app: ReturnType<typeof Fastify>) => Promise<T>): Promise<T> => {
+    const app = Fastify();
+    app.get('/ping', async () => ({ ok: true }));
+    await app.ready();
+    try {
+      return await fn(app);
+    } finally {
+      await app.close();
+    }
+  };
+
+  it.each([
+    // [floor of requests, its limit in ms, least requests sent, the longest it may take in ms]
+    [200, 10_000, 200, 5_000],
+    [1_000_000_000, 400, 1, 3_000],
+  ])(
+    'goes on past its time until %i requests were answered, but not past %i ms',
+    async (requests, untilMs, least, longest) => {
+      const r = await ping(async (app) => {
+        const started = performance.now();
+        const sent = await sendUntil(app, [() => ({ method: 'GET', url: '/ping' })], {
+          deadline: started,
+          concurrency: 2,
+          atLeast: { requests, until: started + untilMs },
+        });
+        return { ...sent, ms: performance.now() - started };
+      });
+      expect(r.failed).toBe(0);
+      expect(r.requests).toBeGreaterThanOrEqual(least);
+      expect(r.ms).toBeLessThan(longest);
+      // Past the deadline only while the floor is not met: at most one more request per worker.
+      if (requests < 1_000_000) expect(r.requests).toBeLessThanOrEqual(requests + 2);
+      else expect(r.ms).toBeGreaterThanOrEqual(untilMs);
+    },
+  );
+
+  it('without a floor stops at its deadline', async () => {
+    const r = await ping((app) =>
+      sendUntil(app, [() => ({ method: 'GET', url: '/ping' })], {
+        deadline: performance.now(),
+        concurrency: 2,
+      }),
+    );
+    expect(r.requests).toBe(0);
+  });
+
+  it.each([
+    [{}, undefined],
+    [{ WARM_UP_REQUESTS: '1000' }, { requests: 1000, until: 8000 }],
+    [
+      { WARM_UP_REQUESTS: '50', WARM_UP_MAX_MS: '300' },
+      { requests: 50, until: 300 },
+    ],
+    [{ WARM_UP_REQUESTS: '0' }, undefined],
+  ])('takes its floor from the configuration (%o)', (env, expected) => {
+    expect(atLeastOf(loadConfig(env), 0).atLeast).toEqual(expected);
+  });
+
+  it.each([['-1'], ['1.5'], ['ten']])('refuses WARM_UP_REQUESTS=%s, naming it', (bad) => {
+    expect(() => loadConfig({ WARM_UP_REQUESTS: bad })).toThrow(/WARM_UP_REQUESTS/);
   });
 });

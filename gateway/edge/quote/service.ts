@@ -1,5 +1,5 @@
 import { Problem } from '../../../lib/problem.ts';
-import { type CartInput, cartHash, type QuoteTokens } from '../../../lib/quote-token/index.ts';
+import { type CartInput, cartHash, type QuoteTokens, uniformCart } from '../../../lib/quote-token/index.ts';
 import {
   assembleQuote,
   basketOf,
@@ -221,12 +221,12 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
 
   async function offers(skus: readonly string[], context: Omit<CartInput, 'lines'>) {
     if (skus.length === 0) return [];
-    const all: CartInput = { ...context, lines: skus.map((sku) => ({ sku, quantity: 1 })) };
+    const all = uniformCart({ ...context, lines: skus.map((sku) => ({ sku, quantity: 1 })) });
     const { lines } = await priceLines(all, await catalogOf(all, true));
     return Promise.all(
       lines.map(async (line, i) => {
         if (!line) return undefined;
-        const cart: CartInput = { ...context, lines: [{ sku: skus[i] as string, quantity: 1 }] };
+        const cart = uniformCart({ ...context, lines: [{ sku: skus[i] as string, quantity: 1 }] });
         const evaluation = await orElse(
           guards.promotions,
           (deadline) => ports.promotions.evaluate(basketOf(cart, [line]), deadline),
@@ -237,13 +237,15 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
     );
   }
 
+  // Each way in takes its cart in one hidden class (uniformCart), so the code below is compiled
+  // for one class of cart whichever protocol called.
   return {
-    priceCart,
+    priceCart: (cart) => priceCart(uniformCart(cart)),
     offers,
     pricingUnavailable: () => guards.pricing.isOpen(),
-    quote: async (cart) => (await quoteOf(cart)).quote,
+    quote: async (cart) => (await quoteOf(uniformCart(cart))).quote,
     async stockedQuote(cart) {
-      const { quote, lines } = await quoteOf(cart);
+      const { quote, lines } = await quoteOf(uniformCart(cart));
       return Object.assign(quote, { inventoryLevels: lines.map((l) => l.entry.inventoryLevel) });
     },
     async inventoryLevels(skus, currency) {
