@@ -6,6 +6,7 @@
  * the CPU ms per flow of every thread of the server and of the generator (this process: the
  * flows' thread, the mandates' thread, libuv's pool, V8's workers), by thread name.
  *   npm run build && tsx bench/tools/ucp-ab.ts [rate=40] [rounds=2] [seconds=8]
+ * UCP_AB_HEAP=<file> writes the server's sampled allocations (collected ones included) there.
  * UCP_AB_TREE=<another checkout> starts that checkout's dist/ (its server against this generator);
  * BENCH_UCP_MANDATES=thread makes the mandates as session 49 did (bench/ucp/mandate.ts).
  */
@@ -25,10 +26,18 @@ const [rate = 40, rounds = 2, seconds = 8] = process.argv.slice(2).map(Number);
 const dataDir = mkdtempSync(join(tmpdir(), 'ac-ucp-ab-'));
 const probeOut = join(dataDir, 'probe.txt');
 const probe = fileURLToPath(new URL('./ucp-request-probe.cjs', import.meta.url));
+/** UCP_AB_HEAP=<file>: the server's allocations by function over the run (./heap-sampling-probe.cjs). */
+const heapOut = process.env.UCP_AB_HEAP;
+const heapProbe = fileURLToPath(new URL('./heap-sampling-probe.cjs', import.meta.url));
 const sys = await startEmbeddedSystem(
   process.env.BENCH_NODE,
-  ['--trace-gc', '--require', probe],
-  { DATA_DIR: dataDir, UCP_PROFILE_ALLOW_INSECURE: 'true', UCP_PROBE_OUT: probeOut },
+  ['--trace-gc', '--require', probe, ...(heapOut ? ['--require', heapProbe] : [])],
+  {
+    DATA_DIR: dataDir,
+    UCP_PROFILE_ALLOW_INSECURE: 'true',
+    UCP_PROBE_OUT: probeOut,
+    ...(heapOut ? { HEAP_SAMPLING_OUT: heapOut } : {}),
+  },
   undefined,
   process.env.UCP_AB_TREE,
 );
