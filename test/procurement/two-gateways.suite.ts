@@ -46,7 +46,12 @@ async function placeUntilDecided(url: string, spiffe: string, body: string, key:
     // decided: a client retries it too, with the same key, and then gets the first's outcome.
     const inFlight = r.status === 409 && String(r.json?.type).endsWith('idempotency-key-in-flight');
     if ((r.status !== 503 && r.status !== 429 && !inFlight) || attempt === 6) return r;
-    const wait = Math.min(1000, 1000 * Number(r.headers['retry-after'] ?? 0.2));
+    // Backing off (0.25, 0.5, 1, 2, 4 s; at least Retry-After): the first attempt may still be
+    // deciding seconds later on a loaded machine, and six tries in about a second ran out while
+    // it was (CI of session 52: a 409 in flight at the sixth). Six attempts at most still fit the
+    // identity's bucket of 6, so a retry never turns into a 429.
+    const backoff = 250 * 2 ** (attempt - 1);
+    const wait = Math.min(4000, Math.max(backoff, 1000 * Number(r.headers['retry-after'] ?? 0)));
     await new Promise((done) => setTimeout(done, wait));
   }
 }
