@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -415,10 +415,14 @@ describe('checkpoints and keys', () => {
     s.checkpointer.observe({ seq: 3, hash: 'a'.repeat(64) });
     // A checkpoint seals what head.jws holds: nothing before the head is written.
     await s.checkpointer.headSealed();
-    // Sealed off the loop, one at a time: two seals at once write the moved head once.
-    const both = await Promise.all([s.checkpointer.seal(), s.checkpointer.seal()]);
-    expect(both[0]).toMatch(/checkpoint-0+3\.jws$/);
-    expect(both[1]).toBeUndefined();
+    // Sealed off the loop: the file is not there when seal() returns (a synchronous write would
+    // have made it, fsync and all, on the caller's turn), and is once it resolves. One at a time:
+    // two seals at once write the moved head once.
+    const file = join(s.dir, `checkpoint-${'3'.padStart(20, '0')}.jws`);
+    const both = Promise.all([s.checkpointer.seal(), s.checkpointer.seal()]);
+    expect(existsSync(file)).toBe(false);
+    expect(await both).toEqual([file, undefined]);
+    expect(existsSync(file)).toBe(true);
     expect(await s.checkpointer.seal()).toBeUndefined();
     const before = s.signing.signingKey().kid;
     await s.signing.rotate();
