@@ -8,7 +8,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DistributedSystem, startDistributed } from '../../harness/distributed.ts';
-import { form, link } from '../../harness/oauth-platform.ts';
+import { codeGrant, form, link } from '../../harness/oauth-platform.ts';
 import {
   type ProfileServer,
   platformProfile,
@@ -71,13 +71,13 @@ async function tokens() {
     adminToken: admin,
     spiffeId: SPIFFE,
   });
-  const t = await form(`${url(B)}/oauth/token`, {
-    grant_type: 'authorization_code',
-    code: r.location.searchParams.get('code') ?? '',
-    redirect_uri: redirectUri,
-    code_verifier: r.verifier,
-    client_id: clientId,
-  });
+  const t = await form(
+    `${url(B)}/oauth/token`,
+    codeGrant(
+      { code: r.location.searchParams.get('code') ?? '', redirectUri, verifier: r.verifier },
+      clientId,
+    ),
+  );
   expect(t.status, JSON.stringify(t.body)).toBe(200);
   return { access: String(t.body.access_token), refresh: String(t.body.refresh_token) };
 }
