@@ -136,6 +136,24 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     expect(found?.product.title).toBe(title);
   });
 
+  it('stages the lines of one chunk apart: a record separator in a string, newlines between tokens', async () => {
+    // PGlite takes a chunk's lines as one text cut at U+001E (stage.ts): strict JSON holds it
+    // only escaped, and a line may spread over newlines between its tokens (a GraphQL append).
+    const titles = ['Rack \u001e Shelf', 'Plain Shelf', 'Wide\u001e\u001eShelf'];
+    const lines = [
+      line(product('sep-1', titles[0] as string, [{ id: 'sep-1-v', cents: 100 }])),
+      JSON.stringify(product('sep-2', titles[1] as string, [{ id: 'sep-2-v', cents: 200 }]), null, 2),
+      line(product('sep-3', titles[2] as string, [{ id: 'sep-3-v', cents: 300 }])),
+    ];
+    expect(lines[0]).toContain('\\u001e');
+    expect(lines[1]).toContain('\n');
+    const done = await importLines('PARTIAL', lines, 3);
+    expect(done.errors).toEqual([]);
+    expect(done).toMatchObject({ status: 'DONE', accepted: 3, created: 3 });
+    for (const [i, title] of titles.entries())
+      expect((await products.product(`sep-${i + 1}-v`))?.product.title).toBe(title);
+  });
+
   it('reports each refused line by its number, JSONPath and reason, and stores nothing of it', async () => {
     const good = product(
       'desk-1',
