@@ -20,13 +20,16 @@ import { createCatalogImports } from '../../subgraphs/pricing/catalog/import/ser
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
 import { writeFeed } from './import.ts';
 
-/** By statement text: wall time, this process's CPU time (the embedded store's included), calls. */
+/**
+ * By statement text: wall time, CPU time (this process's, the embedded store's included, and on
+ * PostgreSQL its backends': the statement's own work is theirs), calls.
+ */
 type Spent = Map<string, { ms: number; cpuMs: number; calls: number }>;
 
-const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
+/** The PostgreSQL database whose backends' CPU time counts (undefined: the embedded store). */
+let backendsOf: string | undefined;
+
+const cpuMs = () => cpuSeconds(backendsOf, false) * 1000;
 
 const label = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 90);
 
@@ -84,24 +87,39 @@ async function open(target: string): Promise<{ db: Db; drop: () => Promise<void>
 
 const CHUNK = 2000;
 
+/** The backends of the database counted, as the last full look at /proc found them. */
+let backends: string[] = [];
+
 /**
  * CPU seconds of this process and of the PostgreSQL backends of database `db` (their process
  * titles name it; /proc, so a server on this machine): on a loaded machine the wall time of a
- * step varied 3× between runs, its CPU time much less.
+ * step varied 3× between runs, its CPU time much less. `rescan`: look for the backends in all of
+ * /proc (at each step); else read the ones found then (at each statement: a scan of /proc per
+ * statement was itself a second of this process's CPU time in a run).
  */
-function cpuSeconds(db: string | undefined): number {
+function cpuSeconds(db: string | undefined, rescan = true): number {
   const own = process.cpuUsage();
   let pg = 0;
+  if (db && rescan)
+    backends = readdirSync('/proc').filter((pid) => {
+      try {
+        return (
+          /^\d+$/.test(pid) &&
+          readFileSync(`/proc/${pid}/stat`, 'utf8').includes('(postgres)') &&
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${db} `)
+        );
+      } catch {
+        return false; // A process that ended meanwhile.
+      }
+    });
   if (db)
-    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    for (const pid of backends) {
       try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        if (!stat.includes('(postgres)')) continue;
-        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${db} `)) continue;
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
         pg += (Number(fields[11]) + Number(fields[12])) / 100;
       } catch {
-        // A process that ended meanwhile.
+        // A backend that ended meanwhile.
       }
     }
   return (own.user + own.system) / 1e6 + pg;
@@ -146,6 +164,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const [target = 'embedded', sizeArg = '10000', feedArg = '16000', topArg = '14'] = process.argv.slice(2);
   const { db, drop } = await open(target);
   const pgName = target === 'embedded' ? undefined : new URL(target).pathname.slice(1);
+  backendsOf = pgName;
   try {
     await migrateCatalog(db);
     await seedCatalog(db, Number(sizeArg));

@@ -25,7 +25,7 @@ export function createCommit(deps: ImportDeps, mustRead: (id: string) => Promise
   /** One batch of the commit: the products of staging lines after `afterLine`; returns the last line. */
   async function commitBatch(id: string, afterLine: number, numbers: SkuNumbers) {
     return db.transaction(async (tx) => {
-      const staged = await tx.query<{ product_id: string; line: number; product: FeedProduct; hash: string }>(
+      const staged = await tx.query<{ product_id: string; line: number; product: string; hash: string }>(
         `SELECT product_id, line, product, hash FROM catalog_import_products
           WHERE import_id = $1 AND line > $2 ORDER BY line LIMIT $3`,
         [id, afterLine, COMMIT_BATCH],
@@ -39,7 +39,10 @@ export function createCommit(deps: ImportDeps, mustRead: (id: string) => Promise
           )
         ).map((r) => [r.product_id, r.content_hash]),
       );
-      const fresh = staged.filter((s) => stored.get(s.product_id) !== s.hash);
+      // A staged line is its own text, strict JSON judged whole (stage.ts): parsed only if written.
+      const fresh = staged
+        .filter((s) => stored.get(s.product_id) !== s.hash)
+        .map((s) => ({ ...s, product: JSON.parse(s.product) as FeedProduct }));
       const codes = fresh.flatMap((s) => {
         const categories = s.product.variants.flatMap((v) => (v.categories ?? []).map((c) => c.value));
         const code = skuCode(promotionCategory(categories));
