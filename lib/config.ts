@@ -96,6 +96,30 @@ const fields = z.object({
   SHED_QUOTE_CONCURRENCY: z.coerce.number().int().min(0).max(100_000).default(64),
   /** The same for orders, checkout completions and MCP calls (SHED_ORDER_BUDGET_MS to wait). */
   SHED_ORDER_CONCURRENCY: z.coerce.number().int().min(0).max(100_000).default(64),
+  /**
+   * The classes whose concurrency limit and gate budget follow their measured service time
+   * (lib/http/adaptive-limit.ts): SHED_*_CONCURRENCY is then the limit's start and most,
+   * SHED_*_BUDGET_MS the most a request waits for a place. `none`: all fixed (as before: the
+   * bench's A/B). Orders are not by default: in overload the excess is quotes, and an order's
+   * service time rises with the quotes beside it, so its own limit shrank and shed 55 % of the
+   * orders at 150 % without shortening their wait (docs/performance.md, issue 48).
+   */
+  SHED_ADAPTIVE_CLASSES: z
+    .string()
+    .default('quote')
+    .pipe(list)
+    .pipe(z.array(z.enum(['quote', 'order', 'none'])))
+    .transform((cs) => cs.filter((c): c is 'quote' | 'order' => c !== 'none')),
+  /** The least an adaptive limit falls to. */
+  SHED_LIMIT_MIN: z.coerce.number().int().min(1).max(100_000).default(4),
+  /**
+   * A window's median service time allowed, as a multiple of the class's baseline (the median
+   * service time of windows that did not queue), before its limit shrinks.
+   */
+  SHED_LIMIT_TOLERANCE: z.coerce.number().min(1).max(100).default(2),
+  /** The gate's queue-time budget as a multiple of the baseline, between the floor and SHED_*_BUDGET_MS. */
+  SHED_BUDGET_FACTOR: z.coerce.number().min(0).max(1000).default(4),
+  SHED_BUDGET_FLOOR_MS: z.coerce.number().min(0).max(60_000).default(2),
   /** Retry-After of a shed request, seconds. */
   SHED_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(1),
   /** PostgreSQL for orders, audit, catalog and promotions; unset means the embedded store. */

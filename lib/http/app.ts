@@ -221,6 +221,21 @@ function sheddingOf(
     budgetsMs: { quote: c.SHED_QUOTE_BUDGET_MS, order: c.SHED_ORDER_BUDGET_MS },
     concurrency: { quote: c.SHED_QUOTE_CONCURRENCY, order: c.SHED_ORDER_CONCURRENCY },
     sampleMs: c.SHED_SAMPLE_MS,
+    ...(c.SHED_ADAPTIVE_CLASSES.length > 0
+      ? {
+          adaptive: {
+            classes: c.SHED_ADAPTIVE_CLASSES,
+            min: c.SHED_LIMIT_MIN,
+            tolerance: c.SHED_LIMIT_TOLERANCE,
+            budgetFactor: c.SHED_BUDGET_FACTOR,
+            budgetFloorMs: c.SHED_BUDGET_FLOOR_MS,
+            // A window of the loop's sample (the shedding's reaction time), and enough answers
+            // for its median and p10 to mean something: an order window is longer.
+            windowMs: c.SHED_SAMPLE_MS,
+            minSamples: 20,
+          },
+        }
+      : {}),
     retryAfterSeconds: c.SHED_RETRY_AFTER_SECONDS,
     classify,
     // Nothing is shed while the warm-up runs: the loop is late with the process's own warm-up

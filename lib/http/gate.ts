@@ -5,8 +5,8 @@
  * (lib/http/shed.ts) says how late the loop runs; it does not see requests that each take many
  * turns of a loop shared by hundreds (measured at 150 % of the maximum: accepted p99s of seconds
  * with 70 % shed), nor the distributed gateway's requests waiting on subgraph processes. A bound
- * on those in flight bounds their wait by Little's law. Fixed, not adaptive: the limit is set
- * well above the steady state's concurrency (a few at 50 % load), so it acts only in overload.
+ * on those in flight bounds their wait by Little's law. The limit is read at each decision, so
+ * it may move (lib/http/adaptive-limit.ts: it follows the class's measured service time).
  */
 export interface Gate {
   /** Resolves true once the request may start, false if it could not within `budgetMs`. */
@@ -16,7 +16,8 @@ export interface Gate {
   readonly running: number;
 }
 
-export function createGate(limit: number): Gate {
+export function createGate(limitOf: number | (() => number)): Gate {
+  const limit = typeof limitOf === 'number' ? () => limitOf : limitOf;
   let running = 0;
   const waiting: { start(): void }[] = [];
   return {
@@ -24,7 +25,7 @@ export function createGate(limit: number): Gate {
       return running;
     },
     enter(budgetMs) {
-      if (running < limit) {
+      if (running < limit()) {
         running++;
         return true;
       }
@@ -47,7 +48,8 @@ export function createGate(limit: number): Gate {
     },
     leave() {
       running = Math.max(0, running - 1);
-      if (running < limit) waiting.shift()?.start();
+      // A limit that grew lets more than one in; one that shrank lets none until it is met.
+      while (running < limit() && waiting.length > 0) waiting.shift()?.start();
     },
   };
 }

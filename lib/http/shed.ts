@@ -1,6 +1,7 @@
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { type AdaptiveLimit, type AdaptiveLimitOptions, createAdaptiveLimit } from './adaptive-limit.ts';
 import { createGate, type Gate } from './gate.ts';
 
 /**
@@ -39,6 +40,15 @@ export interface SheddingOptions {
    * class's budget for a place, then are shed (lib/http/gate.ts).
    */
   readonly concurrency?: Readonly<Record<string, number>>;
+  /**
+   * The limits and the gate's budgets follow each class's measured service time
+   * (lib/http/adaptive-limit.ts) for the classes it names: `concurrency` is then the limit's
+   * start and most, `budgetsMs` the budget's most. Absent (or another class): both fixed.
+   */
+  readonly adaptive?: Pick<
+    AdaptiveLimitOptions,
+    'min' | 'tolerance' | 'budgetFactor' | 'budgetFloorMs' | 'windowMs' | 'minSamples'
+  > & { readonly classes: readonly string[] };
   /** Requests that are never shed whatever their route (the warm-up's own). */
   exempt?(req: FastifyRequest): boolean;
   readonly metrics: Registry;
@@ -105,7 +115,9 @@ export function remainingBudget(budgetMs: number, loopDelayMs: number, sampleMs:
 /**
  * The classes' concurrency limits (lib/http/gate.ts): a request takes a place in its class's
  * gate in the root onRequest hook, waiting at most what is left of its budget (remainingBudget),
- * and gives it back when its response is sent or its client goes away.
+ * and gives it back when its response is sent or its client goes away. With `adaptive`, the
+ * limit and the budget are the class's AdaptiveLimit's, fed each answered request's time from
+ * its place to its response.
  */
 function limitConcurrency(
   app: FastifyInstance,
@@ -113,25 +125,80 @@ function limitConcurrency(
   refuse: (route: ShedRoute, reply: FastifyReply) => unknown,
   loopDelay: () => number,
 ): void {
-  const gates = new Map(
-    Object.entries(o.concurrency ?? {})
-      .filter(([c, n]) => n > 0 && (o.budgetsMs[c] ?? 0) > 0)
-      .map(([c, n]) => [c, createGate(n)]),
-  );
-  if (gates.size === 0) return;
-  const held = new WeakMap<FastifyRequest, Gate>();
+  const classes = new Map<string, { gate: Gate; adaptive?: AdaptiveLimit; budget(): number }>();
+  for (const [c, n] of Object.entries(o.concurrency ?? {})) {
+    const ceiling = o.budgetsMs[c] ?? 0;
+    if (n <= 0 || ceiling <= 0) continue;
+    if (!o.adaptive?.classes.includes(c)) {
+      classes.set(c, { gate: createGate(n), budget: () => ceiling });
+      continue;
+    }
+    const { classes: _, ...tuning } = o.adaptive;
+    const adaptive = createAdaptiveLimit({ ...tuning, initial: n, max: n, budgetCeilingMs: ceiling });
+    classes.set(c, { gate: createGate(() => adaptive.limit), adaptive, budget: () => adaptive.budgetMs });
+  }
+  if (classes.size === 0) return;
+  if (o.adaptive) gaugeLimits(o.metrics, classes);
+  const held = new WeakMap<
+    FastifyRequest,
+    { gate: Gate; adaptive: AdaptiveLimit | undefined; at: number; inFlight: number }
+  >();
   app.addHook('onRequest', async (req, reply) => {
     const route = o.classify(req);
-    const gate = route && gates.get(route.class);
-    if (!route || !gate || o.exempt?.(req)) return;
-    const budget = remainingBudget(o.budgetsMs[route.class] ?? 0, loopDelay(), o.sampleMs);
-    if (!(await gate.enter(budget))) return reply.send(refuse(route, reply));
-    held.set(req, gate);
+    const cls = route && classes.get(route.class);
+    if (!route || !cls || o.exempt?.(req)) return;
+    const budget = remainingBudget(cls.budget(), loopDelay(), o.sampleMs);
+    if (!(await cls.gate.enter(budget))) return reply.send(refuse(route, reply));
+    // One shape for every entry (V8 keeps one hidden class).
+    held.set(req, {
+      gate: cls.gate,
+      adaptive: cls.adaptive,
+      at: performance.now(),
+      inFlight: cls.gate.running,
+    });
   });
-  const leave = async (req: FastifyRequest) => {
-    held.get(req)?.leave();
+  const leave = async (req: FastifyRequest, reply?: FastifyReply) => {
+    const h = held.get(req);
+    if (!h) return;
     held.delete(req);
+    const now = performance.now();
+    // Only a served request's time is the service's: an aborted one's says nothing, and a
+    // refused body's (4xx) or a failure's is cheaper than a quote (many would lower the baseline).
+    if (reply && reply.statusCode < 400) h.adaptive?.record(now, now - h.at, h.inFlight);
+    h.gate.leave();
   };
   app.addHook('onResponse', leave);
-  app.addHook('onRequestAbort', leave);
+  app.addHook('onRequestAbort', (req) => leave(req));
+}
+
+/** The adaptive limits as gauges, read at each scrape: what the shedding holds each class to now. */
+function gaugeLimits(metrics: Registry, classes: Map<string, { adaptive?: AdaptiveLimit }>): void {
+  const each = (f: (a: AdaptiveLimit) => number | undefined) =>
+    function (this: Gauge) {
+      for (const [c, { adaptive }] of classes) {
+        const v = adaptive && f(adaptive);
+        if (v !== undefined) this.set({ class: c }, v);
+      }
+    };
+  new Gauge({
+    name: 'http_concurrency_limit',
+    help: 'Requests of a class allowed to run at once in this process now (adaptive, issue 48)',
+    labelNames: ['class'],
+    registers: [metrics],
+    collect: each((a) => a.limit),
+  });
+  new Gauge({
+    name: 'http_queue_budget_seconds',
+    help: 'How long a request of a class may wait for a place now (adaptive, issue 48)',
+    labelNames: ['class'],
+    registers: [metrics],
+    collect: each((a) => a.budgetMs / 1000),
+  });
+  new Gauge({
+    name: 'http_service_baseline_seconds',
+    help: "A class's measured service time without queueing, from which its limit and budget follow (issue 48)",
+    labelNames: ['class'],
+    registers: [metrics],
+    collect: each((a) => (a.baselineMs === undefined ? undefined : a.baselineMs / 1000)),
+  });
 }

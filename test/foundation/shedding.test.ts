@@ -171,6 +171,12 @@ describe('a class at its concurrency limit', () => {
       expect((await fetch(`${sys.url}/cart/quote?line=nope`)).status).toBeLessThan(500);
       expect((await quote()).status).toBe(200);
       expect(await shedCount('quote')).toBe(0);
+      // The quote's limit adapts (SHED_ADAPTIVE_CLASSES) but never past SHED_QUOTE_CONCURRENCY;
+      // the order's is fixed, so it has no gauge.
+      const text = await (await fetch(`${sys.url}/metrics`)).text();
+      expect(text).toMatch(/^http_concurrency_limit\{class="quote"\} 1$/m);
+      expect(text).toMatch(/^http_queue_budget_seconds\{class="quote"\} /m);
+      expect(text).not.toMatch(/^http_concurrency_limit\{class="order"\}/m);
     } finally {
       sys = was;
     }
