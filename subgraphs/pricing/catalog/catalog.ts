@@ -5,7 +5,7 @@ import { NoBasePrice, UnknownSku } from '../domain/errors.ts';
 import { withIndexesSetAside } from './bulk-load.ts';
 import { streamProducts } from './generate.ts';
 import type { CatalogProductInput } from './model.ts';
-import { writeProducts } from './products-write.ts';
+import { recountOptionValues, writeProducts } from './products-write.ts';
 
 export interface Product {
   readonly sku: string;
@@ -191,6 +191,7 @@ export async function seedCatalog(db: Db, size: number): Promise<number> {
         batch = [];
       }
       await writeProducts(tx, batch, 'seed', { fresh: true });
+      await recountOptionValues(tx);
       return n;
     });
     await analyseCatalog(tx);

@@ -1,12 +1,12 @@
 import type { Db } from '../../../../lib/db/index.ts';
 import type { CatalogProduct } from '../model.ts';
 import { productOfRow } from '../products-sql.ts';
-import { createBroadMemory } from './broad.ts';
 import { createCorrections } from './corrections.ts';
 import { type Cursors, cursors, searchFingerprint } from './cursor.ts';
 import { COUNT_CAP, createFreshness, MIN_RANKED, widening } from './degrade.ts';
 import { type SearchFacets, searchFacets } from './facets.ts';
 import { createOptionWords } from './option-words.ts';
+import { createSearchMemory, MAX_CANDIDATES, RANKED_FROM } from './remembered.ts';
 import { SearchInputError, type SearchRequest } from './request.ts';
 import { type Matcher, type PageRow, Params, pageSql, SINCE } from './statement.ts';
 
@@ -71,8 +71,11 @@ export function createSqlCatalogSearch(
   const freshness = createFreshness(db, opts.exactUpTo);
   /** The catalog is small enough to search exactly (learnt at the first broad query; until a change). */
   let exactCatalog: boolean | undefined;
-  /** Broad searches by their fingerprint: how their first page matched, until the catalog changes. */
-  const broad = createBroadMemory(db, ext);
+  /**
+   * Searches by their fingerprint (broad ones, and exact ones of many matches): how their first
+   * page matched and their ranked matches, until the catalog changes (remembered.ts).
+   */
+  const remembered = createSearchMemory(db, ext);
   /** A text matcher: the words, and without the option values they name. */
   const textOf = async (query: string): Promise<Matcher> => {
     const relaxed = await optionWords.relaxed(query);
@@ -161,7 +164,7 @@ export function createSqlCatalogSearch(
       optionWords.forget();
       freshness.forget();
       exactCatalog = undefined;
-      broad.forget();
+      remembered.forget();
     },
     async search(req) {
       let found: Found;
@@ -181,9 +184,10 @@ export function createSqlCatalogSearch(
             : {}),
         };
       } else {
-        // A search known broad (this catalog) skips its capped read: the freshest matches at once.
+        // A search remembered (this catalog) skips its capped read: a broad one reads the freshest
+        // matches at once, and either reads its ranked matches once they are known.
         const key = searchFingerprint(req);
-        const known = broad.get(key);
+        const known = remembered.get(key);
         const rows = known ? await page(req, known.matcher) : [];
         if (known && rows.length > 0) found = { ...known, rows };
         else {
@@ -192,8 +196,8 @@ export function createSqlCatalogSearch(
           // catalog's size) and is read again whole in an exact catalog; later ones are read whole.
           const first = await firstPage(req, exactCatalog ? undefined : COUNT_CAP);
           found = exactCatalog ? first : { ...first, ...(await firstOf(req, first.matcher, first.rows)) };
-          if (found.matcher.since !== undefined)
-            broad.remember(key, req, {
+          if (worthRemembering(found))
+            remembered.remember(key, req, {
               matcher: found.matcher,
               ...(found.correctedQuery ? { correctedQuery: found.correctedQuery } : {}),
             });
@@ -209,7 +213,7 @@ export function createSqlCatalogSearch(
         return { ...product, variants: product.variants.filter((v) => keep.has(v.sku)) };
       });
       const since = matcher.since !== undefined ? { since: matcher.since } : {};
-      // A cursor carries the words and the threshold, never a remembered search's candidates.
+      // A cursor carries the words and the threshold, never a remembered search's ranked matches.
       const carried: Matcher =
         matcher.kind === 'text'
           ? { kind: 'text', query: matcher.query, ...since }
@@ -238,6 +242,16 @@ export function createSqlCatalogSearch(
       };
     },
   };
+}
+
+/**
+ * A first page worth remembering (remembered.ts): a broad one, or an exact one whose ranking is
+ * its cost (RANKED_FROM to MAX_CANDIDATES matches; the count is exact, so it is the matches').
+ */
+function worthRemembering(found: { matcher: Matcher; rows: readonly { total: number }[] }): boolean {
+  if (found.matcher.since !== undefined) return true;
+  const total = Number(found.rows[0]?.total ?? 0);
+  return total >= RANKED_FROM && total <= MAX_CANDIDATES;
 }
 
 /** A matcher as a cursor carries it back (signed, so it is one this code wrote). */

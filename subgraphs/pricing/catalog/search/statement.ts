@@ -47,7 +47,7 @@ export const priceJoin = (req: SearchRequest, p: Params) =>
 
 /**
  * The filters on `g`: the product's own, and with `variantsOnly` only those that its variants
- * answer (a remembered search's candidates already hold the rest: broad.ts).
+ * answer (a remembered search's ranked matches already hold the rest: remembered.ts).
  */
 export function productConditions(req: SearchRequest, p: Params, variantsOnly = false): string[] {
   const f = req.filters;
@@ -74,29 +74,31 @@ function ownConditions(req: SearchRequest, p: Params, parts: string[]): void {
 
 /**
  * `since`: a broad search's freshness threshold (degrade.ts): only products changed since then
- * match. `candidates`: a remembered broad search's products (broad.ts), a superset of its
- * matches, read by their key; every other condition still holds.
+ * match. `ranked`: a remembered search's matches with their ranks (remembered.ts), found by its
+ * words, threshold and the product's own filters; what a variant answers still holds.
  */
 export type Matcher = (
   | { kind: 'browse' }
   /** `relaxed`: the query without the option values it names (option-words.ts), when it names some. */
   | { kind: 'text'; query: string; relaxed?: string }
   | { kind: 'similar'; query: string }
-) & { since?: string; candidates?: readonly string[] };
+) & { since?: string; ranked?: { readonly ids: readonly string[]; readonly ranks: readonly number[] } };
 
 /** A freshness threshold (freshness-key.ts) as the store wrote it: safe to write as a literal. */
 export const SINCE = FRESHNESS;
 
 /** The `matched` CTE: every product of the search with its rank. */
 export function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Params): string {
-  // A remembered broad search's candidates (broad.ts) are the products its words, threshold and
-  // own filters find, which only a catalog change changes (and forgets them): read by their key,
-  // with only what their variants answer checked again. Given the words and the threshold as
-  // well, the planner intersected the two indexes again, as if the candidates were not there.
-  const candidates = m.candidates ? `g.product_id = ANY(${p.add(m.candidates)}::text[])` : undefined;
-  const where = productConditions(req, p, candidates !== undefined);
-  if (candidates) where.unshift(candidates);
-  else if (m.since !== undefined) {
+  // A remembered search's ranked matches (remembered.ts) are the products its words, threshold
+  // and own filters find, with their ranks, which only a catalog change changes (and forgets
+  // them): only what their variants answer is checked again; no product row is read.
+  if (m.ranked) {
+    const where = productConditions(req, p, true);
+    return `SELECT g.product_id, g.rank FROM unnest(${p.add(m.ranked.ids)}::text[], ${p.add(m.ranked.ranks)}::float8[]) AS g(product_id, rank)
+      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}`;
+  }
+  const where = productConditions(req, p);
+  if (m.since !== undefined) {
     // A literal, not a parameter: the planner then sees how few products are that fresh and
     // intersects their index with the text's (a BitmapAnd) instead of reading every match's row.
     // Thresholds change only with the catalog, so the statements stay few (and prepared).
@@ -112,7 +114,7 @@ export function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Param
     // and planning cost the embedded store more than a search of the default catalog did.
     const relaxed = m.relaxed ? `, websearch_to_tsquery('english', ${p.add(m.relaxed)}) AS m` : '';
     from += `, (SELECT websearch_to_tsquery('english', ${p.add(m.query)}) AS q${relaxed} OFFSET 0) AS tq`;
-    if (!candidates) where.unshift(m.relaxed ? 'g.search @@ tq.m' : 'g.search @@ tq.q');
+    where.unshift(m.relaxed ? 'g.search @@ tq.m' : 'g.search @@ tq.q');
     // Weights D, C, B, A (description … title and brand); normalisation 1: longer text ranks a
     // little lower, so a title that is mostly the query comes first. A product whose title and
     // brand alone hold every word comes before any that needs its other text: ts_rank weighs
@@ -136,7 +138,7 @@ export function matchedSql(req: SearchRequest, m: Matcher, ext: string, p: Param
       : rankOf('tq.q');
   } else if (m.kind === 'similar') {
     const q = p.add(m.query.toLowerCase());
-    if (!candidates) where.unshift(`lower(g.title) OPERATOR(${ext}.%) ${q}`);
+    where.unshift(`lower(g.title) OPERATOR(${ext}.%) ${q}`);
     rank = `${ext}.similarity(lower(g.title), ${q})`;
   }
   return `SELECT g.product_id, ${rank} AS rank FROM ${from} WHERE ${where.length > 0 ? where.join(' AND ') : 'true'}`;

@@ -1,0 +1,115 @@
+import type { Db } from '../../../../lib/db/index.ts';
+import type { SearchRequest } from './request.ts';
+import { type Matcher, matchedSql, Params } from './statement.ts';
+
+/**
+ * Searches remembered until the catalog changes (docs/catalog.md, "Broad searches" and
+ * "Remembered searches"): how a search's first page matched (its words, corrected or not, and a
+ * broad search's freshness threshold, degrade.ts), so that the next time it skips the capped read;
+ * and, read once beside it, its ranked matches: the products that the words, the threshold and
+ * the product's own filters (category, brand, condition) find, each with its rank. A remembered
+ * search then reads those (product, rank) pairs instead of intersecting the text index with the
+ * freshness index and ranking every match again, as Lucene's query cache keeps a clause's
+ * documents, and Solr's queryResultCache a query's ordered documents, until the index changes.
+ *
+ * Which searches: every broad one (degrade.ts), and an exact one that matched at least
+ * RANKED_FROM products: ranking is what such a search costs (at 66,994 products a query of
+ * 800–955 matches took 3–9 ms of the store's CPU, against 1.4 ms for a remembered broad one at
+ * 1,000,000 products; docs/benchmarks.md), and what a search of a few matches costs is its
+ * statement, not its ranks.
+ *
+ * The matches and their ranks depend on the product rows alone (the search vector, title, brand,
+ * option values, updated_at), which only a catalog change changes, which every process hears of
+ * (CatalogChanged) and then forgets them all. What a variant's stock or price decides
+ * (availability, a price range, an option on one variant) changes without one: it is left out
+ * of the remembered matches and checked on every search, so the page, its count and its facets
+ * are those of the search without memory (test/pricing/catalog-remembered.test.ts).
+ */
+
+/** How many searches are remembered (the oldest forgotten first). */
+export const SEARCHES_REMEMBERED = 10_000;
+/** A search with more matches than this is remembered without them (its slice is read). */
+export const MAX_CANDIDATES = 1_000;
+/** Ranked matches held across all remembered searches at most (~60 bytes each): the oldest searches go first. */
+export const CANDIDATES_HELD = 200_000;
+/**
+ * An exact search (not broad) is remembered from this many matches: below it, ranking costs less
+ * than the statement (at 4,531 products no labelled query matches more than 93, 0.7–1.0 ms of the
+ * store's CPU each, unchanged).
+ */
+export const RANKED_FROM = 200;
+
+export interface RememberedSearch {
+  /** With `ranked` once they were read. */
+  readonly matcher: Matcher;
+  readonly correctedQuery?: string;
+}
+
+export interface SearchMemory {
+  get(key: string): RememberedSearch | undefined;
+  /** Remembers a search (broad, or exact with RANKED_FROM to MAX_CANDIDATES matches) and reads its ranked matches beside it. */
+  remember(key: string, req: SearchRequest, found: RememberedSearch): void;
+  forget(): void;
+}
+
+/** The filters a product's own row answers: what only a catalog change changes. */
+const productOnly = (req: SearchRequest): SearchRequest => {
+  const { categories, brands, conditions } = req.filters;
+  return {
+    ...req,
+    filters: {
+      ...(categories ? { categories } : {}),
+      ...(brands ? { brands } : {}),
+      ...(conditions ? { conditions } : {}),
+    },
+  };
+};
+
+export function createSearchMemory(db: Db, ext: string): SearchMemory {
+  const entries = new Map<string, RememberedSearch>();
+  let held = 0;
+  /** Bumped by `forget`: matches read before it are not kept after it. */
+  let generation = 0;
+  const size = (e: RememberedSearch | undefined) => e?.matcher.ranked?.ids.length ?? 0;
+  const drop = (key: string) => {
+    held -= size(entries.get(key));
+    entries.delete(key);
+  };
+  const set = (key: string, e: RememberedSearch) => {
+    drop(key);
+    held += size(e);
+    entries.set(key, e);
+    for (const oldest of entries.keys()) {
+      if (entries.size <= SEARCHES_REMEMBERED && held <= CANDIDATES_HELD) break;
+      drop(oldest);
+    }
+  };
+  const ranked = async (key: string, req: SearchRequest, found: RememberedSearch) => {
+    const asked = generation;
+    const p = new Params();
+    const { ranked: _, ...matcher } = found.matcher;
+    const rows = await db.query<{ product_id: string; rank: number }>(
+      `SELECT m.product_id, m.rank FROM (${matchedSql(productOnly(req), matcher, ext, p)}) m LIMIT ${MAX_CANDIDATES + 1}`,
+      p.values,
+    );
+    // Forgotten meanwhile, or remembered anew: these rows may be of another catalog.
+    if (asked !== generation || entries.get(key) !== found || rows.length > MAX_CANDIDATES) return;
+    const ids = rows.map((r) => r.product_id);
+    // The rank as the store computed it (a double): written back as a float8 parameter, the same value.
+    const ranks = rows.map((r) => Number(r.rank));
+    set(key, { ...found, matcher: { ...found.matcher, ranked: { ids, ranks } } });
+  };
+  return {
+    get: (key) => entries.get(key),
+    remember(key, req, found) {
+      set(key, found);
+      // Beside the search: a failure only leaves the search to match and rank, as before.
+      ranked(key, req, found).catch(() => {});
+    },
+    forget() {
+      generation++;
+      entries.clear();
+      held = 0;
+    },
+  };
+}

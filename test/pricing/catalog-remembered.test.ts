@@ -1,0 +1,215 @@
+/**
+ * A remembered search's ranked matches (search/remembered.ts): read once beside the first search,
+ * then the search reads them instead of matching and ranking again. Broad searches (past the
+ * cap, in a catalog past EXACT_UP_TO) and exact ones of RANKED_FROM matches or more. Their pages,
+ * counts and facets are the ones a search without memory gives, what a variant answers
+ * (availability, price) is checked on every search, and a catalog change forgets them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../lib/db/index.ts';
+import { seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
+import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
+import { COUNT_CAP } from '../../subgraphs/pricing/catalog/search/degrade.ts';
+import { MAX_CANDIDATES, RANKED_FROM } from '../../subgraphs/pricing/catalog/search/remembered.ts';
+import { type SearchInput, searchRequest } from '../../subgraphs/pricing/catalog/search/request.ts';
+import {
+  type CatalogSearch,
+  createSqlCatalogSearch,
+  type SearchPage,
+} from '../../subgraphs/pricing/catalog/search/sql.ts';
+import { catalogStores } from './support/catalog-stores.ts';
+
+const FRESH = COUNT_CAP + 100;
+
+/** Broad in this catalog searched as a large one (more than COUNT_CAP match), each with a filter its variants answer. */
+const BROAD: [string, SearchInput][] = [
+  ['available', { filters: { available: true }, limit: 10 }],
+  ['available, facets', { filters: { available: true }, limit: 5, facets: true }],
+  ['priced in USD, variants', { filters: { available: true, pricedIn: 'USD' }, limit: 10, variants: true }],
+];
+
+/** Exact in this catalog (3,000 SKUs: 1,408 products), each matching RANKED_FROM to MAX_CANDIDATES products. */
+const EXACT: [string, SearchInput][] = [
+  ['a word', { query: 'warranty', limit: 10 }],
+  ['a word, facets', { query: 'warranty', limit: 5, facets: true }],
+  [
+    'a word, available, priced in USD, variants',
+    {
+      query: 'warranty',
+      filters: { available: true, pricedIn: 'USD' },
+      limit: 10,
+      variants: true,
+    },
+  ],
+  [
+    'a word under a price',
+    { query: 'warranty', filters: { price: { currency: 'USD', min: 1000, max: 100000 } }, limit: 10 },
+  ],
+  ['two categories, available', { filters: { categories: ['books', 'toys'], available: true }, limit: 10 }],
+];
+
+const ids = (p: SearchPage) => p.products.map((x) => x.productId);
+const shape = (p: SearchPage) => ({
+  products: p.products.map((x) => [x.productId, x.variants.map((v) => v.sku)]),
+  total: p.total,
+  totalCapped: p.totalCapped,
+  facets: p.facets,
+});
+/** The statement of a search that reads remembered ranked matches. */
+const RANKED = /unnest\(\$\d+::text\[\], \$\d+::float8\[\]\)/;
+
+describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, open) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let trigram: string;
+  /** The statements a search sent, in order. */
+  const sent: string[] = [];
+  let counting: Db;
+
+  beforeAll(async () => {
+    ({ db, drop } = await open());
+    trigram = (await migrateCatalog(db)).trigram;
+    await seedCatalog(db, 3000);
+    await db.query(
+      `UPDATE catalog_product_groups SET updated_at = now() + interval '1 day'
+        WHERE product_id IN (SELECT product_id FROM catalog_product_groups ORDER BY product_id DESC LIMIT ${FRESH})`,
+    );
+    counting = {
+      ...db,
+      query: (sql: string, params?: unknown[]) => {
+        sent.push(sql);
+        return db.query(sql, params as never);
+      },
+    } as Db;
+  }, 120_000);
+  afterAll(async () => drop());
+
+  const fresh = (exactUpTo?: number) =>
+    createSqlCatalogSearch(db, {
+      trigram,
+      secret: 'remembered',
+      ...(exactUpTo !== undefined ? { exactUpTo } : {}),
+    });
+  /** Searches until the search reads its ranked matches (they are read beside the first one). */
+  const remembered = async (search: CatalogSearch, input: SearchInput) => {
+    for (let i = 0; i < 50; i++) {
+      sent.length = 0;
+      const page = await search.search(searchRequest(input));
+      if (sent.some((s) => RANKED.test(s))) return page;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('the ranked matches were never read');
+  };
+
+  it.each(BROAD)('broad, %s: the page read from memory is the page without it', async (_, input) => {
+    const search = createSqlCatalogSearch(counting, { trigram, secret: 'remembered', exactUpTo: 0 });
+    const first = await search.search(searchRequest(input));
+    expect(first.totalCapped).toBe(true);
+    const byMemory = await remembered(search, input);
+    // Neither the text nor the freshness index is read again, nor any product's row.
+    expect(sent[0]).not.toMatch(/lpad\(/);
+    expect(sent[0]).not.toMatch(/ts_rank/);
+    expect(shape(byMemory)).toEqual(shape(first));
+    expect(shape(byMemory)).toEqual(shape(await fresh(0).search(searchRequest(input))));
+  });
+
+  it.each(EXACT)('exact, %s: the page read from memory is the page without it', async (_, input) => {
+    const search = createSqlCatalogSearch(counting, { trigram, secret: 'remembered' });
+    const first = await search.search(searchRequest(input));
+    expect(first.totalCapped).toBeUndefined();
+    expect(first.total).toBeGreaterThanOrEqual(RANKED_FROM);
+    expect(first.total).toBeLessThanOrEqual(MAX_CANDIDATES);
+    const byMemory = await remembered(search, input);
+    expect(sent[0]).not.toMatch(/ts_rank|search @@/);
+    expect(shape(byMemory)).toEqual(shape(first));
+    expect(shape(byMemory)).toEqual(shape(await fresh().search(searchRequest(input))));
+  });
+
+  it('remembers no exact search of fewer than RANKED_FROM matches', async () => {
+    const input: SearchInput = { query: 'black', limit: 10 };
+    const search = createSqlCatalogSearch(counting, { trigram, secret: 'remembered' });
+    const first = await search.search(searchRequest(input));
+    expect(first.total).toBeGreaterThan(0);
+    expect(first.total).toBeLessThan(RANKED_FROM);
+    await new Promise((r) => setTimeout(r, 50));
+    sent.length = 0;
+    await search.search(searchRequest(input));
+    expect(sent.some((s) => RANKED.test(s))).toBe(false);
+  });
+
+  it.each([
+    ['broad', BROAD[0]?.[1] as SearchInput, 0],
+    ['exact', EXACT[2]?.[1] as SearchInput, undefined],
+  ] as const)(
+    '%s: checks what a variant answers on every search: a product sold out since is not shown',
+    async (_, input, exactUpTo) => {
+      const search = createSqlCatalogSearch(counting, {
+        trigram,
+        secret: 'remembered',
+        ...(exactUpTo !== undefined ? { exactUpTo } : {}),
+      });
+      const before = await remembered(search, input);
+      const [gone] = ids(before);
+      const variants = await db.query<{ sku: string; inventory_level: number; availability: string | null }>(
+        'SELECT sku, inventory_level, availability FROM catalog_products WHERE product_id = $1',
+        [gone],
+      );
+      try {
+        await db.query(
+          `UPDATE catalog_products SET inventory_level = 0, availability = 'out_of_stock' WHERE product_id = $1`,
+          [gone],
+        );
+        const after = await remembered(search, input);
+        expect(ids(after)).not.toContain(gone);
+        expect(shape(after)).toEqual(shape(await fresh(exactUpTo).search(searchRequest(input))));
+      } finally {
+        for (const v of variants)
+          await db.query(
+            'UPDATE catalog_products SET inventory_level = $2, availability = $3 WHERE sku = $1',
+            [v.sku, v.inventory_level, v.availability],
+          );
+      }
+    },
+  );
+
+  it.each([
+    ['broad', BROAD[0]?.[1] as SearchInput, 0],
+    ['exact', EXACT[0]?.[1] as SearchInput, undefined],
+  ] as const)(
+    '%s: gives cursors without the ranked matches, which continue the same matches',
+    async (_, input, exactUpTo) => {
+      const options = { trigram, secret: 'remembered', ...(exactUpTo !== undefined ? { exactUpTo } : {}) };
+      const search = createSqlCatalogSearch(counting, options);
+      await search.search(searchRequest(input));
+      const page = await remembered(search, input);
+      expect(page.nextCursor).toBeDefined();
+      expect(page.nextCursor?.length ?? 0).toBeLessThan(512);
+      const next = await search.search(searchRequest({ ...input, cursor: page.nextCursor }));
+      const expected = await createSqlCatalogSearch(db, options).search(
+        searchRequest({ ...input, cursor: page.nextCursor }),
+      );
+      expect(ids(next)).toEqual(ids(expected));
+      expect(ids(next)).not.toContain(ids(page)[0]);
+    },
+  );
+
+  it.each([
+    ['broad', BROAD[0]?.[1] as SearchInput, 0],
+    ['exact', EXACT[0]?.[1] as SearchInput, undefined],
+  ] as const)(
+    '%s: forgets the ranked matches on a catalog change and matches again',
+    async (_, input, exactUpTo) => {
+      const search = createSqlCatalogSearch(counting, {
+        trigram,
+        secret: 'remembered',
+        ...(exactUpTo !== undefined ? { exactUpTo } : {}),
+      });
+      await search.search(searchRequest(input));
+      await remembered(search, input);
+      search.catalogChanged();
+      sent.length = 0;
+      await search.search(searchRequest(input));
+      expect(sent.some((s) => RANKED.test(s))).toBe(false);
+    },
+  );
+});
