@@ -11,14 +11,8 @@
 import { Session } from 'node:inspector/promises';
 import { QUOTE_REQUESTS } from '../../harness/requests.ts';
 import { openLoad } from '../open-loop/generator.ts';
+import { allocations, type SampleNode, topAllocations } from './heap-sampling.ts';
 import { buildQuoteSystemHere } from './support.ts';
-
-interface SampleNode {
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  selfSize: number;
-  id: number;
-  children: SampleNode[];
-}
 
 const [which = 'graphql', countArg = '2000'] = process.argv.slice(2);
 const count = Number(countArg);
@@ -63,30 +57,8 @@ const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown
 };
 await sys.close?.();
 
-const self = new Map<string, number>();
-const ours = new Map<string, number>();
-let total = 0;
-const name = (f: SampleNode['callFrame']) =>
-  `${f.functionName || '(anonymous)'}  ${f.url.replace(/^.*\/(node_modules|dist)\//, '').replace(/^file:\/\//, '')}:${f.lineNumber + 1}`;
-const walk = (n: SampleNode, ourFrame: string) => {
-  const f = n.callFrame;
-  const isOurs = f.url.includes('/dist/') && !f.url.includes('node_modules');
-  const here = isOurs ? name(f) : ourFrame;
-  if (n.selfSize) {
-    total += n.selfSize;
-    self.set(name(f), (self.get(name(f)) ?? 0) + n.selfSize);
-    ours.set(here, (ours.get(here) ?? 0) + n.selfSize);
-  }
-  for (const c of n.children) walk(c, here);
-};
-walk(profile.head, '(outside our code)');
-const top = (m: Map<string, number>, k = 25) =>
-  [...m]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, k)
-    .map(([n, b]) => `${(b / count / 1024).toFixed(1).padStart(7)} KB  ${n}`)
-    .join('\n');
-console.log(`${which}: ${(total / count / 1024).toFixed(1)} KB allocated per request\n`);
-console.log(`by function (self)\n${top(self)}\n`);
-console.log(`by nearest frame of our code\n${top(ours)}`);
+const a = allocations(profile.head);
+console.log(`${which}: ${(a.total / count / 1024).toFixed(1)} KB allocated per request\n`);
+console.log(`by function (self)\n${topAllocations(a.self, count)}\n`);
+console.log(`by nearest frame of our code\n${topAllocations(a.ours, count)}`);
 process.exit(0);

@@ -1,10 +1,12 @@
 /**
  * Loaded into the system under test with `--require` (bench only, no product code): V8's
- * sampling heap profiler over the process's whole life, counting the objects the young and old
- * collections freed too (what the default heap profile leaves out, and what a scavenge-bound
- * tail is made of), written as a .heapprofile (Chrome DevTools' format) to HEAP_SAMPLING_OUT at
- * exit. Allocations by function, inclusive, show what a request kind allocates beyond another.
- * Used by bench/tools/ucp-ab.ts with UCP_AB_HEAP=<file> (docs/ap2.md, "Not done yet").
+ * sampling heap profiler, counting the objects the young and old collections freed too (what the
+ * default heap profile leaves out, and what a scavenge-bound tail is made of), written as
+ * .heapprofile files (Chrome DevTools' format): on each SIGUSR2 the samples since the last one
+ * go to `<HEAP_SAMPLING_OUT>.<n>` (n = 1, 2, …) and sampling starts afresh, and at exit the rest
+ * goes to HEAP_SAMPLING_OUT. So a tool can cut the run into segments (bench/tools/ucp-ab.ts: one
+ * a round) and read them with ./heap-sampling.ts, which ./alloc-profile.ts shares.
+ * HEAP_SAMPLING_INTERVAL: bytes between samples (default 16384).
  */
 'use strict';
 const out = process.env.HEAP_SAMPLING_OUT;
@@ -14,15 +16,22 @@ if (out) {
   const session = new inspector.Session();
   session.connect();
   session.post('HeapProfiler.enable');
-  session.post('HeapProfiler.startSampling', {
-    samplingInterval: 16_384,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
-  // A session of the same thread answers synchronously, so the profile is written before exit.
-  process.on('exit', () => {
-    session.post('HeapProfiler.stopSampling', (err, r) => {
-      if (!err) writeFileSync(out, JSON.stringify(r.profile));
+  const start = () =>
+    session.post('HeapProfiler.startSampling', {
+      samplingInterval: Number(process.env.HEAP_SAMPLING_INTERVAL ?? 16_384),
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
     });
+  // A session of the same thread answers synchronously, so each profile is written at once.
+  const stop = (file) =>
+    session.post('HeapProfiler.stopSampling', (err, r) => {
+      if (!err) writeFileSync(file, JSON.stringify(r.profile));
+    });
+  start();
+  let segment = 0;
+  process.on('SIGUSR2', () => {
+    stop(`${out}.${++segment}`);
+    start();
   });
+  process.on('exit', () => stop(out));
 }

@@ -6,11 +6,12 @@
  * the CPU ms per flow of every thread of the server and of the generator (this process: the
  * flows' thread, the mandates' thread, libuv's pool, V8's workers), by thread name.
  *   npm run build && tsx bench/tools/ucp-ab.ts [rate=40] [rounds=2] [seconds=8]
- * UCP_AB_HEAP=<file> writes the server's sampled allocations (collected ones included) there.
+ * UCP_AB_HEAP=<file> samples the server's allocations (collected ones included; one profile a
+ * round, <file>.<n>) and prints KB a flow by function for each kind and the AP2 kind's surplus.
  * UCP_AB_TREE=<another checkout> starts that checkout's dist/ (its server against this generator);
  * BENCH_UCP_MANDATES=thread makes the mandates as session 49 did (bench/ucp/mandate.ts).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,7 @@ import { startProfileServer } from '../../harness/ucp-platform.ts';
 import { OPS } from '../acp/flows.ts';
 import { runUcpFlows } from '../ucp/flows.ts';
 import { platforms } from '../ucp/run.ts';
+import { allocations, type SampleNode, topAllocations } from './heap-sampling.ts';
 import { cpuSecondsWithChildren, threadTimes } from './proc.ts';
 import { gcPauses } from './support.ts';
 
@@ -69,6 +71,15 @@ const perFlow = (m: Map<string, number>, flows: number) =>
 for (const kind of ['plain', 'ap2'] as const)
   await runUcpFlows({ ...kinds[kind], seconds: 3, concurrency: 10 });
 const windows: { kind: string; round: number; from: number; to: number }[] = [];
+/** With UCP_AB_HEAP: the profile segment (./heap-sampling-probe.cjs) each round's flows allocated in. */
+let segments = 0;
+const heapRounds: { kind: string; file: string; flows: number }[] = [];
+const cutHeapProfile = () => {
+  if (!heapOut) return;
+  process.kill(pid, 'SIGUSR2');
+  return `${heapOut}.${++segments}`;
+};
+cutHeapProfile(); // the warm-up's
 for (let round = 1; round <= rounds; round++) {
   const order = round % 2 === 1 ? (['plain', 'ap2'] as const) : (['ap2', 'plain'] as const);
   for (const kind of order) {
@@ -79,6 +90,8 @@ for (let round = 1; round <= rounds; round++) {
     const r = await runUcpFlows({ ...kinds[kind], seconds, warmupSeconds: 2, rate });
     const to = Date.now();
     const flows = rate * (seconds + 2);
+    const heapFile = cutHeapProfile();
+    if (heapFile) heapRounds.push({ kind, file: heapFile, flows });
     windows.push({ kind, round, from, to: from + seconds * 1000 });
     const gc = gcPauses(sys.output().slice(mark).split('\n'));
     console.log(
@@ -95,6 +108,7 @@ for (let round = 1; round <= rounds; round++) {
 }
 await profiles.close();
 await sys.stop();
+if (heapOut) printAllocations();
 const lines = readFileSync(probeOut, 'utf8').trim().split('\n');
 const pct = (xs: number[], p: number) =>
   xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
@@ -107,4 +121,32 @@ for (const w of windows) {
     return `${op} p50 ${pct(xs, 0.5).toFixed(2)} p99 ${pct(xs, 0.99).toFixed(2)} (n ${xs.length})`;
   });
   console.log(`server-side ${w.kind} round ${w.round}: ${parts.join(', ')}`);
+}
+
+/** KB a flow by function (inclusive) for each kind over its rounds, and what AP2 flows allocate beyond plain ones. */
+function printAllocations() {
+  const byKind = new Map<string, { flows: number; total: number; inclusive: Map<string, number> }>();
+  for (const { kind, file, flows } of heapRounds) {
+    if (!existsSync(file)) continue;
+    const a = allocations((JSON.parse(readFileSync(file, 'utf8')) as { head: SampleNode }).head);
+    const k = byKind.get(kind) ?? { flows: 0, total: 0, inclusive: new Map() };
+    k.flows += flows;
+    k.total += a.total;
+    for (const [n, b] of a.inclusive) k.inclusive.set(n, (k.inclusive.get(n) ?? 0) + b);
+    byKind.set(kind, k);
+  }
+  const plain = byKind.get('plain');
+  const ap2 = byKind.get('ap2');
+  for (const [kind, k] of byKind)
+    console.log(`server allocations, ${kind}: ${(k.total / k.flows / 1024).toFixed(1)} KB a flow (sampled)`);
+  if (!plain || !ap2) return;
+  const surplus = new Map<string, number>();
+  for (const [n, b] of ap2.inclusive) {
+    const more = b / ap2.flows - (plain.inclusive.get(n) ?? 0) / plain.flows;
+    if (more > 0) surplus.set(n, more);
+  }
+  console.log(
+    `AP2 flows beyond plain ones, KB a flow by function (inclusive), our code:\n${topAllocations(surplus, 1, 30, / {2}(gateway|lib|subgraphs)\//)}`,
+  );
+  console.log(`the same, any code:\n${topAllocations(surplus, 1, 30)}`);
 }

@@ -30,12 +30,15 @@ const canonicalize = configure({
   bigint: false,
 }) as (value: unknown) => string | undefined;
 
-/** The JCS bytes of a JSON value. */
-export function jcs(value: unknown): Buffer {
+/** The JCS text of a JSON value (the signing payload is its UTF-8 bytes). */
+export function jcsText(value: unknown): string {
   const text = canonicalize(value);
   if (text === undefined) throw new TypeError('JCS: the value has no JSON form');
-  return Buffer.from(text, 'utf8');
+  return text;
 }
+
+/** The JCS bytes of a JSON value. */
+export const jcs = (value: unknown): Buffer => Buffer.from(jcsText(value), 'utf8');
 
 /** A checkout as the business signs it: every member but `ap2` ("exclude `ap2` … entirely"). */
 export function withoutAp2(checkout: Record<string, unknown>): Record<string, unknown> {

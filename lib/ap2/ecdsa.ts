@@ -38,11 +38,11 @@ export function esVerifier(jwk: Readonly<Record<string, unknown>>, alg: string) 
   } catch {
     return undefined;
   }
-  return (data: string, sig: string): boolean => {
+  return (data: string | Buffer, sig: string): boolean => {
     try {
       return ecdsaVerify(
         c.hash,
-        Buffer.from(data),
+        typeof data === 'string' ? Buffer.from(data) : data,
         { key, dsaEncoding: 'ieee-p1363' },
         Buffer.from(sig, 'base64url'),
       );
@@ -53,10 +53,9 @@ export function esVerifier(jwk: Readonly<Record<string, unknown>>, alg: string) 
 }
 
 /** An ES256 JWS signature (base64url r||s) of `signingInput` by a P-256 private key. */
-export function es256Sign(signingInput: string, key: KeyObject): string {
+export function es256Sign(signingInput: string | Buffer, key: KeyObject): string {
   if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
     throw new TypeError('ES256 needs a P-256 private key');
-  return ecdsaSign('sha256', Buffer.from(signingInput), { key, dsaEncoding: 'ieee-p1363' }).toString(
-    'base64url',
-  );
+  const data = typeof signingInput === 'string' ? Buffer.from(signingInput) : signingInput;
+  return ecdsaSign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }).toString('base64url');
 }

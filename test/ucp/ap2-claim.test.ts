@@ -64,7 +64,7 @@ async function setup() {
     verifyCompletion(
       { ap2: { checkout_mandate: mandate } },
       session,
-      signed,
+      () => signed,
       profile as unknown as PlatformProfile,
       parts,
     );

@@ -32,6 +32,10 @@ describe('AP2 evidence with the order, and over MCP', () => {
     const c = await p.ready();
     const m = await p.mandate(c);
     const read2 = expectCheckout(await p.call('GET', `/checkout-sessions/${c.id}`));
+    // Read again unchanged, the checkout keeps the signature it was sent with (not signed again).
+    expect((read2.ap2 as { merchant_authorization: string }).merchant_authorization).toBe(
+      (c.ap2 as { merchant_authorization: string }).merchant_authorization,
+    );
     const done = expectCheckout(await p.complete(c.id, { checkout_mandate: m }));
     const orderId = (done.order as { id: string }).id;
     const evidence = async (spiffe: string) => {
@@ -112,14 +116,14 @@ describe('AP2 evidence with the order, and over MCP', () => {
         },
       ],
       [
+        // Ours too, valid, but over the completed checkout, not the one the user confirmed.
         'another merchant authorization',
         {
           evidence: {
             ...mine.body,
             authorization: {
               ...auth,
-              merchant_authorization: (read2.ap2 as { merchant_authorization: string })
-                .merchant_authorization,
+              merchant_authorization: (done.ap2 as { merchant_authorization: string }).merchant_authorization,
             },
           },
         },

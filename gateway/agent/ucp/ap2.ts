@@ -1,6 +1,7 @@
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
-import { jcs } from '../../../lib/ap2/canonical.ts';
+import { LRUCache } from 'lru-cache';
+import { jcsText, withoutAp2 } from '../../../lib/ap2/canonical.ts';
 import { verifyCheckoutMandate } from '../../../lib/ap2/checkout-mandate.ts';
 import {
   signMerchantAuthorization,
@@ -37,7 +38,28 @@ export interface Ap2Parts {
   readonly used: IdempotencyStore;
   /** How old the user's confirmation (the KB-JWT's iat) may be; below the store's retention. */
   readonly maxAgeS: number;
+  /** What this process signed lately, a session at a time (signedCheckouts()); absent: none kept. */
+  readonly signed?: SignedCheckouts;
 }
+
+/**
+ * The latest checkout this process signed for each session: the SHA-256 of its JSON text as
+ * sent (without `ap2`), the session version it rendered, and the signature. A checkout returned
+ * unchanged (read again, or a business outcome that left the session as it was) reuses the
+ * signature instead of canonicalising and signing again; the completion recognises the checkout
+ * it signed inside a mandate (./ap2.ts verifyCompletion). One entry a session, bounded (~0.3 kB
+ * each); another replica's checkouts are simply not found, and take the full path.
+ */
+export interface SignedCheckout {
+  readonly version: number;
+  readonly digest: string;
+  readonly kid: string;
+  readonly jws: string;
+}
+export type SignedCheckouts = LRUCache<string, SignedCheckout>;
+export const signedCheckouts = (max = 4096): SignedCheckouts => new LRUCache({ max });
+
+const textDigest = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 /** The checkout as sent: `ap2.merchant_authorization` over everything else (JCS), last member. */
 export async function withMerchantAuthorization(
@@ -48,13 +70,61 @@ export async function withMerchantAuthorization(
   return { ...checkout, ap2: { merchant_authorization } };
 }
 
+/**
+ * The checkout as sent, serialised once: its JSON text with `ap2.merchant_authorization` added as
+ * the last member (the bytes JSON.stringify writes for `{...checkout, ap2}`), the signature over
+ * the JCS of everything else. Issue 50: each signed answer serialised the checkout twice (the JCS,
+ * then the body with `ap2`) and signed afresh; a checkout whose text this process already signed
+ * for the session keeps its signature (the same text is the same JCS bytes). `checkout` must not
+ * carry `ap2` (renderCheckout's never does).
+ */
+export async function signedCheckoutText(
+  checkout: Record<string, unknown>,
+  session: Pick<CheckoutSession, 'id' | 'version'>,
+  p: Pick<Ap2Parts, 'signingKey' | 'signed'>,
+): Promise<string> {
+  const text = JSON.stringify(checkout);
+  const signer = await p.signingKey();
+  const digest = textDigest(text);
+  const known = p.signed?.get(session.id);
+  let jws: string;
+  if (known && known.digest === digest && known.kid === signer.kid) jws = known.jws;
+  else {
+    jws = await signMerchantAuthorization(checkout, signer);
+    p.signed?.set(session.id, { version: session.version, digest, kid: signer.kid, jws });
+  }
+  return `${text.slice(0, -1)}${text === '{}' ? '' : ','}"ap2":{"merchant_authorization":${JSON.stringify(jws)}}}`;
+}
+
+/**
+ * Whether the checkout inside a mandate is, byte for byte, the one this process signed for this
+ * session at its current version, with a key still among ours: its text without `ap2` has the
+ * digest we kept and it carries the signature we made. Then our signature holds over it (we made
+ * it over exactly these JCS bytes) and its terms are this version's, so neither needs the JCS
+ * again. Anything else (another replica signed it, a later read signed other text, another key)
+ * answers undefined, and verifyCompletion checks it in full.
+ */
+async function signedHere(
+  checkout: Record<string, unknown>,
+  session: CheckoutSession,
+  p: Ap2Parts,
+): Promise<{ readonly kid: string } | undefined> {
+  const known = p.signed?.get(session.id);
+  if (!known || known.version !== session.version || checkout.id !== session.id) return undefined;
+  const ap2 = checkout.ap2 as { merchant_authorization?: unknown } | undefined;
+  if (ap2?.merchant_authorization !== known.jws) return undefined;
+  if (textDigest(JSON.stringify(withoutAp2(checkout))) !== known.digest) return undefined;
+  if (!(await p.verifyingKeys()).some((k) => k.kid === known.kid)) return undefined;
+  return { kid: known.kid };
+}
+
 export type Ap2Verdict =
   | { readonly ok: true; readonly authorization: OrderAuthorization; release(): Promise<void> }
   | { readonly ok: false; readonly error: UcpError; readonly reason: string };
 
 /** The checkout's terms the mandate must match now ("Verify Terms Match": id, totals, line items). */
 const terms = (c: Record<string, unknown>) =>
-  jcs({ id: c.id, currency: c.currency, line_items: c.line_items, totals: c.totals }).toString('utf8');
+  jcsText({ id: c.id, currency: c.currency, line_items: c.line_items, totals: c.totals });
 
 const refused = (status: number, code: string, content: string, path?: string): Ap2Verdict => ({
   ok: false,
@@ -74,7 +144,8 @@ const refused = (status: number, code: string, content: string, path?: string): 
 export async function verifyCompletion(
   body: { ap2?: unknown },
   session: CheckoutSession,
-  current: Record<string, unknown>,
+  /** The checkout as it stands now (rendered only when the mandate's is not the one signed here). */
+  current: () => Record<string, unknown>,
   profile: PlatformProfile | undefined,
   p: Ap2Parts,
 ): Promise<Ap2Verdict> {
@@ -99,27 +170,9 @@ export async function verifyCompletion(
     maxAgeS: p.maxAgeS,
   });
   if (!m.ok) return refused(m.code === 'agent_missing_key' ? 422 : 403, m.code, `${capital(m.reason)}.`);
-  const merchant = await verifyMerchantAuthorization(m.checkout, await p.verifyingKeys());
-  if (!merchant.ok)
-    return merchant.missing
-      ? refused(
-          403,
-          'merchant_authorization_missing',
-          'The checkout in the mandate carries no ap2.merchant_authorization.',
-        )
-      : refused(
-          403,
-          'merchant_authorization_invalid',
-          `The business authorization in the mandate: ${merchant.reason}.`,
-        );
-  if (m.checkout.id !== session.id)
-    return refused(403, 'mandate_scope_mismatch', 'The mandate is for another checkout.');
-  if (terms(m.checkout) !== terms(current))
-    return refused(
-      403,
-      'mandate_scope_mismatch',
-      'The checkout in the mandate differs from this checkout now (line items or totals).',
-    );
+  const merchant =
+    (await signedHere(m.checkout, session, p)) ?? (await verifiedAgainstNow(m.checkout, session, current, p));
+  if ('refusal' in merchant) return merchant.refusal;
   // Idempotency records are 43-character hashes (recordKey): a `:` never meets one of them.
   const key = `ap2-mandate:${m.hash}`;
   const now = p.clock.now();
@@ -151,6 +204,41 @@ export async function verifyCompletion(
     },
     release: () => p.used.release(key),
   };
+}
+
+/** Our signature inside the mandate checked in full (JCS), its id and terms against the session now. */
+async function verifiedAgainstNow(
+  checkout: Record<string, unknown>,
+  session: CheckoutSession,
+  current: () => Record<string, unknown>,
+  p: Ap2Parts,
+): Promise<{ readonly kid: string } | { readonly refusal: Ap2Verdict }> {
+  const merchant = await verifyMerchantAuthorization(checkout, await p.verifyingKeys());
+  if (!merchant.ok)
+    return {
+      refusal: merchant.missing
+        ? refused(
+            403,
+            'merchant_authorization_missing',
+            'The checkout in the mandate carries no ap2.merchant_authorization.',
+          )
+        : refused(
+            403,
+            'merchant_authorization_invalid',
+            `The business authorization in the mandate: ${merchant.reason}.`,
+          ),
+    };
+  if (checkout.id !== session.id)
+    return { refusal: refused(403, 'mandate_scope_mismatch', 'The mandate is for another checkout.') };
+  if (terms(checkout) !== terms(current()))
+    return {
+      refusal: refused(
+        403,
+        'mandate_scope_mismatch',
+        'The checkout in the mandate differs from this checkout now (line items or totals).',
+      ),
+    };
+  return { kid: merchant.kid };
 }
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

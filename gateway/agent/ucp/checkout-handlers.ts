@@ -7,7 +7,7 @@ import {
 } from '../../../subgraphs/procurement/checkout/session.ts';
 import { renderUcpOrder, shipmentsOf } from '../../../subgraphs/procurement/webhooks/ucp-order.ts';
 import { CheckoutUnavailable, type Outcome } from '../checkout/service.ts';
-import { ap2Locked, verifyCompletion, withMerchantAuthorization } from './ap2.ts';
+import { ap2Locked, signedCheckoutText, verifyCompletion } from './ap2.ts';
 import { checkoutFromCart } from './cart.ts';
 import { sendUcpError, ucpError } from './errors.ts';
 import { missingSelections, nextFulfillment, regionOf } from './fulfillment.ts';
@@ -40,7 +40,9 @@ export function checkoutHandlers(d: UcpRouteDeps) {
     status = 200,
   ) => {
     const body = renderCheckout(s, negotiated(req), d.render, extra);
-    return send(reply, status, ap2Locked(s) ? await withMerchantAuthorization(body, d.ap2) : body);
+    if (!ap2Locked(s)) return send(reply, status, body);
+    const text = await signedCheckoutText(body, s, d.ap2);
+    return reply.code(status).type('application/json').send(text);
   };
   const identityOf = (req: FastifyRequest) => {
     const id = req.agent.identity;
@@ -100,7 +102,7 @@ export function checkoutHandlers(d: UcpRouteDeps) {
 
   /** A locked session's completion: the mandate verified against the checkout as it stands. */
   const completionMandate = (req: FastifyRequest, s: CheckoutSession, body: { ap2?: unknown }) =>
-    verifyCompletion(body, s, renderCheckout(s, negotiated(req), d.render), req.ucp?.profile, d.ap2);
+    verifyCompletion(body, s, () => renderCheckout(s, negotiated(req), d.render), req.ucp?.profile, d.ap2);
 
   const sessionId = (req: WithId, reply: FastifyReply): string | undefined => {
     if (SESSION_ID.test(req.params.id)) return req.params.id;

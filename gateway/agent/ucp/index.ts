@@ -7,6 +7,7 @@ import type { LinkingParts } from '../../oauth/index.ts';
 import type { AcpParts } from '../acp/index.ts';
 import type { AgentChainParts } from '../index.ts';
 import { serveUcpToolsOnMcp } from '../mcp/ucp/binding.ts';
+import { signedCheckouts } from './ap2.ts';
 import { registerUcpCatalogRoutes } from './catalog.ts';
 import {
   DEFAULT_MERCHANT_NAMESPACE,
@@ -117,6 +118,7 @@ export async function mountUcp(
       used: acp.idempotency,
       // Below the idempotency store's retention, so a mandate is remembered as long as it is usable.
       maxAgeS: Math.min(3600, config.IDEMPOTENCY_TTL_SECONDS),
+      signed: signedCheckouts(),
     },
     render: {
       paymentHandlers: handlers,
