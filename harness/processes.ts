@@ -179,10 +179,12 @@ export async function untilListening(
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${label} did not start in ${timeoutMs} ms:\n${out}`)),
-      timeoutMs,
-    );
+    // A process that did not listen in time is stopped, not left running beside the next start
+    // (found: one left by a bench's timed-out start ran on for 27 minutes).
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${label} did not start in ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const found = listening(out);

@@ -67,6 +67,20 @@ const fields = z.object({
   WARM_UP_REQUESTS: z.coerce.number().int().min(0).max(1_000_000).default(0),
   WARM_UP_MAX_MS: z.coerce.number().int().min(0).max(120_000).default(8000),
   /**
+   * V8 flags held only while the warm-up runs, then put back (lib/http/warm-up-v8.ts), e.g.
+   * `--interrupt-budget=1024` on Node 20 (Node 24's V8 counts invocations instead:
+   * `--invocation-count-for-turbofan`): V8 optimises what has run enough, and a smaller budget
+   * lets the warm-up's few hundred requests reach its optimising compiler before ready. Empty
+   * (the default): none; measured, 1,024 moved ~500 optimisations before ready but removed only
+   * ~15 % of those after it and tripled the deoptimisations there (docs/performance.md, "V8's
+   * tier-up during the warm-up"). Space-separated `--name=value` / `--name` / `--no-name`.
+   */
+  WARM_UP_V8_FLAGS: z
+    .string()
+    .trim()
+    .regex(/^(--[a-z0-9][a-z0-9-_]*(=\S+)?(\s+|$))*$/, 'space-separated V8 flags (--name=value)')
+    .default(''),
+  /**
    * Whether the warm-up rehearses orders too (issue 48: every step, rolled back, nothing bought;
    * gateway/agent/rehearsal.ts). `false` is the warm-up as it was before, quotes and prices only:
    * the bench's A/B (docs/benchmarks.md, "Warm start").

@@ -10,8 +10,10 @@
  * seconds 0–2, summed over the starts of each build. Counts, not latencies: a loaded machine
  * moves them less than it moves a p99, but it does move them (V8's counters run on the work
  * done, and a starved second does less), so alternate builds in one sitting.
- *   npm run build && [STARTS=6] [RATE=800] [SECONDS=4] [TREES=/abs/tree-a,/abs/tree-b] npx tsx bench/tools/opt-trace.ts [ENV=value ...]
+ *   npm run build && [STARTS=6] [RATE=800] [SECONDS=4] [TREES=/abs/tree-a,/abs/tree-b] [SYSTEM_NODE=<node>] npx tsx bench/tools/opt-trace.ts [ENV=value ...]
  * TREES: checkouts whose dist/ is started in turn (default: this one); each needs `npm run build`.
+ * SYSTEM_NODE: another Node binary for the system (e.g. Node 24, whose Maglev compiles are counted apart); not
+ * NODE, which npx sets to the node it runs.
  */
 import { lineBufferedNode } from './support.ts';
 import { type WarmStart, warmStart } from './warm-start.ts';
@@ -29,8 +31,11 @@ const env = Object.fromEntries(
 
 /** One V8 trace event: what happened, to which function, why (deoptimisations). */
 export interface TraceEvent {
-  kind: 'optimised' | 'deoptimised';
+  /** `maglev`: Node 22+'s mid tier (`[completed compiling … (target MAGLEV)`), counted apart. */
+  kind: 'optimised' | 'maglev' | 'deoptimised';
   fn: string;
+  /** V8's SharedFunctionInfo address: one function's code, whichever closure ran it. */
+  sfi?: string;
   reason?: string;
 }
 
@@ -42,30 +47,49 @@ export interface TraceEvent {
  */
 export function traceEvent(line: string): TraceEvent | undefined {
   const fn = /<JSFunction ([^ >]*) ?\(sfi/.exec(line)?.[1] || '(anonymous)';
-  if (line.startsWith('[completed optimizing ')) return { kind: 'optimised', fn };
+  const sfi = /\(sfi = (0x[0-9a-f]+)\)/.exec(line)?.[1];
+  const at = sfi ? { sfi } : {};
+  if (line.startsWith('[completed optimizing ')) return { kind: 'optimised', fn, ...at };
+  if (line.startsWith('[completed compiling ') && line.includes('(target MAGLEV)'))
+    return { kind: 'maglev', fn, ...at };
   const bail = /^\[bailout \(kind: ([^,]+), reason: ([^)]*)\): begin/.exec(line);
-  if (bail) return { kind: 'deoptimised', fn, reason: `${bail[1]}: ${bail[2]}` };
+  if (bail) return { kind: 'deoptimised', fn, ...at, reason: `${bail[1]}: ${bail[2]}` };
   return undefined;
 }
 
 /**
  * Counts per window: "before" (from listening to ready: the warm-up), then one per pair of
- * `edges` (ms after ready); what comes after the last edge is not counted.
+ * `edges` (ms after ready); what comes after the last edge is not counted. `firstTime`: the
+ * optimisations of a function (by its SharedFunctionInfo) not optimised before in the process's
+ * output, so not a re-optimisation after a deoptimisation (a function V8 has moved in memory
+ * since counts as new: an upper bound).
  */
 export function countIn(
   lines: NonNullable<WarmStart['serverLines']>,
   edges: readonly number[],
-): { optimised: number; deoptimised: number; wrongMap: number }[] {
-  const rows = Array.from({ length: edges.length }, () => ({ optimised: 0, deoptimised: 0, wrongMap: 0 }));
+): { optimised: number; firstTime: number; maglev: number; deoptimised: number; wrongMap: number }[] {
+  const rows = Array.from({ length: edges.length }, () => ({
+    optimised: 0,
+    firstTime: 0,
+    maglev: 0,
+    deoptimised: 0,
+    wrongMap: 0,
+  }));
+  const seen = new Set<string>();
   for (const l of lines) {
     const e = traceEvent(l.text);
     if (!e) continue;
+    const known = e.kind === 'optimised' && seen.has(e.sfi ?? e.fn);
+    if (e.kind === 'optimised') seen.add(e.sfi ?? e.fn);
     let i = 0;
     while (i < edges.length && l.at >= (edges[i] as number)) i++;
     const row = rows[i];
     if (!row) continue;
-    if (e.kind === 'optimised') row.optimised++;
-    else {
+    if (e.kind === 'maglev') row.maglev++;
+    else if (e.kind === 'optimised') {
+      row.optimised++;
+      if (!known) row.firstTime++;
+    } else {
       row.deoptimised++;
       if (e.reason?.endsWith('wrong map')) row.wrongMap++;
     }
@@ -74,7 +98,7 @@ export function countIn(
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const node = lineBufferedNode();
+  const node = lineBufferedNode(process.env.SYSTEM_NODE || undefined);
   const deopts = new Map<string, Map<string, number>>();
   const lateOpts = new Map<string, Map<string, number>>();
   for (let i = 0; i < starts; i++) {
@@ -112,7 +136,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       `  by second (before ready/0/1/…): optimised ${cell('optimised')}, deoptimised ${cell('deoptimised')}, wrong map ${cell('wrongMap')}`,
     );
     console.log(
-      `  by answers (before ready/first ${rate}/next ${rate}/next ${rate}): optimised ${cell('optimised', work)}, deoptimised ${cell('deoptimised', work)}, wrong map ${cell('wrongMap', work)}`,
+      `  by answers (before ready/first ${rate}/next ${rate}/next ${rate}): optimised ${cell('optimised', work)} (first time ${cell('firstTime', work)}), deoptimised ${cell('deoptimised', work)}, wrong map ${cell('wrongMap', work)}`,
+    );
+    // The first 2×RATE answers after ready (1,600 at the default rate) in one figure each; '-'
+    // where fewer were answered in the window.
+    const within = answered.length >= 2 * rate;
+    const two = (k: keyof (typeof work)[number]) =>
+      within ? String((work[1]?.[k] ?? 0) + (work[2]?.[k] ?? 0)) : '-';
+    console.log(
+      `  first ${2 * rate} answers: optimised ${two('optimised')} (first time ${two('firstTime')}), deoptimised ${two('deoptimised')} (wrong map ${two('wrongMap')})${work.some((w) => w.maglev > 0) ? `, Maglev ${cell('maglev', work)} (before ready/…)` : ''}`,
     );
     const byFn = deopts.get(label) ?? new Map<string, number>();
     deopts.set(label, byFn);
@@ -124,6 +156,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       if (!e) continue;
       if (l.at < 0 && e.kind === 'optimised') before.add(e.fn);
       if (l.at < 0 || l.at >= 3000) continue;
+      if (e.kind === 'maglev') continue;
       if (e.kind === 'deoptimised') {
         const k = `${e.fn} (${e.reason})`;
         byFn.set(k, (byFn.get(k) ?? 0) + 1);

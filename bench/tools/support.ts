@@ -80,15 +80,15 @@ export const extraNodeFlags = (): string[] =>
   process.env.PROFILE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 
 /**
- * A command that runs this Node with its stdout line-buffered (coreutils' stdbuf, which reaches
- * glibc's stdio through LD_PRELOAD): V8's own traces (`--trace-opt`, `--trace-deopt`,
+ * A command that runs this Node (or `binary`) with its stdout line-buffered (coreutils' stdbuf,
+ * which reaches glibc's stdio through LD_PRELOAD): V8's own traces (`--trace-opt`, `--trace-deopt`,
  * `--trace-gc`) go through printf, which a pipe buffers in 4 KB blocks, so a line read from the
  * pipe could be seconds older than its arrival says. Measured: a line printed 2 s before the
  * process's last one arrived with it.
  */
-export function lineBufferedNode(): string {
+export function lineBufferedNode(binary: string = process.execPath): string {
   const node = join(mkdtempSync(join(tmpdir(), 'line-buffered-node-')), 'node');
-  writeFileSync(node, `#!/bin/sh\nexec stdbuf -oL ${process.execPath} "$@"\n`);
+  writeFileSync(node, `#!/bin/sh\nexec stdbuf -oL ${binary} "$@"\n`);
   chmodSync(node, 0o755);
   return node;
 }

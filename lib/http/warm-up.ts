@@ -4,6 +4,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { Pool } from 'undici';
 import type { Config } from '../config.ts';
 import type { Platform } from '../platform.ts';
+import { parseV8Flags, withV8Flags } from './warm-up-v8.ts';
 
 /**
  * Ready means warm (issue 29, docs/performance.md "Warm start"), for every process: the
@@ -194,6 +195,13 @@ export function atLeastOf(
   return { atLeast: { requests: config.WARM_UP_REQUESTS, until: started + config.WARM_UP_MAX_MS } };
 }
 
+/** WARM_UP_V8_FLAGS's flags (the configuration checked their form). */
+function v8FlagsOf(text: string): string[] {
+  const parsed = parseV8Flags(text);
+  if ('bad' in parsed) throw new Error(`WARM_UP_V8_FLAGS: ${parsed.bad} is not a V8 flag`);
+  return parsed.flags;
+}
+
 /**
  * Holds /readyz at 503 `warming up` until `warm` has run (started when the app is ready), when
  * WARM_UP_MS > 0. A warm-up that fails leaves the process cold, not broken: ready anyway. Call it
@@ -215,7 +223,20 @@ export function readyWhenWarm(
     void (async () => {
       try {
         await app.ready();
-        platform.log.info({ ...(await warm(budgetMs)) }, 'warmed up');
+        // V8's tier-up flags for the warm-up alone, put back before ready (lib/http/warm-up-v8.ts).
+        let flags = v8FlagsOf(platform.config.WARM_UP_V8_FLAGS);
+        const report = await withV8Flags(
+          flags,
+          () => warm(budgetMs),
+          (err) => {
+            platform.log.warn({ err }, 'WARM_UP_V8_FLAGS not set; warming up without them');
+            flags = [];
+          },
+        );
+        platform.log.info(
+          { ...report, ...(flags.length > 0 ? { v8Flags: flags.join(' ') } : {}) },
+          'warmed up',
+        );
       } catch (err) {
         platform.log.warn({ err }, 'warm-up failed; serving cold');
       } finally {
