@@ -199,7 +199,7 @@ if (over) {
     writeSection(
       'overload',
       'overload',
-      `Measured ${stamp} on Node ${process.version}, compiled (bench/tools/overload.ts), shedding \`on\` (the defaults: the quote's limit and gate budget adaptive), \`fixed\` (SHED_ADAPTIVE_CLASSES=none) and \`off\` (SHED_*_BUDGET_MS=0) alternated: each start warm and ready, the REST quote's closed-loop maximum (10 connections), then open loop the quote at 50 % of it with 100 agent orders/s beside (the steady reference) and at 150 % with the same orders, 10 s each after 2 s not counted, each latency from its request's due time. "accepted": the requests not answered 503. Latencies in ms.\n\n${over.table}`,
+      `Measured ${stamp} on Node ${process.version}, compiled (bench/tools/overload.ts), shedding \`on\` (the defaults: fixed limits and budgets), \`adaptive\` (SHED_ADAPTIVE_CLASSES=quote: the quote's limit and gate budget follow its service time) and \`off\` (SHED_*_BUDGET_MS=0) alternated: each start warm and ready, the REST quote's closed-loop maximum (10 connections), then open loop the quote at 50 % of it with 100 agent orders/s beside (the steady reference) and at 150 % with the same orders, 10 s each after 2 s not counted, each latency from its request's due time. "accepted": the requests not answered 503. Latencies in ms.\n\n${over.table}`,
     );
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The overload bench group's table (`npm run bench -- --only overload`, issue 48): alternated
- * rounds with the shedding on (the defaults: the quote's limit adaptive), `fixed` (the limits and
- * budgets as configured, none adaptive: SHED_ADAPTIVE_CLASSES=none, the A/B of the adaptive
- * limit) and off (the system before issue 48), on each topology asked for;
+ * rounds with the shedding on (the defaults: fixed limits and budgets), `adaptive` (the quote's
+ * limit and budget following its service time: SHED_ADAPTIVE_CLASSES=quote, the A/B of the
+ * adaptive limit) and off (the system before issue 48), on each topology asked for;
  * bench/tools/overload.ts measures one.
  */
 import { loadavg } from 'node:os';
@@ -10,7 +10,7 @@ import type { StreamResult } from '../open-loop/generator.ts';
 import { overload } from './overload.ts';
 
 const OFF = { SHED_QUOTE_BUDGET_MS: '0', SHED_ORDER_BUDGET_MS: '0' };
-const FIXED = { SHED_ADAPTIVE_CLASSES: 'none' };
+const ADAPTIVE = { SHED_ADAPTIVE_CLASSES: 'quote' };
 
 export interface OverloadRun {
   table: string;
@@ -35,7 +35,7 @@ export async function overloadTable(
     for (const topology of topologies)
       for (const [name, env] of [
         ['on', {}],
-        ['fixed', FIXED],
+        ['adaptive', ADAPTIVE],
         ['off', OFF],
       ] as const) {
         const r = await overload(topology, env, { seconds });

@@ -9,6 +9,13 @@ describe('configuration', () => {
     expect(c.DATABASE_URL).toBeUndefined();
   });
 
+  it('sheds with fixed limits by default; the adaptive quote limit is asked for by name (issue 48)', () => {
+    expect(loadConfig({}).SHED_ADAPTIVE_CLASSES).toEqual([]);
+    expect(loadConfig({ SHED_ADAPTIVE_CLASSES: 'quote' }).SHED_ADAPTIVE_CLASSES).toEqual(['quote']);
+    expect(loadConfig({ SHED_ADAPTIVE_CLASSES: 'none' }).SHED_ADAPTIVE_CLASSES).toEqual([]);
+    expect(() => loadConfig({ SHED_ADAPTIVE_CLASSES: 'quotes' })).toThrow(ConfigError);
+  });
+
   it('refuses the development gateway secret and the development caller key in production', () => {
     const message = (() => {
       try {
