@@ -181,9 +181,13 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
         '"currency":"USD"',
         '"currency":"dollars"',
       ),
+      // U+0000, escaped (JSON allows it; PostgreSQL's text and jsonb do not): refused here, not
+      // left to fail the commit.
+      line(product('x6', 'X', [{ id: 'x6-a', cents: 100 }])).replace('"title":"X"', '"title":"X\\u0000"'),
+      line({ ...product('x7', 'X', [{ id: 'x7-a', cents: 100 }]), description: { plain: 'a\u0000b' } }),
     ];
     const done = await importLines('PARTIAL', lines, 3);
-    expect(done).toMatchObject({ status: 'DONE', linesRead: 10, accepted: 1, refused: 8 });
+    expect(done).toMatchObject({ status: 'DONE', linesRead: 12, accepted: 1, refused: 10 });
     expect(done.errors.map((e) => [e.line, e.path])).toEqual([
       [2, '$'],
       [3, '$.colour'],
@@ -193,10 +197,13 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
       [8, '$.variants[1].id'],
       [9, '$'],
       [10, '$.variants[0].price.currency'],
+      [11, '$.title'],
+      [12, '$.description.plain'],
     ]);
     expect(done.errors[2]?.reason).toMatch(/whole number of minor units/);
     expect(done.errors[4]?.reason).toMatch(/line 1/);
-    for (const id of ['broken', 'x1', 'x2', 'x3', 'x4', 'huge', 'x5'])
+    expect(done.errors[9]?.reason).toMatch(/U\+0000/);
+    for (const id of ['broken', 'x1', 'x2', 'x3', 'x4', 'huge', 'x5', 'x6', 'x7'])
       expect(await products.product(id)).toBeUndefined();
     expect((await products.product('desk-1'))?.product.variants[0]?.prices).toEqual({ USD: '249.00' });
   });
@@ -227,6 +234,36 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
       '179.00',
       '179.00',
     ]);
+  });
+
+  it('announces a product whose own title changed, though no variant or price did (searches must forget it)', async () => {
+    const first = product('desk-3', 'Standing Desk', [{ id: 'desk-3-oak', cents: 49900 }]);
+    await importLines('PARTIAL', [line(first)]);
+    const before = announced.length;
+    // The product's title is the group's (searched); the variant keeps its own title.
+    const renamed = await importLines('PARTIAL', [line({ ...first, title: 'Height Adjustable Desk' })]);
+    expect(renamed).toMatchObject({ status: 'DONE', updated: 1 });
+    const sku = (await products.product('desk-3-oak'))?.variantSku as string;
+    expect(announced.length).toBe(before + 1);
+    expect(announced.at(-1)?.changed).toEqual([sku]);
+  });
+
+  it('a commit that changed something leaves the option values counted as the products hold them', async () => {
+    // A count gone wrong (two commits on one product at once, or an older release's writer)…
+    await db.query("UPDATE catalog_option_values SET products = products + 7 WHERE value = 'black'");
+    await db.query("INSERT INTO catalog_option_values (value, products) VALUES ('nobody-holds-this', 3)");
+    await importLines('PARTIAL', [
+      line(product('lamp-2', 'Desk Lamp', [{ id: 'lamp-2-teal', cents: 3900, color: 'Teal' }])),
+    ]);
+    const held = await db.query<{ value: string; products: number }>(
+      `SELECT v AS value, count(DISTINCT g.product_id)::int AS products
+         FROM catalog_product_groups g, unnest(g.option_values) AS v GROUP BY v ORDER BY v`,
+    );
+    const kept = await db.query<{ value: string; products: number }>(
+      'SELECT value, products FROM catalog_option_values ORDER BY value',
+    );
+    expect(held.map((r) => r.value)).toContain('teal');
+    expect(kept).toEqual(held);
   });
 
   it('a variant moved to a new product keeps its SKU and loses the prices its new line does not give', async () => {

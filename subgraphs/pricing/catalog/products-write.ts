@@ -141,9 +141,14 @@ async function countOptionValues(
 /**
  * catalog_option_values counted afresh from every product: once at the end of a fresh load (the
  * seed), where counting each batch would parse its JSON once more (1,000 times at 1,000,000
- * products) for what one scan gives.
+ * products) for what one scan gives; and at the end of every import commit that changed
+ * something (import/commit.ts), which corrects what the batches' own counting cannot see: two
+ * commits writing one product at once (each counted from the same stored values) or a process
+ * of an older release writing without counting. Run in a transaction: the lock keeps two
+ * recounts from inserting the same value.
  */
 export async function recountOptionValues(q: Queryable): Promise<void> {
+  await q.query('SELECT pg_advisory_xact_lock(727277)');
   await q.query('DELETE FROM catalog_option_values');
   await q.query(
     `INSERT INTO catalog_option_values (value, products)
@@ -153,7 +158,7 @@ export async function recountOptionValues(q: Queryable): Promise<void> {
 
 /** What changed for the prices and stock other instances keep (events.ts). */
 export interface ProductsWritten {
-  /** SKUs whose base price, stock or availability changed, or which are new. */
+  /** SKUs whose base price, stock or availability changed, which are new, or whose product changed (its title, texts, categories or options). */
   readonly changedSkus: readonly string[];
   /** SKUs that are gone (their product dropped them, or the product is gone). */
   readonly removedSkus: readonly string[];
@@ -286,14 +291,29 @@ export async function writeProducts(
   const optionValuesBefore = await storedOptionValues(q, storedIds);
   const groups = JSON.stringify(groupRows(products));
   const changed = await unchecked(q, async () => {
-    await q.query(upsert(GROUPS_INSERT, GROUPS_UPSERT), [groups, source]);
+    // A product whose own fields changed (title, description, brand, categories, options: the
+    // search vector) with no variant or price change still changes what a search finds and
+    // shows: its SKUs are announced as changed, so every process forgets its remembered
+    // searches (search/remembered.ts) and cached entries of them.
+    const changedGroups = new Set(
+      (
+        await q.query<{ product_id: string }>(
+          o.fresh ? GROUPS_INSERT : `${upsert(GROUPS_INSERT, GROUPS_UPSERT)}\n     RETURNING product_id`,
+          [groups, source],
+        )
+      ).map((r) => r.product_id),
+    );
     const changedVariants = await q.query<{ sku: string }>(upsert(VARIANTS_INSERT, VARIANTS_UPSERT), [
       JSON.stringify(variants),
     ]);
     const changedPrices = await q.query<{ sku: string }>(upsert(PRICES_INSERT, PRICES_UPSERT), [
       JSON.stringify(prices),
     ]);
-    return [...changedVariants, ...changedPrices].map((r) => r.sku);
+    return [
+      ...changedVariants.map((r) => r.sku),
+      ...changedPrices.map((r) => r.sku),
+      ...variants.filter((v) => changedGroups.has(v.product_id)).map((v) => v.sku),
+    ];
   });
   // A fresh load (the seed) counts them once at its end instead (recountOptionValues).
   if (!o.fresh) await countOptionValues(q, groups, optionValuesBefore);

@@ -73,6 +73,29 @@ function inexactAmounts(product: FeedProduct): { path: string; lexeme: string }[
   return out;
 }
 
+/**
+ * Where a parsed line holds U+0000, in a member name or a string (JSON allows it escaped):
+ * PostgreSQL refuses it in text and jsonb, so such a line would be staged and then fail the
+ * commit midway; it is refused here, as a line of its own.
+ */
+function nulPath(value: unknown, path: (string | number)[]): (string | number)[] | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) {
+      const found = nulPath(v, [...path, i]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object' && value !== null)
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\0')) return [...path, k];
+      const found = nulPath(v, [...path, k]);
+      if (found) return found;
+    }
+  return undefined;
+}
+
 export function judgeLine(text: string): LineVerdict {
   if (Buffer.byteLength(text, 'utf8') > MAX_LINE_BYTES)
     return { ok: false, path: '$', reason: `the line is longer than ${MAX_LINE_BYTES / 1024} KiB` };
@@ -86,6 +109,14 @@ export function judgeLine(text: string): LineVerdict {
   const withId = productId !== undefined ? { productId } : {};
   const [first] = feedViolations('Product', value);
   if (first) return { ok: false, path: first.path, reason: first.reason, ...withId };
+  const nul = nulPath(value, []);
+  if (nul)
+    return {
+      ok: false,
+      path: formatJsonPath(nul),
+      reason: 'holds U+0000 (\\u0000), which PostgreSQL text and jsonb cannot store',
+      ...withId,
+    };
   const product = value as FeedProduct;
   if (product.id.trim() === '' || product.id.length > 256)
     return { ok: false, path: '$.id', reason: 'must hold 1 to 256 characters', ...withId };
