@@ -111,8 +111,12 @@ export function createCompletion(d: CheckoutDeps, price: Price, core: SessionCor
     if (!s.quote || Date.parse(s.quote.expiresAt) <= now) {
       const pricing = await price(s.items, s.codes, s.currency, s.region, s.agentId);
       const repriced = updateSession(s, {}, pricing, now);
+      // The same total: the completion goes on with the new quote, written with the completion's
+      // own step (one version on from the stored one). `repriced` is not written, so it keeps
+      // the stored version: one further, the completion's compare-and-set could never match,
+      // and every retry answered busy (test/acp/expired-quote.test.ts).
       if (repriced.status === 'ready_for_payment' && repriced.totals.totalCents === s.totals.totalCents)
-        return { kind: 'same', session: repriced };
+        return { kind: 'same', session: { ...repriced, version: s.version } };
       const shown =
         repriced.totals.totalCents === s.totals.totalCents
           ? repriced

@@ -1,0 +1,120 @@
+/**
+ * A completion after the session's quote ran out (15 minutes): the session is priced again, and
+ * when the total is the same it completes at once, at the new quote. Found by session 53's
+ * review: the re-priced session was one version on but not written, and the completion took it
+ * one version further, so its compare-and-set never matched and every retry answered `busy`.
+ * The ports are in memory; the clock is the test's.
+ */
+import { pino } from 'pino';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type CartQuoter, createCheckoutService } from '../../gateway/agent/checkout/service.ts';
+import type { OrderPort } from '../../gateway/agent/order/order-port.ts';
+import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
+import type { CheckoutSession } from '../../subgraphs/procurement/checkout/session.ts';
+import type { PurchaseOrderResponse, UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
+import type { PlaceOrder } from '../../subgraphs/procurement/domain/purchase-order.ts';
+import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
+import { flatQuoter, memorySessionStore } from './support/checkout-service.ts';
+
+const OWNER = (() => {
+  const p = parseSpiffeId('spiffe://example.org/ns/ai/sa/procurement-agent/expired-quote');
+  if (!p.ok) throw new Error('bad test id');
+  return p.value as SpiffeId;
+})();
+const T0 = Date.UTC(2026, 10, 30, 12);
+
+describe('a completion after the quote ran out', () => {
+  let now: number;
+  let unitPrice: number;
+  let placed: PlaceOrder[];
+  let rows: Map<string, CheckoutSession>;
+  let service: ReturnType<typeof createCheckoutService>;
+
+  /** Every SKU at `unitPrice`; each quote good for 15 minutes from the test's `now`. */
+  const quoter: CartQuoter = {
+    async quote(cart) {
+      const q = await flatQuoter(now).quote(cart);
+      const lines = q.lines.map((l) => ({
+        ...l,
+        unitPrice,
+        lineTotal: unitPrice * l.quantity,
+        total: unitPrice * l.quantity,
+      }));
+      const total = lines.reduce((n, l) => n + l.total, 0);
+      return { ...q, lines, subtotal: total, total };
+    },
+  };
+  const orders: OrderPort = {
+    async place(cmd: PlaceOrder): Promise<PurchaseOrderResponse> {
+      placed.push(cmd);
+      return {
+        status: 'APPROVED',
+        order_id: cmd.orderId as string,
+        allocated_budget: cmd.request.max_budget_usd as UsdAmount,
+        processed_at: now / 1000,
+      };
+    },
+    get: async () => null,
+    list: async () => ({ orders: [], nextCursor: null }),
+    cancel: async () => ({ kind: 'not-found' as const }),
+  };
+
+  beforeEach(() => {
+    now = T0;
+    unitPrice = 10;
+    placed = [];
+    const store = memorySessionStore();
+    rows = store.rows;
+    service = createCheckoutService({
+      store,
+      quoter,
+      orders,
+      spend: { ledger: memorySpendLedger(), withoutPolicy: 'allow' },
+      clock: { now: () => now },
+      log: pino({ level: 'silent' }),
+      sessionTtlMs: 3_600_000,
+    });
+  });
+
+  const open = () =>
+    service
+      .create({
+        protocol: 'acp',
+        owner: OWNER,
+        agentId: 'agent-expired-01',
+        keyId: null,
+        currency: 'USD',
+        region: 'US',
+        items: [{ sku: 'SKU-ABC-000001', quantity: 2 }],
+        codes: [],
+        extensions: [],
+        buyer: null,
+        fulfillment: null,
+      })
+      .then((c) => c.session);
+  const complete = (id: string) => service.complete(id, OWNER, { purchaseOrderNumber: 'PO-7', traceId: 't' });
+
+  it('completes at once when the total is unchanged, at the new quote', async () => {
+    const s = await open();
+    expect(s.status).toBe('ready_for_payment');
+    now = T0 + 16 * 60_000;
+    const r = await complete(s.id);
+    expect(r.kind).toBe('ok');
+    expect(r.kind === 'ok' && r.session.status).toBe('completed');
+    expect(placed).toHaveLength(1);
+    const stored = rows.get(s.id) as CheckoutSession;
+    expect(stored.status).toBe('completed');
+    expect(Date.parse(stored.quote?.expiresAt as string)).toBe(now + 15 * 60_000);
+    expect(stored.totals.totalCents).toBe(2000);
+  });
+
+  it('places nothing when the total changed: the session, with the new total, waits for the agent', async () => {
+    const s = await open();
+    now = T0 + 16 * 60_000;
+    unitPrice = 12;
+    const r = await complete(s.id);
+    expect(r.kind === 'ok' && r.session.status).toBe('not_ready_for_payment');
+    expect(placed).toHaveLength(0);
+    expect(rows.get(s.id)?.totals.totalCents).toBe(2400);
+  });
+});
