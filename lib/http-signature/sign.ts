@@ -85,19 +85,20 @@ export interface HttpResponseSignature {
  * two byte-equal (Signature-Input, Content-Digest) and verifies the signatures with the library.
  */
 export async function signHttpResponse(m: HttpResponseSignature): Promise<Record<string, string>> {
-  const added: Record<string, string> = {};
-  if (m.body !== undefined && m.body.length > 0) added['content-digest'] = contentDigest(m.body);
+  const added = digestHeader(m);
   const direct = signResponseDirect(m, added['content-digest']);
   if (direct) return { ...added, ...direct };
   return signHttpResponseWithLibrary(m, added);
 }
 
+/** Content-Digest of a response's body, when it has one. */
+const digestHeader = (m: HttpResponseSignature): Record<string, string> =>
+  m.body !== undefined && m.body.length > 0 ? { 'content-digest': contentDigest(m.body) } : {};
+
 /** The same as signHttpResponse, always through http-message-signatures (the tests' reference). */
 export async function signHttpResponseWithLibrary(
   m: HttpResponseSignature,
-  added: Record<string, string> = m.body !== undefined && m.body.length > 0
-    ? { 'content-digest': contentDigest(m.body) }
-    : {},
+  added: Record<string, string> = digestHeader(m),
 ): Promise<Record<string, string>> {
   const headers: Record<string, string> = { ...m.headers };
   const signed = await httpbis.signMessage(
