@@ -8,13 +8,11 @@
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type CartQuoter, createCheckoutService } from '../../gateway/agent/checkout/service.ts';
-import type { OrderPort } from '../../gateway/agent/order/order-port.ts';
 import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
 import type { CheckoutSession } from '../../subgraphs/procurement/checkout/session.ts';
-import type { PurchaseOrderResponse, UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import type { PlaceOrder } from '../../subgraphs/procurement/domain/purchase-order.ts';
 import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
-import { flatQuoter, memorySessionStore } from './support/checkout-service.ts';
+import { approvingOrders, flatQuoter, memorySessionStore } from './support/checkout-service.ts';
 
 const OWNER = (() => {
   const p = parseSpiffeId('spiffe://example.org/ns/ai/sa/procurement-agent/expired-quote');
@@ -26,7 +24,7 @@ const T0 = Date.UTC(2026, 10, 30, 12);
 describe('a completion after the quote ran out', () => {
   let now: number;
   let unitPrice: number;
-  let placed: PlaceOrder[];
+  let placed: Map<string, PlaceOrder>;
   let rows: Map<string, CheckoutSession>;
   let service: ReturnType<typeof createCheckoutService>;
 
@@ -44,31 +42,16 @@ describe('a completion after the quote ran out', () => {
       return { ...q, lines, subtotal: total, total };
     },
   };
-  const orders: OrderPort = {
-    async place(cmd: PlaceOrder): Promise<PurchaseOrderResponse> {
-      placed.push(cmd);
-      return {
-        status: 'APPROVED',
-        order_id: cmd.orderId as string,
-        allocated_budget: cmd.request.max_budget_usd as UsdAmount,
-        processed_at: now / 1000,
-      };
-    },
-    get: async () => null,
-    list: async () => ({ orders: [], nextCursor: null }),
-    cancel: async () => ({ kind: 'not-found' as const }),
-  };
-
   beforeEach(() => {
     now = T0;
     unitPrice = 10;
-    placed = [];
+    placed = new Map();
     const store = memorySessionStore();
     rows = store.rows;
     service = createCheckoutService({
       store,
       quoter,
-      orders,
+      orders: approvingOrders(placed, () => now),
       spend: { ledger: memorySpendLedger(), withoutPolicy: 'allow' },
       clock: { now: () => now },
       log: pino({ level: 'silent' }),
@@ -101,7 +84,7 @@ describe('a completion after the quote ran out', () => {
     const r = await complete(s.id);
     expect(r.kind).toBe('ok');
     expect(r.kind === 'ok' && r.session.status).toBe('completed');
-    expect(placed).toHaveLength(1);
+    expect(placed.size).toBe(1);
     const stored = rows.get(s.id) as CheckoutSession;
     expect(stored.status).toBe('completed');
     expect(Date.parse(stored.quote?.expiresAt as string)).toBe(now + 15 * 60_000);
@@ -114,7 +97,7 @@ describe('a completion after the quote ran out', () => {
     unitPrice = 12;
     const r = await complete(s.id);
     expect(r.kind === 'ok' && r.session.status).toBe('not_ready_for_payment');
-    expect(placed).toHaveLength(0);
+    expect(placed.size).toBe(0);
     expect(rows.get(s.id)?.totals.totalCents).toBe(2400);
   });
 });

@@ -7,7 +7,6 @@
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type CartQuoter, createCheckoutService } from '../../gateway/agent/checkout/service.ts';
-import type { OrderPort } from '../../gateway/agent/order/order-port.ts';
 import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
 import {
   pricedSession,
@@ -15,10 +14,9 @@ import {
   stockProblems,
 } from '../../subgraphs/procurement/checkout/pricing.ts';
 import { buyable, type CheckoutSession, readiness } from '../../subgraphs/procurement/checkout/session.ts';
-import type { PurchaseOrderResponse, UsdAmount } from '../../subgraphs/procurement/contract/types.ts';
 import type { PlaceOrder } from '../../subgraphs/procurement/domain/purchase-order.ts';
 import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
-import { flatQuoter, memorySessionStore } from './support/checkout-service.ts';
+import { approvingOrders, flatQuoter, memorySessionStore } from './support/checkout-service.ts';
 
 const line = (item: number, sku: string, quantity: number, name = sku) => ({ item, sku, name, quantity });
 
@@ -127,23 +125,6 @@ describe('a completion re-checks stock', () => {
     },
   };
 
-  const orders: OrderPort = {
-    async place(cmd: PlaceOrder): Promise<PurchaseOrderResponse> {
-      placed.set(cmd.orderId as string, cmd);
-      return {
-        status: 'APPROVED',
-        order_id: cmd.orderId as string,
-        allocated_budget: cmd.request.max_budget_usd as UsdAmount,
-        processed_at: T0 / 1000,
-      };
-    },
-    async get() {
-      return null;
-    },
-    list: async () => ({ orders: [], nextCursor: null }),
-    cancel: async () => ({ kind: 'not-found' as const }),
-  };
-
   beforeEach(() => {
     stock = new Map([
       ['SKU-ABC-000001', 50],
@@ -156,7 +137,7 @@ describe('a completion re-checks stock', () => {
     service = createCheckoutService({
       store,
       quoter,
-      orders,
+      orders: approvingOrders(placed, () => T0),
       spend: { ledger: memorySpendLedger(), withoutPolicy: 'allow' },
       clock: { now: () => T0 },
       log: pino({ level: 'silent' }),

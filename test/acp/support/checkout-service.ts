@@ -3,8 +3,11 @@
  * a session store kept in a map and a quote that prices every SKU flat.
  */
 import type { CartQuoter } from '../../../gateway/agent/checkout/service.ts';
+import type { OrderPort } from '../../../gateway/agent/order/order-port.ts';
 import type { CheckoutSession } from '../../../subgraphs/procurement/checkout/session.ts';
 import type { CheckoutSessionStore } from '../../../subgraphs/procurement/checkout/store.ts';
+import type { PurchaseOrderResponse, UsdAmount } from '../../../subgraphs/procurement/contract/types.ts';
+import type { PlaceOrder } from '../../../subgraphs/procurement/domain/purchase-order.ts';
 
 /** A session store in a map (`rows`, by session id); `replace` takes only the next version. */
 export function memorySessionStore(): CheckoutSessionStore & { rows: Map<string, CheckoutSession> } {
@@ -61,5 +64,26 @@ export function flatQuoter(now: number): CartQuoter {
         expiresAt: new Date(now + 15 * 60_000).toISOString(),
       };
     },
+  };
+}
+
+/**
+ * An order domain that approves every order, keeping each in `placed` by its id; reads, lists and
+ * cancels find nothing. `nowMs` is the answer's processing time.
+ */
+export function approvingOrders(placed: Map<string, PlaceOrder>, nowMs: () => number): OrderPort {
+  return {
+    async place(cmd: PlaceOrder): Promise<PurchaseOrderResponse> {
+      placed.set(cmd.orderId as string, cmd);
+      return {
+        status: 'APPROVED',
+        order_id: cmd.orderId as string,
+        allocated_budget: cmd.request.max_budget_usd as UsdAmount,
+        processed_at: nowMs() / 1000,
+      };
+    },
+    get: async () => null,
+    list: async () => ({ orders: [], nextCursor: null }),
+    cancel: async () => ({ kind: 'not-found' as const }),
   };
 }
