@@ -25,6 +25,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     // Nor is any request shed under a busy test machine; the shedding has its own test.
     SHED_QUOTE_BUDGET_MS: '0',
     SHED_ORDER_BUDGET_MS: '0',
+    // One descriptor accepts (no child process per test system); the accepting has its own test.
+    ACCEPT_HANDLES: '0',
     ...TEST_STORE_ENV,
     ...env,
   });

@@ -6,10 +6,11 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import { Histogram } from 'prom-client';
+import { Gauge, Histogram } from 'prom-client';
 import type { Platform } from '../platform.ts';
 import { Problem, sendProblem } from '../problem.ts';
 import { tracing } from '../telemetry/state.ts';
+import { type AcceptHandles, addAcceptHandles } from './accept.ts';
 import { decorateRehearsals, type Rehearsals } from './rehearsal.ts';
 import { registerShedding, type SheddingOptions } from './shed.ts';
 import { traceIdOf } from './trace.ts';
@@ -97,6 +98,8 @@ export function createHttpApp(
     );
   });
 
+  acceptWide(app, platform);
+
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     const checks: Record<string, string> = {};
@@ -121,6 +124,39 @@ export function createHttpApp(
     reply.type(platform.metrics.contentType).send(await platform.metrics.metrics()),
   );
   return app;
+}
+
+/**
+ * Once listening, ACCEPT_HANDLES more descriptors of the listening socket accept into the server
+ * (lib/http/accept.ts: on Node 20 one descriptor accepts one connection per turn of the loop).
+ * Ready waits for them, so a replica is not sent traffic before it can take a burst of new
+ * connections; they stop accepting as soon as the server starts closing.
+ */
+function acceptWide(app: FastifyInstance, platform: Platform): void {
+  const count = platform.config.ACCEPT_HANDLES;
+  if (count === 0) return;
+  const gauge = new Gauge({
+    name: 'http_accept_handles',
+    help: "Descriptors of the listening socket accepting connections, the server's own included",
+    registers: [platform.metrics],
+  });
+  let handles: Promise<AcceptHandles> | undefined;
+  app.addHook('onListen', async () => {
+    handles ??= addAcceptHandles(app.server, count, {
+      onError: (err) => platform.log.warn({ err }, 'extra accept handles: accepting on one descriptor'),
+    }).then((h) => {
+      gauge.set(h.count + 1);
+      return h;
+    });
+    await handles;
+  });
+  platform.readiness.set('accept', async () => {
+    if (!app.server.listening) return;
+    await handles;
+  });
+  app.addHook('preClose', async () => {
+    (await handles)?.close();
+  });
 }
 
 /**

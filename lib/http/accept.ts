@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { Server } from 'node:net';
+
+/**
+ * More than one accepted connection per turn of the event loop (issue 48).
+ *
+ * Since libuv 1.45 (Node 20), a listening socket accepts ONE connection per turn of the loop
+ * ("unix: don't accept() connections in a loop", libuv #3696): the loop's poll wakes for the
+ * listening descriptor, libuv accepts once and relies on level-triggered polling to come back
+ * for the next on the next turn. Idle, a turn is microseconds. Under load a turn runs every
+ * callback that is ready, 10–40 ms here, and a burst of new connections waits in the kernel's
+ * accept queue one turn each. That burst is exactly what a replica meets when it turns ready:
+ * the proxy or client pool in front opens connections as it needs them (Envoy's HTTP/1.1 pool,
+ * undici's), and the new process answers its first requests slower than a warm one, so the pool
+ * grows by hundreds at once. Measured (docs/performance.md, "Second 0 was the accept queue"):
+ * 226 connections queued in the listening socket (`ss -ltn`), drained one per turn over ~3 s,
+ * each connection's first request waiting 1–4 s while requests on accepted connections took
+ * tens of ms: second 0's p99.
+ *
+ * Node 22.12+ can open several listening sockets on one port (`reusePort`); this system runs on
+ * Node 20, where the only way to have one listening socket polled several times per turn is
+ * several descriptors of it. Node has no dup(2), so a short-lived child process receives the
+ * listening handle over its IPC channel (SCM_RIGHTS: how Node's cluster module hands workers a
+ * listening handle) and sends it straight back, each round trip a new descriptor of the same
+ * socket and the same accept queue. Each becomes a net.Server that hands its connections to the
+ * application's server (its `connection` event, as node:http and node:tls accept sockets from
+ * any source). With `count` extra descriptors a busy turn accepts up to `count + 1` connections;
+ * when the queue is empty none of them is polled at all (level-triggered readiness), so an idle
+ * or steady server pays nothing. No library does this for Node 20; the child runs nothing but
+ * the round trip below and exits.
+ */
+
+/** The child: sends every handle it receives back to its parent, then leaves. */
+const ROUND_TRIP = `process.on('message', (m, h) => process.send(m, h, () => { if (m.last) process.disconnect(); }));`;
+
+export interface AcceptHandles {
+  /** How many extra descriptors accept beside the server's own. */
+  readonly count: number;
+  /**
+   * Stops them accepting at once (the server's own close stops the rest). Their connections
+   * belong to the server, which ends them as it closes: this does not wait for them.
+   */
+  close(): void;
+}
+
+/**
+ * Adds `count` descriptors of `server`'s listening socket that accept into it. Resolves with
+ * fewer (0) rather than failing: if the child cannot be started or does not answer within
+ * `timeoutMs`, the server keeps accepting on its own descriptor, as without this.
+ */
+export async function addAcceptHandles(
+  server: Server,
+  count: number,
+  o: { timeoutMs?: number; onError?: (err: unknown) => void } = {},
+): Promise<AcceptHandles> {
+  const extras: Server[] = [];
+  const own = (server as unknown as { _handle?: object | null })._handle;
+  if (count > 0 && own) {
+    try {
+      for (const handle of await roundTrips(own, count, o.timeoutMs ?? 5000)) {
+        const extra = new Server();
+        extra.on('connection', (socket) => server.emit('connection', socket));
+        extra.on('error', (err) => o.onError?.(err));
+        extra.listen(handle as never);
+        extras.push(extra);
+      }
+    } catch (err) {
+      o.onError?.(err);
+    }
+  }
+  return {
+    count: extras.length,
+    close: () => {
+      for (const s of extras.splice(0)) s.close();
+    },
+  };
+}
+
+/** `count` new descriptors of `handle`, each sent to a child and back. */
+function roundTrips(handle: object, count: number, timeoutMs: number): Promise<object[]> {
+  return new Promise((resolve, reject) => {
+    const got: object[] = [];
+    const child = spawn(process.execPath, ['-e', ROUND_TRIP], {
+      // Nothing of the parent's preloads: the child only passes handles back.
+      env: { ...process.env, NODE_OPTIONS: '' },
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    const fail = (err: unknown) => {
+      clearTimeout(timer);
+      child.kill();
+      for (const h of got) (h as { close?: () => void }).close?.();
+      reject(err);
+    };
+    const timer = setTimeout(() => fail(new Error(`no handle back within ${timeoutMs} ms`)), timeoutMs);
+    child.on('error', fail);
+    child.on('exit', (code) => {
+      if (got.length < count)
+        fail(new Error(`the handle child exited (${code}) after ${got.length} of ${count}`));
+    });
+    child.on('message', (_m, h) => {
+      if (!h) return;
+      got.push(h);
+      if (got.length === count) {
+        clearTimeout(timer);
+        resolve(got);
+      }
+    });
+    for (let i = 0; i < count; i++) child.send({ i, last: i === count - 1 }, handle as never);
+  });
+}
