@@ -30,8 +30,8 @@ import { Server } from 'node:net';
  * the round trip below and exits.
  */
 
-/** The child: sends every handle it receives back to its parent, then leaves. */
-const ROUND_TRIP = `process.on('message', (m, h) => process.send(m, h, () => { if (m.last) process.disconnect(); }));`;
+/** The child: sends every handle it receives back to its parent, and exits after the last. */
+const ROUND_TRIP = `process.on('message', (m, h) => process.send(m, h, () => { if (m.last) process.exit(0); }));`;
 
 export interface AcceptHandles {
   /** How many extra descriptors accept beside the server's own. */
@@ -93,17 +93,17 @@ function roundTrips(handle: object, count: number, timeoutMs: number): Promise<o
     };
     const timer = setTimeout(() => fail(new Error(`no handle back within ${timeoutMs} ms`)), timeoutMs);
     child.on('error', fail);
-    child.on('exit', (code) => {
-      if (got.length < count)
-        fail(new Error(`the handle child exited (${code}) after ${got.length} of ${count}`));
-    });
     child.on('message', (_m, h) => {
-      if (!h) return;
-      got.push(h);
-      if (got.length === count) {
-        clearTimeout(timer);
-        resolve(got);
-      }
+      if (h) got.push(h);
+    });
+    // Resolved once the child is gone and its channel read to the end ('close'): while it lives
+    // it holds a descriptor of the socket too, and a socket some process still holds keeps
+    // taking connections into its queue after the server has closed.
+    child.on('close', (code) => {
+      if (got.length < count)
+        return fail(new Error(`the handle child ended (${code}) after ${got.length} of ${count}`));
+      clearTimeout(timer);
+      resolve(got);
     });
     for (let i = 0; i < count; i++) child.send({ i, last: i === count - 1 }, handle as never);
   });

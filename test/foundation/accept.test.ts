@@ -7,37 +7,51 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { request } from 'node:http';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent, request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
+import { makeCertificates } from '../procurement/support/certs.ts';
+
+/** /readyz's status through `dispatcher` (ready waits for the extra descriptors). */
+async function readyOver(url: string, dispatcher: Agent): Promise<number> {
+  const res = await undiciRequest(`${url}/readyz`, { dispatcher });
+  await res.body.dump();
+  await dispatcher.close();
+  return res.statusCode;
+}
+
 import { addAcceptHandles } from '../../lib/http/accept.ts';
 
-/** A child that opens `n` connections to `port`, sends each `send`, and touches `marker` once all are open. */
+/**
+ * A child that opens `n` connections to `port` (TLS when given a CA file), sends each `send`, and
+ * touches `marker` once all are open (TCP: the TLS handshakes wait for the server's loop).
+ */
 const CONNECTOR = `
-const net = require('node:net'); const fs = require('node:fs');
-const [port, n, marker, send] = [Number(process.argv[1]), Number(process.argv[2]), process.argv[3], process.argv[4]];
+const net = require('node:net'); const tls = require('node:tls'); const fs = require('node:fs');
+const [port, n, marker, send, caFile] = [Number(process.argv[1]), Number(process.argv[2]), process.argv[3], process.argv[4], process.argv[5]];
 let open = 0; const answers = [];
+const opened = () => { if (++open === n) fs.writeFileSync(marker, ''); };
 for (let i = 0; i < n; i++) {
-  const s = net.connect(port, '127.0.0.1', () => {
-    if (send) s.write(send);
-    if (++open === n) fs.writeFileSync(marker, '');
-  });
+  const s = caFile
+    ? tls.connect({ port, host: '127.0.0.1', ca: fs.readFileSync(caFile), servername: 'localhost' }, () => s.write(send))
+    : net.connect(port, '127.0.0.1', () => { if (send) s.write(send); opened(); });
+  if (caFile) s.on('connect', opened);
   s.setEncoding('utf8');
   s.on('data', (d) => { answers.push(d.split('\\r\\n')[0]); if (answers.length === n) { console.log(JSON.stringify(answers)); process.exit(0); } });
   s.on('error', (e) => { console.log(JSON.stringify({ error: e.code })); process.exit(1); });
 }`;
 
 /**
- * Queues `n` connections to `port` while this thread's loop is held, then resolves with how many
- * the first turn after it accepted (`accepted()` read in that turn's check phase) and, once every
- * connection is answered, the first line each got back.
+ * Queues `n` connections to `port` while this thread's loop is held, then resolves with the most
+ * one turn of the loop accepted of them (`accepted()` read in each turn's check phase) and, once
+ * every connection is answered, the first line each got back.
  */
-async function burst(port: number, n: number, accepted: () => number, send = '') {
+async function burst(port: number, n: number, accepted: () => number, send = '', caFile = '') {
   const marker = join(mkdtempSync(join(tmpdir(), 'ac-accept-')), 'open');
-  const child = spawn(process.execPath, ['-e', CONNECTOR, String(port), String(n), marker, send], {
+  const child = spawn(process.execPath, ['-e', CONNECTOR, String(port), String(n), marker, send, caFile], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -47,13 +61,21 @@ async function burst(port: number, n: number, accepted: () => number, send = '')
   // Hold the loop until the child has all its connections open: they wait in the accept queue.
   const deadline = Date.now() + 20_000;
   while (!existsSync(marker)) if (Date.now() > deadline) throw new Error('the connector never connected');
-  // From this turn's check phase to the next turn's: exactly one poll phase, where accepts run.
-  const firstTurn = await new Promise<number>((resolve) =>
-    setImmediate(() => {
-      const before = accepted();
-      setImmediate(() => resolve(accepted() - before));
-    }),
-  );
+  // Accepts run in a turn's poll phase; between two check phases (setImmediate) there is one, and
+  // from here to the first check at most one. The most accepted in any of these is one turn's.
+  let last = accepted();
+  const turns: number[] = [];
+  await new Promise<void>((resolve) => {
+    const next = () =>
+      setImmediate(() => {
+        turns.push(accepted() - last);
+        last = accepted();
+        if (turns.length < 2 * n) next();
+        else resolve();
+      });
+    next();
+  });
+  const firstTurn = Math.max(...turns);
   await new Promise((resolve) => child.on('exit', resolve));
   return { firstTurn, answers: JSON.parse(out) as string[] | { error: string } };
 }
@@ -129,11 +151,7 @@ describe('the system accepts wide (ACCEPT_HANDLES)', () => {
     sys = await startEmbedded({ ACCEPT_HANDLES: '6' });
     const port = Number(new URL(sys.url).port);
     // Ready waits for the extra descriptors (they are added once the server listens).
-    await new Promise<void>((resolve, reject) =>
-      request(`${sys?.url}/readyz`, (res) => (res.statusCode === 200 ? resolve() : reject(res.statusCode)))
-        .on('error', reject)
-        .end(),
-    );
+    expect(await readyOver(sys.url, new Agent())).toBe(200);
     let accepted = 0;
     sys.app.server.on('connection', () => accepted++);
     const { firstTurn, answers } = await burst(
@@ -153,5 +171,29 @@ describe('the system accepts wide (ACCEPT_HANDLES)', () => {
       s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
     });
     expect(refused).toBe('ECONNREFUSED');
+  });
+
+  it('under TLS too: the connections they accept are handshaken and served by the one server', async () => {
+    const certs = makeCertificates();
+    sys = await startEmbedded({
+      ACCEPT_HANDLES: '3',
+      TLS_CERT_FILE: certs.server.certFile,
+      TLS_KEY_FILE: certs.server.keyFile,
+      TLS_CA_FILE: certs.ca.certFile,
+      TLS_CLIENT_CERT: 'optional',
+    });
+    const ready = await readyOver(sys.url, new Agent({ connect: { ca: certs.ca.cert } }));
+    expect(ready).toBe(200);
+    let accepted = 0;
+    sys.app.server.on('connection', () => accepted++);
+    const { firstTurn, answers } = await burst(
+      Number(new URL(sys.url).port),
+      8,
+      () => accepted,
+      'GET /healthz HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n',
+      certs.ca.certFile,
+    );
+    expect(firstTurn).toBe(4);
+    expect(answers).toEqual(Array(8).fill('HTTP/1.1 200 OK'));
   });
 });
