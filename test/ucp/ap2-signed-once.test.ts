@@ -137,6 +137,47 @@ describe('a completion over the checkout signed here', () => {
     expect(current).not.toHaveBeenCalled();
   });
 
+  it('accepts without rendering again after an update that left the checkout as it was (a later version, the same text)', async () => {
+    const p = partsWith();
+    const c = checkoutOf(ID, 1299);
+    const first = await signedCheckoutText(c, session(ID, 3), p);
+    // The update bumped the version; the checkout it shows is the same bytes, the same signature.
+    const again = await signedCheckoutText(checkoutOf(ID, 1299), session(ID, 4), p);
+    expect(again).toBe(first);
+    const mandate = await mandateOf(JSON.parse(again));
+    const current = vi.fn(() => c);
+    const v = await verifyCompletion(
+      { ap2: { checkout_mandate: mandate } },
+      session(ID, 4),
+      current,
+      profile,
+      p,
+    );
+    expect(v.ok).toBe(true);
+    expect(current).not.toHaveBeenCalled();
+    if (v.ok) await v.release();
+    // A read that raced the update (the session read at version 3) does not take that back.
+    await signedCheckoutText(checkoutOf(ID, 1299), session(ID, 3), p);
+    expect(p.signed?.get(ID)?.version).toBe(4);
+    // Re-priced at version 5: the same mandate is stale, and refused by its terms.
+    await signedCheckoutText(checkoutOf(ID, 1499), session(ID, 5), p);
+    expect(
+      await verifyCompletion(
+        { ap2: { checkout_mandate: mandate } },
+        session(ID, 5),
+        () => checkoutOf(ID, 1499),
+        profile,
+        p,
+      ),
+    ).toMatchObject({
+      ok: false,
+      error: {
+        status: 403,
+        body: { code: 'mandate_scope_mismatch', content: expect.stringMatching(/differs/) },
+      },
+    });
+  });
+
   it('checks in full once the session moved on: the same terms pass, other terms are refused', async () => {
     const p = partsWith();
     const mandate = await mandateOf(

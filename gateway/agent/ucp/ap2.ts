@@ -88,8 +88,16 @@ export async function signedCheckoutText(
   const digest = textDigest(text);
   const known = p.signed?.get(session.id);
   let jws: string;
-  if (known && known.digest === digest && known.kid === signer.kid) jws = known.jws;
-  else {
+  if (known && known.digest === digest && known.kid === signer.kid) {
+    jws = known.jws;
+    // A later version that renders the same text (an update that changed nothing the checkout
+    // shows) is this signature's version too: signedHere then recognises it at completion.
+    // Left at the first version (as before issue 50's follow-up), nothing was wrong, only slow:
+    // signedHere's versions can only lag, so it answered undefined and the full check accepted
+    // the same terms (a stale checkout stays refused either way: its text is not this version's,
+    // and the full check compares its terms with the checkout now).
+    if (session.version > known.version) p.signed?.set(session.id, { ...known, version: session.version });
+  } else {
     jws = await signMerchantAuthorization(checkout, signer);
     p.signed?.set(session.id, { version: session.version, digest, kid: signer.kid, jws });
   }
