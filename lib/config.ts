@@ -240,6 +240,11 @@ const fields = z.object({
   CATALOG_SIZE: positiveInt.default(10_000),
   /** A catalog of at most this many products is searched exactly (search/degrade.ts); past it, broad searches are capped and degraded. */
   CATALOG_EXACT_SEARCH_UP_TO: z.coerce.number().int().min(0).default(50_000),
+  /**
+   * A remembered search's ranked matches are read again (beside a search) once this old, in case
+   * a CatalogChanged message was lost (search/remembered.ts).
+   */
+  CATALOG_REMEMBER_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   /** Fresh prices kept in process memory: the embedded cache's bound, and (with Redis) the near cache's; 0 turns the near cache off. */
   PRICE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).default(20_000),
 

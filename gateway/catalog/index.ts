@@ -24,6 +24,8 @@ async function productsFor(
     trigram: await trigramSchema(platform.db),
     secret: platform.config.GATEWAY_SHARED_SECRET,
     exactUpTo: platform.config.CATALOG_EXACT_SEARCH_UP_TO,
+    rememberMs: platform.config.CATALOG_REMEMBER_MS,
+    clock: platform.clock,
   });
   // Corrections learnt from the catalog's words are forgotten when an import changes it.
   platform.onClose(platform.bus.subscribe(EventTypes.CatalogChanged, () => products.catalogChanged()));

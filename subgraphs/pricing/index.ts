@@ -113,6 +113,8 @@ export async function createPricingSubgraph(platform: Platform): Promise<Pricing
     trigram: schemaOfCatalog.trigram,
     secret: platform.config.GATEWAY_SHARED_SECRET,
     exactUpTo: platform.config.CATALOG_EXACT_SEARCH_UP_TO,
+    rememberMs: platform.config.CATALOG_REMEMBER_MS,
+    clock: platform.clock,
   });
   // A search remembers corrections learnt from the catalog's words: every instance forgets them
   // when an import changes the catalog (this one at once too: `changed` below).

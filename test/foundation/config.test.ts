@@ -7,6 +7,7 @@ describe('configuration', () => {
     expect(c.PORT).toBe(8080);
     expect(c.REDIS_URL).toBeUndefined();
     expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.CATALOG_REMEMBER_MS).toBe(30_000);
   });
 
   it('sheds with fixed limits by default; the adaptive quote limit is asked for by name (issue 48)', () => {
@@ -59,6 +60,8 @@ describe('configuration', () => {
     ['UCP_PROFILE_PORTS', '70000'],
     ['UCP_PROFILE_FETCH_BUDGET_PER_SOURCE', '0'],
     ['UCP_PROFILE_FETCH_CONCURRENCY', '-1'],
+    ['CATALOG_REMEMBER_MS', '0'],
+    ['CATALOG_REMEMBER_MS', '30s'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(

@@ -3,9 +3,11 @@
  * then the search reads them instead of matching and ranking again. Broad searches (past the
  * cap, in a catalog past EXACT_UP_TO) and exact ones of RANKED_FROM matches or more. Their pages,
  * counts and facets are the ones a search without memory gives, what a variant answers
- * (availability, price) is checked on every search, and a catalog change forgets them.
+ * (availability, price) is checked on every search, and a catalog change forgets them; when its
+ * message is lost, they are read again once CATALOG_REMEMBER_MS old (the tests' ManualClock).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock.ts';
 import type { Db } from '../../lib/db/index.ts';
 import { seedCatalog } from '../../subgraphs/pricing/catalog/catalog.ts';
 import { migrateCatalog } from '../../subgraphs/pricing/catalog/migrations.ts';
@@ -57,6 +59,10 @@ const shape = (p: SearchPage) => ({
 });
 /** The statement of a search that reads remembered ranked matches. */
 const RANKED = /unnest\(\$\d+::text\[\], \$\d+::float8\[\]\)/;
+/** The statement that reads a remembered search's ranked matches (beside a search). */
+const READ = /^SELECT m\.product_id, m\.rank FROM/;
+/** CATALOG_REMEMBER_MS in the tests of a bounded life. */
+const LIFE = 30_000;
 
 describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, open) => {
   let db: Db;
@@ -90,16 +96,19 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
       secret: 'remembered',
       ...(exactUpTo !== undefined ? { exactUpTo } : {}),
     });
-  /** Searches until the search reads its ranked matches (they are read beside the first one). */
-  const remembered = async (search: CatalogSearch, input: SearchInput) => {
+  /** Searches until `done` says the page is the one awaited (what is read beside a search lands later). */
+  const until = async (search: CatalogSearch, input: SearchInput, done: (p: SearchPage) => boolean) => {
     for (let i = 0; i < 50; i++) {
       sent.length = 0;
       const page = await search.search(searchRequest(input));
-      if (sent.some((s) => RANKED.test(s))) return page;
+      if (done(page)) return page;
       await new Promise((r) => setTimeout(r, 20));
     }
-    throw new Error('the ranked matches were never read');
+    throw new Error('the awaited page never came');
   };
+  /** Searches until the search reads its ranked matches (they are read beside the first one). */
+  const remembered = (search: CatalogSearch, input: SearchInput) =>
+    until(search, input, () => sent.some((s) => RANKED.test(s)));
 
   it.each(BROAD)('broad, %s: the page read from memory is the page without it', async (_, input) => {
     const search = createSqlCatalogSearch(counting, { trigram, secret: 'remembered', exactUpTo: 0 });
@@ -212,4 +221,95 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
       expect(sent.some((s) => RANKED.test(s))).toBe(false);
     },
   );
+
+  /**
+   * A change the search hears nothing of (its CatalogChanged message lost): exact, a product that
+   * did not match "warranty" gets it in its title (first of the page without memory); broad, the
+   * first available product by id is written now (the freshest, first of the slice's page).
+   */
+  const unheard: Record<'broad' | 'exact', () => Promise<{ changed: string; undo: () => Promise<unknown> }>> =
+    {
+      async exact() {
+        const [row] = await db.query<{ product_id: string; title: string }>(
+          `SELECT product_id, title FROM catalog_product_groups
+          WHERE NOT search @@ websearch_to_tsquery('english', 'warranty') ORDER BY product_id LIMIT 1`,
+        );
+        const { product_id: changed, title } = row as { product_id: string; title: string };
+        await db.query(
+          `UPDATE catalog_product_groups SET title = 'Warranty ' || title WHERE product_id = $1`,
+          [changed],
+        );
+        const undo = () =>
+          db.query('UPDATE catalog_product_groups SET title = $2 WHERE product_id = $1', [changed, title]);
+        return { changed, undo };
+      },
+      async broad() {
+        const [changed] = ids(await fresh().search(searchRequest(BROAD[0]?.[1] as SearchInput)));
+        const [row] = await db.query<{ updated_at: string }>(
+          'SELECT updated_at::text FROM catalog_product_groups WHERE product_id = $1',
+          [changed],
+        );
+        await db.query(
+          `UPDATE catalog_product_groups SET updated_at = now() + interval '2 days' WHERE product_id = $1`,
+          [changed],
+        );
+        const undo = () =>
+          db.query('UPDATE catalog_product_groups SET updated_at = $2::timestamptz WHERE product_id = $1', [
+            changed,
+            row?.updated_at,
+          ]);
+        return { changed: changed as string, undo };
+      },
+    };
+
+  it.each([
+    ['broad', BROAD[0]?.[1] as SearchInput, 0],
+    ['exact', EXACT[0]?.[1] as SearchInput, undefined],
+  ] as const)(
+    '%s: reads its ranked matches again once CATALOG_REMEMBER_MS old, so a lost catalog change is seen',
+    async (kind, input, exactUpTo) => {
+      const clock = new ManualClock();
+      const options = { trigram, secret: 'remembered', ...(exactUpTo !== undefined ? { exactUpTo } : {}) };
+      const search = createSqlCatalogSearch(counting, { ...options, rememberMs: LIFE, clock });
+      await search.search(searchRequest(input));
+      await remembered(search, input);
+      const { changed, undo } = await unheard[kind]();
+      try {
+        const without = await createSqlCatalogSearch(db, options).search(searchRequest(input));
+        expect(ids(without)[0]).toBe(changed);
+        // Within its life: the matches as read, and not read again.
+        clock.advance(LIFE - 1);
+        sent.length = 0;
+        expect(ids(await search.search(searchRequest(input)))).not.toContain(changed);
+        expect(sent.some((s) => READ.test(s))).toBe(false);
+        // Past it: this search is answered from them still, and they are read again beside it.
+        clock.advance(1);
+        sent.length = 0;
+        expect(ids(await search.search(searchRequest(input)))).not.toContain(changed);
+        const after = await until(search, input, (p) => ids(p)[0] === changed);
+        expect(sent.some((s) => RANKED.test(s))).toBe(true);
+        if (kind === 'exact') expect(shape(after)).toEqual(shape(without));
+      } finally {
+        await undo();
+      }
+    },
+  );
+
+  it('forgets a search not asked for in twice CATALOG_REMEMBER_MS: it is matched again', async () => {
+    const clock = new ManualClock();
+    const input = EXACT[0]?.[1] as SearchInput;
+    const search = createSqlCatalogSearch(counting, {
+      trigram,
+      secret: 'remembered',
+      rememberMs: LIFE,
+      clock,
+    });
+    await search.search(searchRequest(input));
+    await remembered(search, input);
+    clock.advance(2 * LIFE);
+    sent.length = 0;
+    await search.search(searchRequest(input));
+    expect(sent[0]).toMatch(/ts_rank/);
+    expect(sent.some((s) => RANKED.test(s))).toBe(false);
+  });
 });

@@ -3,7 +3,7 @@ import type { CatalogProduct, CatalogVariant } from './model.ts';
 import { PRODUCT_JSON, type ProductRow, productOfRow } from './products-sql.ts';
 import type { SearchRequest } from './search/request.ts';
 import type { CatalogSearch, SearchPage } from './search/sql.ts';
-import { createSqlCatalogSearch } from './search/sql.ts';
+import { type CatalogSearchOptions, createSqlCatalogSearch } from './search/sql.ts';
 
 /**
  * The catalog's products as storefronts and agents read them: search (search/sql.ts), and lookup
@@ -42,10 +42,7 @@ export interface CatalogProducts extends CatalogSearch {
   skuOf(ids: readonly string[]): Promise<(string | undefined)[]>;
 }
 
-export function createSqlCatalogProducts(
-  db: Db,
-  opts: { trigram: string; secret: string; exactUpTo?: number },
-): CatalogProducts {
+export function createSqlCatalogProducts(db: Db, opts: CatalogSearchOptions): CatalogProducts {
   const search = createSqlCatalogSearch(db, opts);
 
   /** Each identifier with the product it names and, for a variant id or SKU, the variant. */

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../../../lib/clock.ts';
 import type { Db } from '../../../../lib/db/index.ts';
 import type { SearchRequest } from './request.ts';
 import { type Matcher, matchedSql, Params } from './statement.ts';
@@ -24,6 +25,14 @@ import { type Matcher, matchedSql, Params } from './statement.ts';
  * (availability, a price range, an option on one variant) changes without one: it is left out
  * of the remembered matches and checked on every search, so the page, its count and its facets
  * are those of the search without memory (test/pricing/catalog-remembered.test.ts).
+ *
+ * A CatalogChanged message can be lost (pub/sub drops it across a reconnect; each replica
+ * remembers on its own), so ranked matches also have a bounded life (`lifeMs`,
+ * CATALOG_REMEMBER_MS): a search that finds its matches older than that is still answered from
+ * them, and they are read again beside it (one statement, as when it was first remembered), so
+ * no search waits for the read; a search not asked for in twice that life is forgotten, and so
+ * are the matches whose read failed since. A replica that missed a message serves its old
+ * matches for at most `lifeMs` and one read, or until twice it when nobody asked meanwhile.
  */
 
 /** How many searches are remembered (the oldest forgotten first). */
@@ -38,6 +47,8 @@ export const CANDIDATES_HELD = 200_000;
  * store's CPU each, unchanged).
  */
 export const RANKED_FROM = 200;
+/** How long ranked matches are served before they are read again (CATALOG_REMEMBER_MS's default). */
+export const REMEMBER_MS = 30_000;
 
 export interface RememberedSearch {
   /** With `ranked` once they were read. */
@@ -46,6 +57,7 @@ export interface RememberedSearch {
 }
 
 export interface SearchMemory {
+  /** The search as remembered; past its life its matches are read again beside the caller. */
   get(key: string): RememberedSearch | undefined;
   /** Remembers a search (broad, or exact with RANKED_FROM to MAX_CANDIDATES matches) and reads its ranked matches beside it. */
   remember(key: string, req: SearchRequest, found: RememberedSearch): void;
@@ -65,46 +77,84 @@ const productOnly = (req: SearchRequest): SearchRequest => {
   };
 };
 
-export function createSearchMemory(db: Db, ext: string): SearchMemory {
-  const entries = new Map<string, RememberedSearch>();
+/** A remembered search with what reading its matches again needs. */
+interface Held {
+  readonly found: RememberedSearch;
+  readonly req: SearchRequest;
+  /** When its matches were read (before the first read: when it was remembered). */
+  readonly at: number;
+  /** A read of its matches is under way. */
+  reading: boolean;
+}
+
+export function createSearchMemory(
+  db: Db,
+  ext: string,
+  opts: { lifeMs?: number; clock?: Clock } = {},
+): SearchMemory {
+  const life = opts.lifeMs ?? REMEMBER_MS;
+  const clock = opts.clock ?? systemClock;
+  const entries = new Map<string, Held>();
   let held = 0;
   /** Bumped by `forget`: matches read before it are not kept after it. */
   let generation = 0;
-  const size = (e: RememberedSearch | undefined) => e?.matcher.ranked?.ids.length ?? 0;
+  const size = (h: Held | undefined) => h?.found.matcher.ranked?.ids.length ?? 0;
   const drop = (key: string) => {
     held -= size(entries.get(key));
     entries.delete(key);
   };
-  const set = (key: string, e: RememberedSearch) => {
+  const set = (key: string, h: Held) => {
     drop(key);
-    held += size(e);
-    entries.set(key, e);
+    held += size(h);
+    entries.set(key, h);
     for (const oldest of entries.keys()) {
       if (entries.size <= SEARCHES_REMEMBERED && held <= CANDIDATES_HELD) break;
       drop(oldest);
     }
   };
-  const ranked = async (key: string, req: SearchRequest, found: RememberedSearch) => {
+  /** Reads the search's ranked matches (again), beside the search that asked. */
+  const read = async (key: string, h: Held) => {
     const asked = generation;
-    const p = new Params();
-    const { ranked: _, ...matcher } = found.matcher;
-    const rows = await db.query<{ product_id: string; rank: number }>(
-      `SELECT m.product_id, m.rank FROM (${matchedSql(productOnly(req), matcher, ext, p)}) m LIMIT ${MAX_CANDIDATES + 1}`,
-      p.values,
-    );
-    // Forgotten meanwhile, or remembered anew: these rows may be of another catalog.
-    if (asked !== generation || entries.get(key) !== found || rows.length > MAX_CANDIDATES) return;
-    const ids = rows.map((r) => r.product_id);
-    // The rank as the store computed it (a double): written back as a float8 parameter, the same value.
-    const ranks = rows.map((r) => Number(r.rank));
-    set(key, { ...found, matcher: { ...found.matcher, ranked: { ids, ranks } } });
+    h.reading = true;
+    try {
+      const p = new Params();
+      const { ranked: _, ...matcher } = h.found.matcher;
+      const rows = await db.query<{ product_id: string; rank: number }>(
+        `SELECT m.product_id, m.rank FROM (${matchedSql(productOnly(h.req), matcher, ext, p)}) m LIMIT ${MAX_CANDIDATES + 1}`,
+        p.values,
+      );
+      // Forgotten meanwhile, or remembered anew: these rows may be of another catalog.
+      if (asked !== generation || entries.get(key) !== h) return;
+      // More than are kept: the search matches them itself (matched again each life).
+      const ranked =
+        rows.length > MAX_CANDIDATES
+          ? undefined
+          : // The rank as the store computed it (a double): written back as a float8 parameter, the same value.
+            { ids: rows.map((r) => r.product_id), ranks: rows.map((r) => Number(r.rank)) };
+      const found = { ...h.found, matcher: { ...matcher, ...(ranked ? { ranked } : {}) } };
+      set(key, { found, req: h.req, at: clock.now(), reading: false });
+    } finally {
+      h.reading = false;
+    }
   };
+  // A failed read only leaves the search to match and rank, or its old matches until twice their life.
+  const readBeside = (key: string, h: Held) => void read(key, h).catch(() => {});
   return {
-    get: (key) => entries.get(key),
+    get(key) {
+      const h = entries.get(key);
+      if (!h) return undefined;
+      const age = clock.now() - h.at;
+      if (age >= 2 * life) {
+        drop(key);
+        return undefined;
+      }
+      if (age >= life && !h.reading) readBeside(key, h);
+      return h.found;
+    },
     remember(key, req, found) {
-      set(key, found);
-      // Beside the search: a failure only leaves the search to match and rank, as before.
-      ranked(key, req, found).catch(() => {});
+      const h: Held = { found, req, at: clock.now(), reading: false };
+      set(key, h);
+      readBeside(key, h);
     },
     forget() {
       generation++;

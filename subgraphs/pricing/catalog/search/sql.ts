@@ -1,3 +1,4 @@
+import type { Clock } from '../../../../lib/clock.ts';
 import type { Db } from '../../../../lib/db/index.ts';
 import type { CatalogProduct } from '../model.ts';
 import { productOfRow } from '../products-sql.ts';
@@ -59,10 +60,17 @@ export interface CatalogSearch {
   catalogChanged(): void;
 }
 
-export function createSqlCatalogSearch(
-  db: Db,
-  opts: { trigram: string; secret: string /** degrade.ts, EXACT_UP_TO (tests: lower) */; exactUpTo?: number },
-): CatalogSearch {
+export interface CatalogSearchOptions {
+  trigram: string;
+  secret: string;
+  /** degrade.ts, EXACT_UP_TO (tests: lower). */
+  exactUpTo?: number;
+  /** How long a remembered search's ranked matches are served before they are read again (remembered.ts). */
+  rememberMs?: number;
+  clock?: Clock;
+}
+
+export function createSqlCatalogSearch(db: Db, opts: CatalogSearchOptions): CatalogSearch {
   const ext = opts.trigram;
   const cursorsOf: Cursors = cursors(opts.secret);
 
@@ -73,9 +81,13 @@ export function createSqlCatalogSearch(
   let exactCatalog: boolean | undefined;
   /**
    * Searches by their fingerprint (broad ones, and exact ones of many matches): how their first
-   * page matched and their ranked matches, until the catalog changes (remembered.ts).
+   * page matched and their ranked matches, until the catalog changes, read again past their
+   * life (remembered.ts).
    */
-  const remembered = createSearchMemory(db, ext);
+  const remembered = createSearchMemory(db, ext, {
+    ...(opts.rememberMs !== undefined ? { lifeMs: opts.rememberMs } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
   /** A text matcher: the words, and without the option values they name. */
   const textOf = async (query: string): Promise<Matcher> => {
     const relaxed = await optionWords.relaxed(query);
