@@ -1,5 +1,6 @@
 import type { Db } from '../../../../lib/db/index.ts';
 import { FRESHNESS_KEY } from './freshness-key.ts';
+import type { Matcher } from './statement.ts';
 
 /**
  * A broad search at scale (issue 47; docs/catalog.md, "Broad searches"): the published answer of
@@ -111,4 +112,24 @@ export function createFreshness(db: Db, exactUpTo = EXACT_UP_TO): Freshness {
       return t;
     },
   };
+}
+
+/**
+ * A broad first page (more than COUNT_CAP matched): the freshest matches of `m` ranked, the
+ * threshold widened while fewer than MIN_RANKED of them are fresh enough; every match when the
+ * slice would hold the whole catalog (or the catalog is searched exactly).
+ */
+export async function freshestMatches<R extends { total: number }>(
+  freshness: Freshness,
+  m: Matcher,
+  page: (m: Matcher) => Promise<R[]>,
+): Promise<{ matcher: Matcher; rows: R[] }> {
+  for (let wider = 1; ; ) {
+    const since = await freshness.since(wider);
+    if (since === undefined) return { matcher: m, rows: await page(m) };
+    const fresh = await page({ ...m, since });
+    const found = Number(fresh[0]?.total ?? 0);
+    if (found >= MIN_RANKED) return { matcher: { ...m, since }, rows: fresh };
+    wider *= widening(found);
+  }
 }

@@ -2,14 +2,13 @@ import type { Clock } from '../../../../lib/clock.ts';
 import type { Db } from '../../../../lib/db/index.ts';
 import type { CatalogProduct } from '../model.ts';
 import { productOfRow } from '../products-sql.ts';
-import { createCorrections } from './corrections.ts';
 import { type Cursors, cursors, searchFingerprint } from './cursor.ts';
-import { COUNT_CAP, createFreshness, MIN_RANKED, widening } from './degrade.ts';
+import { COUNT_CAP, createFreshness, freshestMatches } from './degrade.ts';
 import { type SearchFacets, searchFacets } from './facets.ts';
-import { createOptionWords } from './option-words.ts';
+import { createFirstPages, type Found, type Row } from './first-page.ts';
 import { createSearchMemory, MAX_CANDIDATES, RANKED_FROM } from './remembered.ts';
 import { SearchInputError, type SearchRequest } from './request.ts';
-import { type Matcher, type PageRow, Params, pageSql, SINCE } from './statement.ts';
+import { type Matcher, SINCE } from './statement.ts';
 
 /**
  * Catalog search in the SQL store the system already runs, the same statements on PGlite
@@ -73,9 +72,7 @@ export interface CatalogSearchOptions {
 export function createSqlCatalogSearch(db: Db, opts: CatalogSearchOptions): CatalogSearch {
   const ext = opts.trigram;
   const cursorsOf: Cursors = cursors(opts.secret);
-
-  const corrections = createCorrections(db);
-  const optionWords = createOptionWords(db);
+  const pages = createFirstPages(db, ext);
   const freshness = createFreshness(db, opts.exactUpTo);
   /** The catalog is small enough to search exactly (learnt at the first broad query; until a change). */
   let exactCatalog: boolean | undefined;
@@ -88,171 +85,94 @@ export function createSqlCatalogSearch(db: Db, opts: CatalogSearchOptions): Cata
     ...(opts.rememberMs !== undefined ? { lifeMs: opts.rememberMs } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
-  /** A text matcher: the words, and without the option values they name. */
-  const textOf = async (query: string): Promise<Matcher> => {
-    const relaxed = await optionWords.relaxed(query);
-    return { kind: 'text', query, ...(relaxed ? { relaxed } : {}) };
-  };
 
-  type Row = PageRow & { alternative?: boolean };
-  const page = (
-    req: SearchRequest,
-    m: Matcher,
-    after?: { rank: number; productId: string },
-    cap?: number,
-  ) => {
-    const p = new Params();
-    return db.query<Row>(pageSql(req, m, ext, p, after, cap), p.values);
-  };
-  /** A first page: capped, then, when more matched, the freshest matches ranked (degrade.ts). */
-  const firstOf = async (req: SearchRequest, m: Matcher, rows: Row[]): Promise<Found> => {
-    if (Number(rows[0]?.total ?? 0) <= COUNT_CAP) return { matcher: m, rows };
-    exactCatalog = await freshness.exact();
-    for (let wider = 1; ; ) {
-      const since = await freshness.since(wider);
-      if (since === undefined) return { matcher: m, rows: await page(req, m) };
-      const fresh = await page(req, { ...m, since });
-      const found = Number(fresh[0]?.total ?? 0);
-      if (found >= MIN_RANKED) return { matcher: { ...m, since }, rows: fresh };
-      wider *= widening(found);
-    }
-  };
-
-  /**
-   * The first page of the words as typed and, only when they match nothing, of the corrected
-   * words, in one statement: the second is behind a guard on the first (a one-time filter that
-   * PostgreSQL evaluates before it runs the second at all). Its rows say which one answered.
-   */
-  const pageOrElse = (req: SearchRequest, typed: Matcher, fixed: Matcher, cap: number | undefined) => {
-    const p = new Params();
-    const first = pageSql(req, typed, ext, p, undefined, cap);
-    const second = pageSql(req, fixed, ext, p, undefined, cap);
-    return db.query<Row>(
-      `WITH typed AS MATERIALIZED (${first})
-       SELECT t.*, false AS alternative FROM typed t
-       UNION ALL
-       SELECT f.*, true FROM (${second}) f WHERE NOT EXISTS (SELECT 1 FROM typed)
-       ORDER BY rank DESC, product_id`,
-      p.values,
-    );
-  };
-
-  /**
-   * The first page: the words as typed; when they match nothing, corrected; then titles alike.
-   * When every word's correction is remembered (corrections.ts), the first two are one statement.
-   * `cap`: COUNT_CAP in a catalog too large to search exactly (degrade.ts), else none.
-   */
-  async function firstPage(req: SearchRequest, cap: number | undefined): Promise<Found> {
-    if (!req.query) {
-      const matcher: Matcher = { kind: 'browse' };
-      return { matcher, rows: await page(req, matcher, undefined, cap) };
-    }
-    const typed = await textOf(req.query);
-    const known = corrections.known(req.query);
-    if (known?.fixed) {
-      const fixed = await textOf(known.fixed);
-      const rows = await pageOrElse(req, typed, fixed, cap);
-      if (rows[0]?.alternative) return { matcher: fixed, rows, correctedQuery: known.fixed };
-      if (rows.length > 0) return { matcher: typed, rows };
-    } else {
-      const rows = await page(req, typed, undefined, cap);
-      if (rows.length > 0) return { matcher: typed, rows };
-      const fixed = known ? undefined : await corrections.corrected(req.query);
-      if (fixed) {
-        const matcher = await textOf(fixed);
-        const again = await page(req, matcher, undefined, cap);
-        if (again.length > 0) return { matcher, rows: again, correctedQuery: fixed };
-      }
-    }
-    const matcher: Matcher = { kind: 'similar', query: req.query };
-    return { matcher, rows: await page(req, matcher, undefined, cap) };
+  /** The page after a cursor: the words and the threshold it carries. */
+  async function continued(req: SearchRequest, cursor: string): Promise<Found> {
+    const at = cursorsOf.read(req, cursor);
+    const carried = at && matcherOf(at.matcher);
+    if (!at || !carried)
+      throw new SearchInputError('/cursor', 'is not a cursor this catalog gave for this search');
+    // A cursor carries the words, not what relaxes them: the cursor stays short (request.ts).
+    const matcher: Matcher =
+      carried.kind === 'text' ? { ...(await pages.textOf(carried.query)), ...sinceOf(carried) } : carried;
+    return {
+      matcher,
+      rows: await pages.page(req, matcher, at),
+      ...(matcher.kind === 'text' && matcher.query !== req.query ? { correctedQuery: matcher.query } : {}),
+    };
   }
 
-  type Found = { matcher: Matcher; rows: Row[]; correctedQuery?: string };
+  /**
+   * A first page. A search remembered (this catalog) skips its capped read: a broad one reads
+   * the freshest matches at once, and either reads its ranked matches once they are known.
+   */
+  async function first(req: SearchRequest): Promise<Found> {
+    const key = searchFingerprint(req);
+    const known = remembered.get(key);
+    const rows = known ? await pages.page(req, known.matcher) : [];
+    if (known && rows.length > 0) return { ...known, rows };
+    // Capped until the catalog is known to be searched exactly (degrade.ts, EXACT_UP_TO): a
+    // query within the cap never asks, and one past it asks once (it reads the catalog's size)
+    // and is read again whole in an exact catalog; later ones are read whole.
+    const page = await pages.firstPage(req, exactCatalog ? undefined : COUNT_CAP);
+    let found = page;
+    if (!exactCatalog && Number(page.rows[0]?.total ?? 0) > COUNT_CAP) {
+      exactCatalog = await freshness.exact();
+      found = { ...page, ...(await freshestMatches(freshness, page.matcher, (m) => pages.page(req, m))) };
+    }
+    if (worthRemembering(found))
+      remembered.remember(key, req, {
+        matcher: found.matcher,
+        ...(found.correctedQuery ? { correctedQuery: found.correctedQuery } : {}),
+      });
+    return found;
+  }
 
   return {
     catalogChanged() {
-      corrections.forget();
-      optionWords.forget();
+      pages.forget();
       freshness.forget();
       exactCatalog = undefined;
       remembered.forget();
     },
     async search(req) {
-      let found: Found;
-      if (req.cursor) {
-        const at = cursorsOf.read(req, req.cursor);
-        const carried = at && matcherOf(at.matcher);
-        if (!at || !carried)
-          throw new SearchInputError('/cursor', 'is not a cursor this catalog gave for this search');
-        // A cursor carries the words, not what relaxes them: the cursor stays short (request.ts).
-        const matcher: Matcher =
-          carried.kind === 'text' ? { ...(await textOf(carried.query)), ...sinceOf(carried) } : carried;
-        found = {
-          matcher,
-          rows: await page(req, matcher, at),
-          ...(matcher.kind === 'text' && matcher.query !== req.query
-            ? { correctedQuery: matcher.query }
-            : {}),
-        };
-      } else {
-        // A search remembered (this catalog) skips its capped read: a broad one reads the freshest
-        // matches at once, and either reads its ranked matches once they are known.
-        const key = searchFingerprint(req);
-        const known = remembered.get(key);
-        const rows = known ? await page(req, known.matcher) : [];
-        if (known && rows.length > 0) found = { ...known, rows };
-        else {
-          // Capped until the catalog is known to be searched exactly (degrade.ts, EXACT_UP_TO):
-          // a query within the cap never asks, and one past it asks once (firstOf reads the
-          // catalog's size) and is read again whole in an exact catalog; later ones are read whole.
-          const first = await firstPage(req, exactCatalog ? undefined : COUNT_CAP);
-          found = exactCatalog ? first : { ...first, ...(await firstOf(req, first.matcher, first.rows)) };
-          if (worthRemembering(found))
-            remembered.remember(key, req, {
-              matcher: found.matcher,
-              ...(found.correctedQuery ? { correctedQuery: found.correctedQuery } : {}),
-            });
-        }
-      }
-      const { matcher, rows, correctedQuery } = found;
-      const hasNext = rows.length > req.limit;
-      const shown = rows.slice(0, req.limit);
-      const last = shown.at(-1);
-      const products = shown.map((r) => {
-        const product = productOfRow(r.p);
-        const keep = new Set(r.skus);
-        return { ...product, variants: product.variants.filter((v) => keep.has(v.sku)) };
-      });
-      const since = matcher.since !== undefined ? { since: matcher.since } : {};
-      // A cursor carries the words and the threshold, never a remembered search's ranked matches.
-      const carried: Matcher =
-        matcher.kind === 'text'
-          ? { kind: 'text', query: matcher.query, ...since }
-          : matcher.kind === 'similar'
-            ? { kind: 'similar', query: matcher.query, ...since }
-            : { kind: 'browse', ...since };
-      const cursorAt = (r: (typeof shown)[number]) =>
-        cursorsOf.make(req, { rank: Number(r.rank), productId: r.product_id, matcher: carried });
+      const found = req.cursor ? await continued(req, req.cursor) : await first(req);
       return {
-        products,
-        cursors: shown.map(cursorAt),
-        ...(matcher.since !== undefined
-          ? { total: COUNT_CAP, totalCapped: true }
-          : { total: Number(rows[0]?.total ?? 0) }),
-        ...(hasNext && last
-          ? {
-              nextCursor: cursorsOf.make(req, {
-                rank: Number(last.rank),
-                productId: last.product_id,
-                matcher: carried,
-              }),
-            }
-          : {}),
-        ...(req.facets ? { facets: await searchFacets(db, ext, req, matcher) } : {}),
-        ...(correctedQuery ? { correctedQuery } : {}),
+        ...pageOf(req, found, cursorsOf),
+        ...(req.facets ? { facets: await searchFacets(db, ext, req, found.matcher) } : {}),
       };
     },
+  };
+}
+
+/** The page a search found, with its cursors (which carry the words and the threshold, never ranked matches). */
+function pageOf(req: SearchRequest, found: Found, cursorsOf: Cursors): SearchPage {
+  const { matcher, rows, correctedQuery } = found;
+  const hasNext = rows.length > req.limit;
+  const shown = rows.slice(0, req.limit);
+  const last = shown.at(-1);
+  const products = shown.map((r) => {
+    const product = productOfRow(r.p);
+    const keep = new Set(r.skus);
+    return { ...product, variants: product.variants.filter((v) => keep.has(v.sku)) };
+  });
+  const since = sinceOf(matcher);
+  const carried: Matcher =
+    matcher.kind === 'text'
+      ? { kind: 'text', query: matcher.query, ...since }
+      : matcher.kind === 'similar'
+        ? { kind: 'similar', query: matcher.query, ...since }
+        : { kind: 'browse', ...since };
+  const cursorAt = (r: Row) =>
+    cursorsOf.make(req, { rank: Number(r.rank), productId: r.product_id, matcher: carried });
+  return {
+    products,
+    cursors: shown.map(cursorAt),
+    ...(matcher.since !== undefined
+      ? { total: COUNT_CAP, totalCapped: true }
+      : { total: Number(rows[0]?.total ?? 0) }),
+    ...(hasNext && last ? { nextCursor: cursorAt(last) } : {}),
+    ...(correctedQuery ? { correctedQuery } : {}),
   };
 }
 
