@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { endWithThisProcess, signalGroup } from './process-group.ts';
 import { TEST_STORE_ENV } from './services.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -16,9 +17,9 @@ export interface ServiceProcess {
   readonly child: ChildProcess;
   /** Everything the process printed so far. */
   output(): string;
-  /** SIGTERM, then wait for exit (SIGKILL after 10 s). */
+  /** SIGTERM, then wait for exit (SIGKILL after 10 s); to its process group when it leads one. */
   stop(): Promise<number | null>;
-  /** SIGKILL: a crash, for fault tests. */
+  /** SIGKILL (to its process group when it leads one): a crash, for fault tests. */
   kill(): Promise<void>;
 }
 
@@ -162,13 +163,18 @@ export async function startCommand(
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A group of its own: what it starts (npm's node, a wrapper's server) ends with it (process-group.ts).
+    detached: true,
   });
+  endWithThisProcess(child);
   return untilListening(label, child, timeoutMs, (out) => /"msg":"listening on (http[^"]+)"/.exec(out)?.[1]);
 }
 
 /**
  * A spawned server as a ServiceProcess once `listening(output so far)` finds its URL: shared by
- * our own processes (their log line) and the bench's peers (e.g. Hive Gateway's banner).
+ * our own processes (their log line) and the bench's peers (e.g. Hive Gateway's banner). A child
+ * spawned `detached` is signalled with its whole process group (process-group.ts): a wrapper
+ * (strace) and the server under it end together.
  */
 export async function untilListening(
   label: string,
@@ -182,7 +188,7 @@ export async function untilListening(
     // A process that did not listen in time is stopped, not left running beside the next start
     // (found: one left by a bench's timed-out start ran on for 27 minutes).
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      signalGroup(child, 'SIGKILL');
       reject(new Error(`${label} did not start in ${timeoutMs} ms:\n${out}`));
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
@@ -206,14 +212,14 @@ export async function untilListening(
     output: () => out,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      signalGroup(child, 'SIGTERM');
+      const t = setTimeout(() => signalGroup(child, 'SIGKILL'), 10_000);
       const code = await exited;
       clearTimeout(t);
       return code;
     },
     async kill() {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null) signalGroup(child, 'SIGKILL');
       await exited;
     },
   };

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endWithThisProcess } from '../../harness/process-group.ts';
 import { startFlags, startProcess, untilListening } from '../../harness/processes.ts';
 import { TEST_STORE_ENV } from '../../harness/services.ts';
 import { openPglite } from '../../lib/db/pglite.ts';
@@ -73,6 +74,7 @@ async function runUntilPowerCut(library: string, fsync: 'on' | 'off'): Promise<R
       },
     },
   );
+  endWithThisProcess(child);
   const sys = await untilListening(
     `embedded (fsync ${fsync})`,
     child,
