@@ -199,7 +199,7 @@ if (over) {
     writeSection(
       'overload',
       'overload',
-      `Measured ${stamp} on Node ${process.version}, compiled (bench/tools/overload.ts), shedding \`on\` (the defaults: fixed limits and budgets), \`adaptive\` (SHED_ADAPTIVE_CLASSES=quote: the quote's limit and gate budget follow its service time) and \`off\` (SHED_*_BUDGET_MS=0) alternated: each start warm and ready, the REST quote's closed-loop maximum (10 connections), then open loop the quote at 50 % of it with 100 agent orders/s beside (the steady reference) and at 150 % with the same orders, 10 s each after 2 s not counted, each latency from its request's due time. "accepted": the requests not answered 503. Latencies in ms.\n\n${over.table}`,
+      `Measured ${stamp} on Node ${process.version}, compiled (bench/tools/overload.ts), \`on\` (the defaults: shedding with fixed limits and budgets, 16 extra accept descriptors), \`one accept\` (the same with ACCEPT_HANDLES=0) and \`off\` (the system before issue 48: SHED_*_BUDGET_MS=0, ACCEPT_HANDLES=0) alternated: each start warm and ready, the REST quote's closed-loop maximum (10 connections), then open loop the quote at 50 % of it with 100 agent orders/s beside (the steady reference) and at 150 % with the same orders, 10 s each after 2 s not counted, each latency from its request's due time. "accepted": the requests not answered 503. Latencies in ms.\n\n${over.table}`,
     );
   }
 }
@@ -210,7 +210,7 @@ if (warm) {
     writeSection(
       'warm-start',
       'warm start',
-      `Measured ${stamp} on Node ${process.version}, compiled, fresh data: the embedded system (\`npm start\`; bench/tools/warm-start.ts) and the distributed topology (two gateways over the three subgraph processes, Redis, Postgres; bench/tools/warm-start-distributed.ts), each round alternating \`before\` (the warm-up of issue 29, quotes and prices only, no shedding: WARM_UP_ORDERS=false SHED_QUOTE_BUDGET_MS=0 SHED_ORDER_BUDGET_MS=0) and \`after\` (the defaults: orders rehearsed in the warm-up, shedding on), both WARM_UP_MS=2000. From the first ready answer of /readyz (distributed: of both gateways), the REST quote at the row's rate with 100 agent orders/s beside it, open loop, every request counted (the generator warmed against a bare route until then); then the same load again as the steady reference. p99s are of the requests not shed (503); the shed share is of all requests due. Latencies in ms.\n\n${warm}`,
+      `Measured ${stamp} on Node ${process.version}, compiled, fresh data: the embedded system (\`npm start\`; bench/tools/warm-start.ts) and the distributed topology (two gateways over the three subgraph processes, Redis, Postgres; bench/tools/warm-start-distributed.ts), each round alternating \`before\` (the system before issue 48: the warm-up of issue 29, quotes and prices only, no shedding, one accept descriptor: WARM_UP_ORDERS=false SHED_QUOTE_BUDGET_MS=0 SHED_ORDER_BUDGET_MS=0 ACCEPT_HANDLES=0) and \`after\` (the defaults: orders rehearsed in the warm-up, shedding on, 16 extra accept descriptors), both WARM_UP_MS=2000. From the first ready answer of /readyz (distributed: of both gateways), the REST quote at the row's rate with 100 agent orders/s beside it, open loop, every request counted (the generator warmed against a bare route until then); then the same load again as the steady reference. p99s are of the requests not shed (503); the shed share is of all requests due. Latencies in ms.\n\n${warm}`,
     );
   }
 }

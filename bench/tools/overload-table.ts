@@ -1,16 +1,18 @@
 /**
  * The overload bench group's table (`npm run bench -- --only overload`, issue 48): alternated
- * rounds with the shedding on (the defaults: fixed limits and budgets), `adaptive` (the quote's
- * limit and budget following its service time: SHED_ADAPTIVE_CLASSES=quote, the A/B of the
- * adaptive limit) and off (the system before issue 48), on each topology asked for;
- * bench/tools/overload.ts measures one.
+ * rounds with the defaults (`on`: shedding with fixed limits and budgets, 16 extra accept
+ * descriptors), `one accept` (the same on one accept descriptor: ACCEPT_HANDLES=0, the A/B of
+ * lib/http/accept.ts) and `off` (the system before issue 48: no shedding, one accept
+ * descriptor), on each topology asked for; bench/tools/overload.ts measures one. The adaptive
+ * quote limit (SHED_ADAPTIVE_CLASSES=quote) was this table's middle arm until session 54; it is
+ * an option measured then (docs/performance.md).
  */
 import { loadavg } from 'node:os';
 import type { StreamResult } from '../open-loop/generator.ts';
 import { overload } from './overload.ts';
 
-const OFF = { SHED_QUOTE_BUDGET_MS: '0', SHED_ORDER_BUDGET_MS: '0' };
-const ADAPTIVE = { SHED_ADAPTIVE_CLASSES: 'quote' };
+const OFF = { SHED_QUOTE_BUDGET_MS: '0', SHED_ORDER_BUDGET_MS: '0', ACCEPT_HANDLES: '0' };
+const ONE_ACCEPT = { ACCEPT_HANDLES: '0' };
 
 export interface OverloadRun {
   table: string;
@@ -35,7 +37,7 @@ export async function overloadTable(
     for (const topology of topologies)
       for (const [name, env] of [
         ['on', {}],
-        ['adaptive', ADAPTIVE],
+        ['one accept', ONE_ACCEPT],
         ['off', OFF],
       ] as const) {
         const r = await overload(topology, env, { seconds });

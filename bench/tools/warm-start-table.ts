@@ -7,12 +7,18 @@ import { type WarmStart, warmStart } from './warm-start.ts';
 import { warmStartDistributed } from './warm-start-distributed.ts';
 
 /**
- * The two systems each round alternates (issue 48): `before`, the warm-up of issue 29 (quotes and
- * prices only) and no shedding; `after`, the defaults (orders rehearsed in the warm-up, requests
- * over their queue-time budget shed). Both warm up for WARM_UP_MS (2 s).
+ * The two systems each round alternates (issue 48): `before`, the system before issue 48 (the
+ * warm-up of issue 29, quotes and prices only; no shedding; one accept descriptor); `after`, the
+ * defaults (orders rehearsed in the warm-up, requests over their queue-time budget shed, 16 extra
+ * accept descriptors). Both warm up for WARM_UP_MS (2 s).
  */
 export const VARIANTS: Record<string, Record<string, string>> = {
-  before: { WARM_UP_ORDERS: 'false', SHED_QUOTE_BUDGET_MS: '0', SHED_ORDER_BUDGET_MS: '0' },
+  before: {
+    WARM_UP_ORDERS: 'false',
+    SHED_QUOTE_BUDGET_MS: '0',
+    SHED_ORDER_BUDGET_MS: '0',
+    ACCEPT_HANDLES: '0',
+  },
   after: {},
 };
 
