@@ -22,12 +22,12 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { request } from 'undici';
 import { mintDevToken } from '../lib/auth/jwt.ts';
 import { loadConfig } from '../lib/config.ts';
 import { publicOrigin } from '../lib/public-origin.ts';
 // lines.ts, not line.ts: the line judge's schema (Ajv) is the server's to load, not this command's.
 import { MAX_LINE_BYTES, readLines } from '../subgraphs/pricing/catalog/feed/lines.ts';
+import { post, type Reply } from './catalog-import-http.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -91,21 +91,23 @@ type Import = {
 };
 
 async function gql<T>(query: string, variables: Record<string, unknown>): Promise<T> {
-  let res: Response;
+  let res: Reply;
   try {
-    res = await fetch(`${url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query, variables }),
-    });
+    res = await post(
+      `${url}/graphql`,
+      { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      JSON.stringify({ query, variables }),
+    );
   } catch (err) {
     console.error(`cannot reach ${url}: ${(err as Error).message} (is the system running? npm start)`);
     process.exit(2);
   }
-  const body = (await res.json()) as {
-    data?: T;
-    errors?: { message: string; extensions?: { code?: string } }[];
-  };
+  let body: { data?: T; errors?: { message: string; extensions?: { code?: string } }[] };
+  try {
+    body = JSON.parse(res.text);
+  } catch {
+    body = { errors: [{ message: res.text.slice(0, 200) }] };
+  }
   if (body.errors?.length) {
     console.error(
       `refused: ${body.errors.map((e) => `${e.message} (${e.extensions?.code ?? res.status})`).join('; ')}`,
@@ -138,32 +140,26 @@ const SEGMENT_MS = Number(values['segment-ms']);
 
 async function upload(): Promise<Import | undefined> {
   const target = `${url}/v1/catalog/imports/${encodeURIComponent(id)}/products`;
-  // undici's request, not fetch: fetch read a 2.3 GB file into memory ahead of the network
-  // (peak RSS 2.3 GB against a server draining it), request pipes it with backpressure.
-  const post = async (body: string | Readable, firstLine = 1) => {
+  const send = async (body: string | Readable, firstLine = 1) => {
     try {
-      const res = await request(`${target}?first_line=${firstLine}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/jsonl', authorization: `Bearer ${token}` },
+      const res = await post(
+        `${target}?first_line=${firstLine}`,
+        { 'content-type': 'application/jsonl', authorization: `Bearer ${token}` },
         body,
-        // A commit of another import, or a slow store, may hold a chunk for a while.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-      const text = await res.body.text();
+      );
       let parsed: Import & { error?: string };
       try {
-        parsed = JSON.parse(text);
+        parsed = JSON.parse(res.text);
       } catch {
-        parsed = { error: text.slice(0, 200) } as Import & { error?: string };
+        parsed = { error: res.text.slice(0, 200) } as Import & { error?: string };
       }
-      return { status: res.statusCode, body: parsed };
+      return { status: res.status, body: parsed };
     } catch (err) {
       console.error(`cannot upload to ${url}: ${(err as Error).message} (is the system running? npm start)`);
       process.exit(2);
     }
   };
-  const probe = await post('');
+  const probe = await send('');
   if (probe.status === 404 && !String(probe.body.error).startsWith('no catalog import')) return undefined;
   const size = statSync(productsFile).size;
   const file = (createReadStream(productsFile) as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
@@ -191,7 +187,7 @@ async function upload(): Promise<Import | undefined> {
   }
   let last = probe.body;
   while (sent < size) {
-    const { status, body } = await post(Readable.from(segment()), last.linesRead + 1);
+    const { status, body } = await send(Readable.from(segment()), last.linesRead + 1);
     if (status !== 200) {
       console.error(`\nrefused: ${body.error ?? 'no answer'} (${status})`);
       process.exit(1);
@@ -247,15 +243,23 @@ if (last.status === 'FAILED') {
 }
 
 await gql(`mutation($id: ID!) { commitCatalogImport(id: $id) { id status } }`, { id });
-const GET = `query($id: ID!) { catalogImport(id: $id, errorsFirst: 1000) { ${FIELDS} } }`;
-for (;;) {
-  last = (await gql<{ catalogImport: Import }>(GET, { id })).catalogImport;
+// Polled without the refused lines (errorsFirst: 0 reads none), which are read once at the end.
+const poll = (errorsFirst: number) =>
+  gql<{ catalogImport: Import }>(
+    `query($id: ID!, $errorsFirst: Int) { catalogImport(id: $id, errorsFirst: $errorsFirst) { ${FIELDS} } }`,
+    { id, errorsFirst },
+  ).then((d) => d.catalogImport);
+// A commit of a few thousand products takes a second or two, and of a few products tens of
+// milliseconds: polled after 10 ms, then twice as long each time up to every 100 ms (a poll
+// every 100 ms from the start kept a small import waiting most of that; every 250 ms added
+// 125 ms to the command on average).
+for (let wait = 10; ; wait = Math.min(100, 2 * wait)) {
+  await new Promise((r) => setTimeout(r, wait));
+  last = await poll(0);
   process.stderr.write(`\r  committing: ${last.committed} of ${last.accepted} products`);
   if (last.status !== 'COMMITTING') break;
-  // A commit of a few thousand products takes a second or two: a poll every 250 ms added
-  // 125 ms to the command on average, 100 ms adds 50 (one small query each).
-  await new Promise((r) => setTimeout(r, 100));
 }
+if (last.refused > 0) last = await poll(1000);
 process.stderr.write('\n');
 for (const e of last.errors) console.log(`line ${e.line}: ${e.path}: ${e.reason}`);
 if (last.refused > last.errors.length)

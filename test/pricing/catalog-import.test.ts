@@ -248,10 +248,11 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
     expect(announced.at(-1)?.changed).toEqual([sku]);
   });
 
-  it('a commit that changed something leaves the option values counted as the products hold them', async () => {
-    // A count gone wrong (two commits on one product at once, or an older release's writer)…
-    await db.query("UPDATE catalog_option_values SET products = products + 7 WHERE value = 'black'");
-    await db.query("INSERT INTO catalog_option_values (value, products) VALUES ('nobody-holds-this', 3)");
+  it('a commit leaves the option values counted as the products hold them', async () => {
+    await importLines('PARTIAL', [
+      line(product('lamp-2', 'Desk Lamp', [{ id: 'lamp-2-plum', cents: 3900, color: 'Plum' }])),
+    ]);
+    // The product's only plum gone, teal come (option-values.ts; concurrent writers: catalog-option-values.test.ts).
     await importLines('PARTIAL', [
       line(product('lamp-2', 'Desk Lamp', [{ id: 'lamp-2-teal', cents: 3900, color: 'Teal' }])),
     ]);
@@ -263,6 +264,7 @@ describe.each(stores)('catalog import: %s', (_name, open) => {
       'SELECT value, products FROM catalog_option_values ORDER BY value',
     );
     expect(held.map((r) => r.value)).toContain('teal');
+    expect(held.map((r) => r.value)).not.toContain('plum');
     expect(kept).toEqual(held);
   });
 

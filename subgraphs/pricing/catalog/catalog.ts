@@ -5,7 +5,8 @@ import { NoBasePrice, UnknownSku } from '../domain/errors.ts';
 import { withIndexesSetAside } from './bulk-load.ts';
 import { streamProducts } from './generate.ts';
 import type { CatalogProductInput } from './model.ts';
-import { recountOptionValues, writeProducts } from './products-write.ts';
+import { countedAtEnd } from './option-values.ts';
+import { writeProducts } from './products-write.ts';
 
 export interface Product {
   readonly sku: string;
@@ -180,20 +181,21 @@ export async function seedCatalog(db: Db, size: number): Promise<number> {
     await tx.query(
       "SELECT set_config('session_replication_role', 'replica', true) WHERE current_setting('is_superuser') = 'on'",
     );
-    const skus = await withIndexesSetAside(tx, async () => {
-      let n = 0;
-      let batch: CatalogProductInput[] = [];
-      for (const p of streamProducts(size)) {
-        batch.push(p);
-        n += p.variants.length;
-        if (batch.length < SEED_BATCH) continue;
+    const skus = await withIndexesSetAside(tx, () =>
+      countedAtEnd(tx, async () => {
+        let n = 0;
+        let batch: CatalogProductInput[] = [];
+        for (const p of streamProducts(size)) {
+          batch.push(p);
+          n += p.variants.length;
+          if (batch.length < SEED_BATCH) continue;
+          await writeProducts(tx, batch, 'seed', { fresh: true });
+          batch = [];
+        }
         await writeProducts(tx, batch, 'seed', { fresh: true });
-        batch = [];
-      }
-      await writeProducts(tx, batch, 'seed', { fresh: true });
-      await recountOptionValues(tx);
-      return n;
-    });
+        return n;
+      }),
+    );
     await analyseCatalog(tx);
     return skus;
   });

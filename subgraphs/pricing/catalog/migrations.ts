@@ -1,4 +1,9 @@
 import { type Db, type Migration, migrate } from '../../../lib/db/index.ts';
+import { trigram, trigramSchema } from './migrations-trigram.ts';
+import { OPTION_VALUE_MIGRATIONS } from './option-values.ts';
+
+export { trigramSchema } from './migrations-trigram.ts';
+
 import { FRESHNESS_KEY } from './search/freshness-key.ts';
 
 /**
@@ -345,77 +350,7 @@ const base: readonly Migration[] = [
     id: 'pricing:055-import-staged-text',
     sql: 'ALTER TABLE catalog_import_products ALTER COLUMN product TYPE text USING product::text',
   },
-  {
-    // The catalog's option values (lower case, as option_values holds them), each with how many
-    // products hold it, kept by the writer (products-write.ts), so that the search reads them
-    // (search/option-words.ts) from a table of a few dozen rows instead of scanning every
-    // product: ~1 s at 1,000,000 products, at each process's first search and after each import.
-    id: 'pricing:056-catalog-option-values',
-    sql: 'CREATE TABLE catalog_option_values (value text PRIMARY KEY, products int NOT NULL)',
-  },
-  {
-    id: 'pricing:057-catalog-option-values-backfill',
-    sql: `INSERT INTO catalog_option_values (value, products)
-          SELECT v, count(DISTINCT g.product_id) FROM catalog_product_groups g, unnest(g.option_values) AS v GROUP BY v`,
-    // (recountOptionValues in products-write.ts, after the seed, is the same statement.)
-  },
 ];
-
-/** The statements that name pg_trgm's objects, qualified by the schema it lives in. */
-/**
- * GIN indexes are made with `fastupdate = off`: their pending list is merged into the index by
- * VACUUM, and the embedded store (single-user PGlite) has no autovacuum, so a pending list would
- * grow with every write and every search would read it whole.
- */
-const trigram = (ext: string): readonly Migration[] => [
-  {
-    id: 'pricing:033-search-words-trigram',
-    sql: `CREATE INDEX catalog_search_words_trgm ON catalog_search_words USING gin (word ${ext}.gin_trgm_ops) WITH (fastupdate = off)`,
-  },
-  {
-    id: 'pricing:034-product-titles-trigram',
-    sql: `CREATE INDEX catalog_product_groups_title_trgm ON catalog_product_groups USING gin (lower(title) ${ext}.gin_trgm_ops) WITH (fastupdate = off)`,
-  },
-  {
-    // For each of a query's words: whether the catalog has it, and else the catalog words most
-    // alike by trigrams (search/sql.ts, `corrected`). pg_trgm's `%` reads its threshold from a
-    // setting; set on the function, it holds for this call alone, in one statement (it was a
-    // transaction of four round trips: BEGIN, set_config, the query, COMMIT). The trigram index,
-    // always: the planner reads a few hundred words as cheaper to scan, but a scan computes the
-    // similarity of every word: 4.7 ms on the embedded store, against 1.1 ms through the index.
-    id: 'pricing:042-search-near-words',
-    sql: `CREATE FUNCTION catalog_search_near_words(words text[])
-          RETURNS TABLE (word text, known boolean, near text[]) LANGUAGE sql STABLE
-          SET pg_trgm.similarity_threshold = '0.2' SET enable_seqscan = off
-          AS $$
-            SELECT t.word, EXISTS (SELECT 1 FROM catalog_search_words w WHERE w.word = t.word),
-                   ARRAY(SELECT w.word FROM catalog_search_words w WHERE w.word OPERATOR(${ext}.%) t.word
-                          ORDER BY ${ext}.similarity(w.word, t.word) DESC, w.word LIMIT 10)
-              FROM unnest(words) AS t(word)
-          $$`,
-  },
-];
-
-/**
- * Where pg_trgm is: the schema it was installed in, or `catalog_ext`, where it is installed when
- * it is not yet. Its objects are always named with that schema, because a connection's search
- * path need not include it (a schema-scoped DATABASE_URL, the tests' schemas). pg_trgm is a
- * trusted extension (PostgreSQL 13+): the database's owner may create it. PGlite loads its
- * bundle at open (lib/db/pglite.ts).
- */
-export async function trigramSchema(db: Db): Promise<string> {
-  return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock(727276)');
-    const found = await tx.query<{ schema: string }>(
-      `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-        WHERE e.extname = 'pg_trgm'`,
-    );
-    if (found[0]) return found[0].schema;
-    await tx.query('CREATE SCHEMA IF NOT EXISTS catalog_ext');
-    await tx.query('CREATE EXTENSION pg_trgm WITH SCHEMA catalog_ext');
-    return 'catalog_ext';
-  });
-}
 
 export interface CatalogSchema {
   /** The schema that holds pg_trgm's functions, operators and operator classes. */
@@ -426,6 +361,6 @@ export interface CatalogSchema {
 export async function migrateCatalog(db: Db): Promise<CatalogSchema> {
   const ext = await trigramSchema(db);
   if (!/^[a-z_][a-z0-9_]*$/.test(ext)) throw new Error(`pg_trgm lives in a schema named oddly: ${ext}`);
-  await migrate(db, [...base, ...trigram(ext)]);
+  await migrate(db, [...base, ...OPTION_VALUE_MIGRATIONS, ...trigram(ext)]);
   return { trigram: ext };
 }

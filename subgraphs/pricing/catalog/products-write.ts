@@ -88,74 +88,6 @@ const PRICES_UPSERT = `     ON CONFLICT (sku, currency) DO UPDATE SET amount = E
             IS DISTINCT FROM (EXCLUDED.amount, EXCLUDED.list_amount)
      RETURNING sku`;
 
-/**
- * How many of `productIds` hold each option value, as stored (catalog_option_values counts
- * products, so a value twice in one product counts once).
- */
-async function storedOptionValues(q: Queryable, productIds: readonly string[]): Promise<Map<string, number>> {
-  if (productIds.length === 0) return new Map();
-  const rows = await q.query<{ value: string; n: number }>(
-    `SELECT v AS value, count(DISTINCT g.product_id)::int AS n
-       FROM catalog_product_groups g, unnest(g.option_values) AS v
-      WHERE g.product_id = ANY($1::text[]) GROUP BY v`,
-    [productIds],
-  );
-  return new Map(rows.map((r) => [r.value, Number(r.n)]));
-}
-
-/**
- * Keeps catalog_option_values (migrations.ts, 056): adds the products of the batch (`groups`, the
- * JSON GROUPS_INSERT reads: its option values written by the same expression) and takes away
- * `before`, what the batch's stored products held; a value no product holds any more goes.
- */
-async function countOptionValues(
-  q: Queryable,
-  groups: string | undefined,
-  before: Map<string, number>,
-): Promise<void> {
-  const after = groups
-    ? await q.query<{ value: string; n: number }>(
-        `SELECT lower(v) AS value, count(DISTINCT x.product_id)::int AS n
-           FROM jsonb_to_recordset($1::jsonb) AS x(product_id text, options jsonb),
-                jsonb_array_elements(x.options) o, jsonb_array_elements_text(o->'values') v
-          GROUP BY lower(v)`,
-        [groups],
-      )
-    : [];
-  const delta = new Map<string, number>();
-  for (const r of after) delta.set(r.value, Number(r.n));
-  for (const [value, n] of before) delta.set(value, (delta.get(value) ?? 0) - n);
-  const changed = [...delta].filter(([, n]) => n !== 0);
-  if (changed.length === 0) return;
-  const values = changed.map(([v]) => v);
-  await q.query(
-    `INSERT INTO catalog_option_values (value, products) SELECT * FROM unnest($1::text[], $2::int[])
-       ON CONFLICT (value) DO UPDATE SET products = catalog_option_values.products + EXCLUDED.products`,
-    [values, changed.map(([, n]) => n)],
-  );
-  await q.query('DELETE FROM catalog_option_values WHERE value = ANY($1::text[]) AND products <= 0', [
-    values,
-  ]);
-}
-
-/**
- * catalog_option_values counted afresh from every product: once at the end of a fresh load (the
- * seed), where counting each batch would parse its JSON once more (1,000 times at 1,000,000
- * products) for what one scan gives; and at the end of every import commit that changed
- * something (import/commit.ts), which corrects what the batches' own counting cannot see: two
- * commits writing one product at once (each counted from the same stored values) or a process
- * of an older release writing without counting. Run in a transaction: the lock keeps two
- * recounts from inserting the same value.
- */
-export async function recountOptionValues(q: Queryable): Promise<void> {
-  await q.query('SELECT pg_advisory_xact_lock(727277)');
-  await q.query('DELETE FROM catalog_option_values');
-  await q.query(
-    `INSERT INTO catalog_option_values (value, products)
-     SELECT v, count(DISTINCT g.product_id) FROM catalog_product_groups g, unnest(g.option_values) AS v GROUP BY v`,
-  );
-}
-
 /** What changed for the prices and stock other instances keep (events.ts). */
 export interface ProductsWritten {
   /** SKUs whose base price, stock or availability changed, which are new, or whose product changed (its title, texts, categories or options). */
@@ -288,7 +220,7 @@ export async function writeProducts(
                          WHERE x.sku = bp.sku AND x.currency = bp.currency)`,
       [storedSkus, JSON.stringify(prices)],
     );
-  const optionValuesBefore = await storedOptionValues(q, storedIds);
+  // The products' option values are counted by the database (option-values.ts).
   const groups = JSON.stringify(groupRows(products));
   const changed = await unchecked(q, async () => {
     // A product whose own fields changed (title, description, brand, categories, options: the
@@ -315,8 +247,6 @@ export async function writeProducts(
       ...variants.filter((v) => changedGroups.has(v.product_id)).map((v) => v.sku),
     ];
   });
-  // A fresh load (the seed) counts them once at its end instead (recountOptionValues).
-  if (!o.fresh) await countOptionValues(q, groups, optionValuesBefore);
   const words = [...new Set(products.flatMap(searchWords))];
   if (words.length > 0)
     await q.query(
@@ -333,8 +263,6 @@ export async function removeProducts(q: Queryable, productIds: readonly string[]
     'SELECT sku FROM catalog_products WHERE product_id = ANY($1::text[])',
     [productIds],
   );
-  const optionValuesBefore = await storedOptionValues(q, productIds);
   await q.query('DELETE FROM catalog_product_groups WHERE product_id = ANY($1::text[])', [productIds]);
-  await countOptionValues(q, undefined, optionValuesBefore);
   return rows.map((r) => r.sku);
 }

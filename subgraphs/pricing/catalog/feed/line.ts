@@ -109,7 +109,11 @@ export function judgeLine(text: string): LineVerdict {
   const withId = productId !== undefined ? { productId } : {};
   const [first] = feedViolations('Product', value);
   if (first) return { ok: false, path: first.path, reason: first.reason, ...withId };
-  const nul = nulPath(value, []);
+  // Only the escape `\u0000` writes U+0000 in strict JSON (a raw one is a control character,
+  // refused by the parser): a line without that text is not walked. The walk, which builds a
+  // path at every member, was 401 ms of a profile's 10 s (import-steps on PostgreSQL, 14,408
+  // lines), more than the parse.
+  const nul = text.includes('\\u0000') ? nulPath(value, []) : undefined;
   if (nul)
     return {
       ok: false,

@@ -1,6 +1,6 @@
 import type { FeedProduct } from '../feed/line.ts';
 import { productOfFeed, promotionCategory } from '../feed/map.ts';
-import { recountOptionValues, removeProducts, writeProducts } from '../products-write.ts';
+import { removeProducts, writeProducts } from '../products-write.ts';
 import { analyseIfChanged } from './analyse.ts';
 import { endBulkIndexing, startBulkIndexing } from './gin.ts';
 import { assignSkus, type SkuNumbers, skuCode } from './skus.ts';
@@ -144,10 +144,6 @@ export function createCommit(deps: ImportDeps, mustRead: (id: string) => Promise
         bulk = false;
         await endBulkIndexing(db);
       }
-      // The option values' counts from the products as they now are (the batches kept them as
-      // they went; this settles any two commits' overlap): a scan, ~0.4 s of PostgreSQL's CPU at
-      // 1,000,000 products, only when something changed.
-      if (changed.length + removed.length > 0) await db.transaction((tx) => recountOptionValues(tx));
       // Statistics before DONE, as the indexes' merge: a search that starts when the caller sees
       // DONE is planned on them (one started during the refresh after DONE was slower).
       await analyseIfChanged(db, id);

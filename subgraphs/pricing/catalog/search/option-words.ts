@@ -50,7 +50,7 @@ export function createOptionWords(db: Db, now: () => number = Date.now): OptionW
   let stale = true;
   let readAt = Number.NEGATIVE_INFINITY;
   const read = async () => {
-    // The writer keeps them (products-write.ts, catalog_option_values): a few dozen rows, where
+    // The database keeps them (option-values.ts, catalog_option_values): a few dozen rows, where
     // their DISTINCT over every product's option_values took ~1 s at 1,000,000 products.
     const rows = await db.query<{ value: string }>(
       `SELECT value FROM catalog_option_values LIMIT ${MAX_OPTION_VALUES + 1}`,
