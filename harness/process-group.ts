@@ -31,7 +31,15 @@ const killLive = () => {
 /** Kills the detached `child`'s group when this process ends, unless the child has exited by then. */
 export function endWithThisProcess(child: ChildProcess): void {
   live.add(child);
-  child.once('exit', () => live.delete(child));
+  child.once('exit', () => {
+    live.delete(child);
+    // The leader (a wrapper: strace, npm) gone, what it started may still run in its group:
+    // nothing of a service outlives it (ESRCH, no such group left, is the usual answer).
+    if (child.pid !== undefined)
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+  });
   if (hooked) return;
   hooked = true;
   process.once('exit', killLive);
