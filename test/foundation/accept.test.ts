@@ -84,6 +84,16 @@ async function burst(port: number, n: number, accepted: () => number, send = '',
   return { firstTurn, answers: JSON.parse(out) as string[] | { error: string } };
 }
 
+/** What a connection to `port` meets: `connected`, or its error's code. */
+const connectOutcome = (port: number) =>
+  new Promise<string>((resolve) => {
+    const s = connect(port, '127.0.0.1', () => {
+      resolve('connected');
+      s.destroy();
+    });
+    s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+  });
+
 describe('extra accept descriptors', () => {
   const servers: Server[] = [];
   afterEach(async () => {
@@ -124,11 +134,7 @@ describe('extra accept descriptors', () => {
     extra.close();
     servers.splice(0);
     await new Promise((r) => server.close(r));
-    const refused = await new Promise<string>((resolve) => {
-      const s = connect(port, '127.0.0.1', () => resolve('connected'));
-      s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-    });
-    expect(refused).toBe('ECONNREFUSED');
+    expect(await connectOutcome(port)).toBe('ECONNREFUSED');
   });
 
   it('does not fail the server when no descriptor comes back in time: it accepts on its own', async () => {
@@ -200,11 +206,7 @@ describe('the system accepts wide (ACCEPT_HANDLES)', () => {
     expect(metrics).toMatch(/^http_accept_handles 7$/m);
     await sys.close();
     sys = undefined;
-    const refused = await new Promise<string>((resolve) => {
-      const s = connect(port, '127.0.0.1', () => resolve('connected'));
-      s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-    });
-    expect(refused).toBe('ECONNREFUSED');
+    expect(await connectOutcome(port)).toBe('ECONNREFUSED');
   });
 
   it('under TLS too: the connections they accept are handshaken and served by the one server', async () => {

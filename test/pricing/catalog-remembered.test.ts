@@ -90,12 +90,13 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
   }, 120_000);
   afterAll(async () => drop());
 
-  const fresh = (exactUpTo?: number) =>
-    createSqlCatalogSearch(db, {
-      trigram,
-      secret: 'remembered',
-      ...(exactUpTo !== undefined ? { exactUpTo } : {}),
-    });
+  /** The search's options in these tests: this database's trigram schema, exact up to `exactUpTo`. */
+  const optionsOf = (exactUpTo?: number) => ({
+    trigram,
+    secret: 'remembered',
+    ...(exactUpTo !== undefined ? { exactUpTo } : {}),
+  });
+  const fresh = (exactUpTo?: number) => createSqlCatalogSearch(db, optionsOf(exactUpTo));
   /** Searches until `done` says the page is the one awaited (what is read beside a search lands later). */
   const until = async (search: CatalogSearch, input: SearchInput, done: (p: SearchPage) => boolean) => {
     for (let i = 0; i < 50; i++) {
@@ -111,7 +112,7 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
     until(search, input, () => sent.some((s) => RANKED.test(s)));
 
   it.each(BROAD)('broad, %s: the page read from memory is the page without it', async (_, input) => {
-    const search = createSqlCatalogSearch(counting, { trigram, secret: 'remembered', exactUpTo: 0 });
+    const search = createSqlCatalogSearch(counting, optionsOf(0));
     const first = await search.search(searchRequest(input));
     expect(first.totalCapped).toBe(true);
     const byMemory = await remembered(search, input);
@@ -123,7 +124,7 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
   });
 
   it.each(EXACT)('exact, %s: the page read from memory is the page without it', async (_, input) => {
-    const search = createSqlCatalogSearch(counting, { trigram, secret: 'remembered' });
+    const search = createSqlCatalogSearch(counting, optionsOf());
     const first = await search.search(searchRequest(input));
     expect(first.totalCapped).toBeUndefined();
     expect(first.total).toBeGreaterThanOrEqual(RANKED_FROM);
@@ -136,7 +137,7 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
 
   it('remembers no exact search of fewer than RANKED_FROM matches', async () => {
     const input: SearchInput = { query: 'black', limit: 10 };
-    const search = createSqlCatalogSearch(counting, { trigram, secret: 'remembered' });
+    const search = createSqlCatalogSearch(counting, optionsOf());
     const first = await search.search(searchRequest(input));
     expect(first.total).toBeGreaterThan(0);
     expect(first.total).toBeLessThan(RANKED_FROM);
@@ -152,11 +153,7 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
   ] as const)(
     '%s: checks what a variant answers on every search: a product sold out since is not shown',
     async (_, input, exactUpTo) => {
-      const search = createSqlCatalogSearch(counting, {
-        trigram,
-        secret: 'remembered',
-        ...(exactUpTo !== undefined ? { exactUpTo } : {}),
-      });
+      const search = createSqlCatalogSearch(counting, optionsOf(exactUpTo));
       const before = await remembered(search, input);
       const [gone] = ids(before);
       const variants = await db.query<{ sku: string; inventory_level: number; availability: string | null }>(
@@ -187,7 +184,7 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
   ] as const)(
     '%s: gives cursors without the ranked matches, which continue the same matches',
     async (_, input, exactUpTo) => {
-      const options = { trigram, secret: 'remembered', ...(exactUpTo !== undefined ? { exactUpTo } : {}) };
+      const options = optionsOf(exactUpTo);
       const search = createSqlCatalogSearch(counting, options);
       await search.search(searchRequest(input));
       const page = await remembered(search, input);
@@ -208,11 +205,7 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
   ] as const)(
     '%s: forgets the ranked matches on a catalog change and matches again',
     async (_, input, exactUpTo) => {
-      const search = createSqlCatalogSearch(counting, {
-        trigram,
-        secret: 'remembered',
-        ...(exactUpTo !== undefined ? { exactUpTo } : {}),
-      });
+      const search = createSqlCatalogSearch(counting, optionsOf(exactUpTo));
       await search.search(searchRequest(input));
       await remembered(search, input);
       search.catalogChanged();
@@ -269,7 +262,7 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
     '%s: reads its ranked matches again once CATALOG_REMEMBER_MS old, so a lost catalog change is seen',
     async (kind, input, exactUpTo) => {
       const clock = new ManualClock();
-      const options = { trigram, secret: 'remembered', ...(exactUpTo !== undefined ? { exactUpTo } : {}) };
+      const options = optionsOf(exactUpTo);
       const search = createSqlCatalogSearch(counting, { ...options, rememberMs: LIFE, clock });
       await search.search(searchRequest(input));
       await remembered(search, input);
@@ -298,12 +291,7 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
   it('forgets a search not asked for in twice CATALOG_REMEMBER_MS: it is matched again', async () => {
     const clock = new ManualClock();
     const input = EXACT[0]?.[1] as SearchInput;
-    const search = createSqlCatalogSearch(counting, {
-      trigram,
-      secret: 'remembered',
-      rememberMs: LIFE,
-      clock,
-    });
+    const search = createSqlCatalogSearch(counting, { ...optionsOf(), rememberMs: LIFE, clock });
     await search.search(searchRequest(input));
     await remembered(search, input);
     clock.advance(2 * LIFE);

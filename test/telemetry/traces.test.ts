@@ -47,13 +47,17 @@ function send(url: string, init: RequestInit = {}): Promise<Response> {
 const portOf = (url: string) => Number(new URL(url).port);
 const spansOf = (traceId: string) =>
   exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
-const serverSpan = (spans: ReadableSpan[], port: number, path: string) =>
-  spans.find(
+/** The HTTP server spans of the process listening on `port`. */
+const serverSpansOn = (spans: ReadableSpan[], port: number) =>
+  spans.filter(
     (s) =>
       s.kind === SpanKind.SERVER &&
       s.instrumentationScope.name === '@opentelemetry/instrumentation-http' &&
-      s.attributes['server.port'] === port &&
-      String(s.attributes['url.path'] ?? s.attributes['http.target'] ?? '').startsWith(path),
+      s.attributes['server.port'] === port,
+  );
+const serverSpan = (spans: ReadableSpan[], port: number, path: string) =>
+  serverSpansOn(spans, port).find((s) =>
+    String(s.attributes['url.path'] ?? s.attributes['http.target'] ?? '').startsWith(path),
   );
 const clientSpansTo = (spans: ReadableSpan[], port: number) =>
   spans.filter(
@@ -155,18 +159,11 @@ describe('OpenTelemetry traces across the distributed topology', () => {
     const promotionsPort = portOf(subgraphs.promotions?.url ?? '');
     // A server span ends when its response has been written, just after the client has it: the
     // gateway's, and each subgraph's (which may end after the gateway has answered, on a busy machine).
-    const servedBy = (s: ReadableSpan[], port: number) =>
-      s.filter(
-        (x) =>
-          x.kind === SpanKind.SERVER &&
-          x.instrumentationScope.name === '@opentelemetry/instrumentation-http' &&
-          x.attributes['server.port'] === port,
-      );
     const spans = await vi.waitFor(() => {
       const s = spansOf(tp.traceId);
       expect(serverSpan(s, portOf(gateway.url), '/graphql')).toBeDefined();
       for (const port of [pricingPort, promotionsPort])
-        expect(servedBy(s, port).length).toBeGreaterThanOrEqual(clientSpansTo(s, port).length);
+        expect(serverSpansOn(s, port).length).toBeGreaterThanOrEqual(clientSpansTo(s, port).length);
       return s;
     });
 
@@ -180,7 +177,7 @@ describe('OpenTelemetry traces across the distributed topology', () => {
     for (const port of [pricingPort, promotionsPort]) {
       const fetches = clientSpansTo(spans, port);
       expect(fetches.length).toBeGreaterThan(0);
-      const served = servedBy(spans, port);
+      const served = serverSpansOn(spans, port);
       expect(served.length).toBe(fetches.length);
       for (const fetchSpan of fetches) {
         expect(descends(spans, fetchSpan, root as ReadableSpan)).toBe(true);

@@ -60,6 +60,14 @@ const mandateOf = (signed: Record<string, unknown>) =>
     audience: AUDIENCE,
   });
 
+/** A completion carrying `mandate` for `at`, checked against `current` with this platform's profile. */
+const completeWith = (
+  mandate: string,
+  at: Parameters<typeof verifyCompletion>[1],
+  current: Parameters<typeof verifyCompletion>[2],
+  p: Ap2Parts,
+) => verifyCompletion({ ap2: { checkout_mandate: mandate } }, at, current, profile, p);
+
 function partsWith(o: { kid?: string; verifying?: string[] } = {}) {
   const signer = o.kid === 'business-2' ? rotated : business;
   const parts: Ap2Parts = {
@@ -125,13 +133,7 @@ describe('a completion over the checkout signed here', () => {
     const c = checkoutOf(ID, 1299);
     const mandate = await mandateOf(JSON.parse(await signedCheckoutText(c, session(ID, 3), p)));
     const current = vi.fn(() => c);
-    const v = await verifyCompletion(
-      { ap2: { checkout_mandate: mandate } },
-      session(ID, 3),
-      current,
-      profile,
-      p,
-    );
+    const v = await completeWith(mandate, session(ID, 3), current, p);
     expect(v.ok).toBe(true);
     expect(v.ok && v.authorization.merchantKid).toBe('business-1');
     expect(current).not.toHaveBeenCalled();
@@ -146,13 +148,7 @@ describe('a completion over the checkout signed here', () => {
     expect(again).toBe(first);
     const mandate = await mandateOf(JSON.parse(again));
     const current = vi.fn(() => c);
-    const v = await verifyCompletion(
-      { ap2: { checkout_mandate: mandate } },
-      session(ID, 4),
-      current,
-      profile,
-      p,
-    );
+    const v = await completeWith(mandate, session(ID, 4), current, p);
     expect(v.ok).toBe(true);
     expect(current).not.toHaveBeenCalled();
     if (v.ok) await v.release();
@@ -161,15 +157,7 @@ describe('a completion over the checkout signed here', () => {
     expect(p.signed?.get(ID)?.version).toBe(4);
     // Re-priced at version 5: the same mandate is stale, and refused by its terms.
     await signedCheckoutText(checkoutOf(ID, 1499), session(ID, 5), p);
-    expect(
-      await verifyCompletion(
-        { ap2: { checkout_mandate: mandate } },
-        session(ID, 5),
-        () => checkoutOf(ID, 1499),
-        profile,
-        p,
-      ),
-    ).toMatchObject({
+    expect(await completeWith(mandate, session(ID, 5), () => checkoutOf(ID, 1499), p)).toMatchObject({
       ok: false,
       error: {
         status: 403,
@@ -184,23 +172,11 @@ describe('a completion over the checkout signed here', () => {
       JSON.parse(await signedCheckoutText(checkoutOf(ID, 1299), session(ID, 3), p)),
     );
     const same = vi.fn(() => checkoutOf(ID, 1299));
-    const ok = await verifyCompletion(
-      { ap2: { checkout_mandate: mandate } },
-      session(ID, 4),
-      same,
-      profile,
-      p,
-    );
+    const ok = await completeWith(mandate, session(ID, 4), same, p);
     expect(ok.ok).toBe(true);
     expect(same).toHaveBeenCalled();
     if (ok.ok) await ok.release();
-    const repriced = await verifyCompletion(
-      { ap2: { checkout_mandate: mandate } },
-      session(ID, 4),
-      () => checkoutOf(ID, 1499),
-      profile,
-      p,
-    );
+    const repriced = await completeWith(mandate, session(ID, 4), () => checkoutOf(ID, 1499), p);
     expect(repriced).toMatchObject({
       ok: false,
       error: { status: 403, body: { code: 'mandate_scope_mismatch' } },
@@ -212,40 +188,25 @@ describe('a completion over the checkout signed here', () => {
     const text = await signedCheckoutText(checkoutOf(ID, 1299), session(ID, 3), p);
     const signed = JSON.parse(text) as Record<string, unknown>;
     const edited = await mandateOf({ ...signed, totals: [{ type: 'total', amount: 1 }] });
-    expect(
-      await verifyCompletion(
-        { ap2: { checkout_mandate: edited } },
-        session(ID, 3),
-        () => checkoutOf(ID, 1299),
-        profile,
-        p,
-      ),
-    ).toMatchObject({ ok: false, error: { body: { code: 'merchant_authorization_invalid' } } });
+    expect(await completeWith(edited, session(ID, 3), () => checkoutOf(ID, 1299), p)).toMatchObject({
+      ok: false,
+      error: { body: { code: 'merchant_authorization_invalid' } },
+    });
     const other = ID.replace('0123', '7777');
     await signedCheckoutText(checkoutOf(other, 1299), session(other, 3), p);
     const moved = await makeMandate(
       { ...checkoutOf(other, 1299), ap2: signed.ap2 },
       { key: platform.privateKey, kid: 'platform-1', holder: holder.privateKey, audience: AUDIENCE },
     );
-    expect(
-      await verifyCompletion(
-        { ap2: { checkout_mandate: moved } },
-        session(other, 3),
-        () => checkoutOf(other, 1299),
-        profile,
-        p,
-      ),
-    ).toMatchObject({ ok: false, error: { body: { code: 'merchant_authorization_invalid' } } });
+    expect(await completeWith(moved, session(other, 3), () => checkoutOf(other, 1299), p)).toMatchObject({
+      ok: false,
+      error: { body: { code: 'merchant_authorization_invalid' } },
+    });
     const retired = { ...partsWith({ verifying: ['business-2'] }), signed: p.signed };
     const mandate = await mandateOf(signed);
-    expect(
-      await verifyCompletion(
-        { ap2: { checkout_mandate: mandate } },
-        session(ID, 3),
-        () => checkoutOf(ID, 1299),
-        profile,
-        retired,
-      ),
-    ).toMatchObject({ ok: false, error: { body: { code: 'merchant_authorization_invalid' } } });
+    expect(await completeWith(mandate, session(ID, 3), () => checkoutOf(ID, 1299), retired)).toMatchObject({
+      ok: false,
+      error: { body: { code: 'merchant_authorization_invalid' } },
+    });
   });
 });
