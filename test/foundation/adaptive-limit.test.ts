@@ -24,16 +24,18 @@ function feed(
   l: ReturnType<typeof createAdaptiveLimit>,
   clock: { now: number },
   windows: number,
-  service: (i: number) => number,
-  inFlight: () => number,
+  service: number | ((i: number) => number),
+  inFlight: number | (() => number),
   perWindow = 40,
 ) {
+  const serviceOf = typeof service === 'number' ? () => service : service;
+  const inFlightNow = typeof inFlight === 'number' ? () => inFlight : inFlight;
   // A window starts with its first answer and closes with the one `windowMs` later: here its last.
   const step = (OPTIONS.windowMs + 0.01) / (perWindow - 1);
   for (let w = 0; w < windows; w++) {
     for (let i = 0; i < perWindow; i++) {
       if (i > 0) clock.now += step;
-      l.record(clock.now, service(i), inFlight());
+      l.record(clock.now, serviceOf(i), inFlightNow());
     }
     clock.now += step;
   }
@@ -54,23 +56,11 @@ describe('the adaptive limit', () => {
     const l = createAdaptiveLimit(OPTIONS);
     const clock = { now: 0 };
     // Service times 1, 1⅓ … 4 ms, four of each: the median (nearest rank) is 1 + 5/3.
-    feed(
-      l,
-      clock,
-      1,
-      (i) => 1 + (i % 10) / 3,
-      () => 2,
-    );
+    feed(l, clock, 1, (i) => 1 + (i % 10) / 3, 2);
     expect(l.baselineMs).toBeCloseTo(1 + 5 / 3, 9);
     expect(l.budgetMs).toBeCloseTo(4 * (1 + 5 / 3), 9);
     // Steady, not queueing and not filling the limit: the limit stays.
-    feed(
-      l,
-      clock,
-      20,
-      (i) => 1 + (i % 10) / 3,
-      () => 2,
-    );
+    feed(l, clock, 20, (i) => 1 + (i % 10) / 3, 2);
     expect(l.limit).toBe(64);
   });
 
@@ -78,20 +68,8 @@ describe('the adaptive limit', () => {
     const fast = createAdaptiveLimit(OPTIONS);
     const slow = createAdaptiveLimit(OPTIONS);
     const clock = { now: 0 };
-    feed(
-      fast,
-      clock,
-      3,
-      () => 0.05,
-      () => 1,
-    );
-    feed(
-      slow,
-      clock,
-      3,
-      () => 100,
-      () => 1,
-    );
+    feed(fast, clock, 3, 0.05, 1);
+    feed(slow, clock, 3, 100, 1);
     expect(fast.budgetMs).toBe(2);
     expect(slow.budgetMs).toBe(30);
   });
@@ -99,106 +77,40 @@ describe('the adaptive limit', () => {
   it('shrinks when the median service time passes the tolerance, at most by half a window, never below min', () => {
     const l = createAdaptiveLimit(OPTIONS);
     const clock = { now: 0 };
-    feed(
-      l,
-      clock,
-      5,
-      () => 1,
-      () => 8,
-    );
+    feed(l, clock, 5, 1, 8);
     expect(l.limit).toBe(64);
     // Queueing: 10× the baseline. One window halves the limit (not more).
-    feed(
-      l,
-      clock,
-      1,
-      () => 10,
-      () => 64,
-    );
+    feed(l, clock, 1, 10, 64);
     expect(l.limit).toBe(32);
-    feed(
-      l,
-      clock,
-      20,
-      () => 10,
-      () => 64,
-    );
+    feed(l, clock, 20, 10, 64);
     expect(l.limit).toBe(4);
   });
 
   it('grows by √limit a window only when the limit was filled and the service time is within tolerance', () => {
     const l = createAdaptiveLimit(OPTIONS);
     const clock = { now: 0 };
-    feed(
-      l,
-      clock,
-      2,
-      () => 1,
-      () => 1,
-    );
-    feed(
-      l,
-      clock,
-      20,
-      () => 10,
-      () => 64,
-    );
+    feed(l, clock, 2, 1, 1);
+    feed(l, clock, 20, 10, 64);
     expect(l.limit).toBe(4);
     // Back within tolerance but little demand: it stays.
-    feed(
-      l,
-      clock,
-      5,
-      () => 1,
-      () => 1,
-    );
+    feed(l, clock, 5, 1, 1);
     expect(l.limit).toBe(4);
     // Demand fills it: 4 → 6 → 8 …, up to the most.
-    feed(
-      l,
-      clock,
-      1,
-      () => 1,
-      () => l.limit,
-    );
+    feed(l, clock, 1, 1, () => l.limit);
     expect(l.limit).toBe(6);
-    feed(
-      l,
-      clock,
-      100,
-      () => 1,
-      () => l.limit,
-    );
+    feed(l, clock, 100, 1, () => l.limit);
     expect(l.limit).toBe(64);
   });
 
   it('follows a lower baseline quickly and a higher one slowly (so queueing does not become the baseline)', () => {
     const l = createAdaptiveLimit(OPTIONS);
     const clock = { now: 0 };
-    feed(
-      l,
-      clock,
-      1,
-      () => 4,
-      () => 1,
-    );
+    feed(l, clock, 1, 4, 1);
     expect(l.baselineMs).toBe(4);
-    feed(
-      l,
-      clock,
-      5,
-      () => 1,
-      () => 1,
-    );
+    feed(l, clock, 5, 1, 1);
     expect(l.baselineMs).toBeLessThan(1.1);
     // Twenty windows all at 3 ms: the baseline moves less than half the way.
-    feed(
-      l,
-      clock,
-      20,
-      () => 3,
-      () => 1,
-    );
+    feed(l, clock, 20, 3, 1);
     expect(l.baselineMs).toBeGreaterThan(1);
     expect(l.baselineMs).toBeLessThan(2);
   });
@@ -208,13 +120,7 @@ describe('the adaptive limit', () => {
     // flight, so its service time is 1 + 0.1 × running; the gate always full (overload).
     const l = createAdaptiveLimit(OPTIONS);
     const clock = { now: 0 };
-    feed(
-      l,
-      clock,
-      3,
-      () => 1.1,
-      () => 1,
-    );
+    feed(l, clock, 3, 1.1, 1);
     const limits: number[] = [];
     for (let w = 0; w < 200; w++) {
       feed(
@@ -239,13 +145,7 @@ describe('the adaptive limit', () => {
   it('keeps its start until a window did not queue (no baseline from an overload met at once)', () => {
     const l = createAdaptiveLimit(OPTIONS);
     const clock = { now: 0 };
-    feed(
-      l,
-      clock,
-      10,
-      () => 50,
-      () => 64,
-    );
+    feed(l, clock, 10, 50, 64);
     expect(l.baselineMs).toBeUndefined();
     expect(l.limit).toBe(64);
     expect(l.budgetMs).toBe(30);
@@ -281,28 +181,10 @@ describe('the adaptive limit', () => {
   it('never passes a most set below the least', () => {
     const l = createAdaptiveLimit({ ...OPTIONS, initial: 1, max: 1 });
     const clock = { now: 0 };
-    feed(
-      l,
-      clock,
-      2,
-      () => 1,
-      () => 0,
-    );
-    feed(
-      l,
-      clock,
-      5,
-      () => 10,
-      () => 1,
-    );
+    feed(l, clock, 2, 1, 0);
+    feed(l, clock, 5, 10, 1);
     expect(l.limit).toBe(1);
-    feed(
-      l,
-      clock,
-      5,
-      () => 1,
-      () => 1,
-    );
+    feed(l, clock, 5, 1, 1);
     expect(l.limit).toBe(1);
   });
 });
