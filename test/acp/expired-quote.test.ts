@@ -5,14 +5,17 @@
  * one version further, so its compare-and-set never matched and every retry answered `busy`.
  * The ports are in memory; the clock is the test's.
  */
-import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type CartQuoter, createCheckoutService } from '../../gateway/agent/checkout/service.ts';
+import type { CartQuoter, createCheckoutService } from '../../gateway/agent/checkout/service.ts';
 import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
 import type { CheckoutSession } from '../../subgraphs/procurement/checkout/session.ts';
 import type { PlaceOrder } from '../../subgraphs/procurement/domain/purchase-order.ts';
-import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
-import { approvingOrders, flatQuoter, memorySessionStore } from './support/checkout-service.ts';
+import {
+  approvingOrders,
+  checkoutServiceOf,
+  flatQuoter,
+  memorySessionStore,
+} from './support/checkout-service.ts';
 
 const OWNER = (() => {
   const p = parseSpiffeId('spiffe://example.org/ns/ai/sa/procurement-agent/expired-quote');
@@ -48,14 +51,11 @@ describe('a completion after the quote ran out', () => {
     placed = new Map();
     const store = memorySessionStore();
     rows = store.rows;
-    service = createCheckoutService({
+    service = checkoutServiceOf({
       store,
       quoter,
       orders: approvingOrders(placed, () => now),
-      spend: { ledger: memorySpendLedger(), withoutPolicy: 'allow' },
-      clock: { now: () => now },
-      log: pino({ level: 'silent' }),
-      sessionTtlMs: 3_600_000,
+      now: () => now,
     });
   });
 

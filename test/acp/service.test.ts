@@ -3,12 +3,11 @@
  * is the real in-process one, the order domain and the quote are fakes that can fail the way a
  * real one does (refused write, lost answer). What a completion holds, gives back and resumes.
  */
-import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RedemptionsPort } from '../../gateway/agent/checkout/redemptions.ts';
-import {
-  type CartQuoter,
-  type CreateCommand,
+import type {
+  CartQuoter,
+  CreateCommand,
   createCheckoutService,
 } from '../../gateway/agent/checkout/service.ts';
 import { DomainUnavailable, type OrderPort } from '../../gateway/agent/order/order-port.ts';
@@ -23,7 +22,7 @@ import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
 import { migrations } from '../../subgraphs/promotions/store/migrations.ts';
 import type { RedemptionStore } from '../../subgraphs/promotions/store/redemptions.ts';
 import { createSqlRedemptionStore } from '../../subgraphs/promotions/store/redemptions-sql.ts';
-import { flatQuoter, memorySessionStore } from './support/checkout-service.ts';
+import { checkoutServiceOf, flatQuoter, memorySessionStore } from './support/checkout-service.ts';
 
 const OWNER = (() => {
   const p = parseSpiffeId('spiffe://example.org/ns/ai/sa/procurement-agent/unit');
@@ -95,14 +94,12 @@ beforeEach(async () => {
     budgetCents: 100_000,
     updatedAt: T0,
   });
-  service = createCheckoutService({
+  service = checkoutServiceOf({
     store,
     quoter: flatQuoter(T0),
     orders: orders.port,
-    spend: { ledger, withoutPolicy: 'allow' },
-    clock: { now: () => now },
-    log: pino({ level: 'silent' }),
-    sessionTtlMs: 3_600_000,
+    ledger,
+    now: () => now,
     completionHoldMs: HOLD,
   });
 });
@@ -332,15 +329,13 @@ describe('promotion redemptions at completion', () => {
         return redemptions.release(r.orderId, r.customerId);
       },
     };
-    svc = createCheckoutService({
+    svc = checkoutServiceOf({
       store,
       quoter: couponQuoter(T0),
       orders: orders.port,
-      spend: { ledger, withoutPolicy: 'allow' },
+      ledger,
       redemptions: port,
-      clock: { now: () => now },
-      log: pino({ level: 'silent' }),
-      sessionTtlMs: 3_600_000,
+      now: () => now,
       completionHoldMs: HOLD,
     });
   });

@@ -4,9 +4,8 @@
  * completion, which re-checks stock (without reserving it) and never places an order for a line
  * short of it. The ports are in memory; the quote is a fake whose stock the test changes.
  */
-import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type CartQuoter, createCheckoutService } from '../../gateway/agent/checkout/service.ts';
+import type { CartQuoter, createCheckoutService } from '../../gateway/agent/checkout/service.ts';
 import { parseSpiffeId, type SpiffeId } from '../../lib/auth/spiffe.ts';
 import {
   pricedSession,
@@ -15,8 +14,12 @@ import {
 } from '../../subgraphs/procurement/checkout/pricing.ts';
 import { buyable, type CheckoutSession, readiness } from '../../subgraphs/procurement/checkout/session.ts';
 import type { PlaceOrder } from '../../subgraphs/procurement/domain/purchase-order.ts';
-import { memorySpendLedger } from '../../subgraphs/procurement/spend/memory.ts';
-import { approvingOrders, flatQuoter, memorySessionStore } from './support/checkout-service.ts';
+import {
+  approvingOrders,
+  checkoutServiceOf,
+  flatQuoter,
+  memorySessionStore,
+} from './support/checkout-service.ts';
 
 const line = (item: number, sku: string, quantity: number, name = sku) => ({ item, sku, name, quantity });
 
@@ -134,15 +137,7 @@ describe('a completion re-checks stock', () => {
     placed = new Map();
     const store = memorySessionStore();
     rows = store.rows;
-    service = createCheckoutService({
-      store,
-      quoter,
-      orders: approvingOrders(placed, () => T0),
-      spend: { ledger: memorySpendLedger(), withoutPolicy: 'allow' },
-      clock: { now: () => T0 },
-      log: pino({ level: 'silent' }),
-      sessionTtlMs: 3_600_000,
-    });
+    service = checkoutServiceOf({ store, quoter, orders: approvingOrders(placed, () => T0), now: () => T0 });
   });
 
   const open = (sku: string, quantity: number) =>

@@ -2,12 +2,17 @@
  * In-memory ports for unit tests of the checkout session service (gateway/agent/checkout/service.ts):
  * a session store kept in a map and a quote that prices every SKU flat.
  */
+import { pino } from 'pino';
 import type { CartQuoter } from '../../../gateway/agent/checkout/service.ts';
+import { createCheckoutService } from '../../../gateway/agent/checkout/service.ts';
+import type { CheckoutDeps } from '../../../gateway/agent/checkout/types.ts';
 import type { OrderPort } from '../../../gateway/agent/order/order-port.ts';
 import type { CheckoutSession } from '../../../subgraphs/procurement/checkout/session.ts';
 import type { CheckoutSessionStore } from '../../../subgraphs/procurement/checkout/store.ts';
 import type { PurchaseOrderResponse, UsdAmount } from '../../../subgraphs/procurement/contract/types.ts';
 import type { PlaceOrder } from '../../../subgraphs/procurement/domain/purchase-order.ts';
+import type { SpendLedger } from '../../../subgraphs/procurement/spend/ledger.ts';
+import { memorySpendLedger } from '../../../subgraphs/procurement/spend/memory.ts';
 
 /** A session store in a map (`rows`, by session id); `replace` takes only the next version. */
 export function memorySessionStore(): CheckoutSessionStore & { rows: Map<string, CheckoutSession> } {
@@ -86,4 +91,25 @@ export function approvingOrders(placed: Map<string, PlaceOrder>, nowMs: () => nu
     list: async () => ({ orders: [], nextCursor: null }),
     cancel: async () => ({ kind: 'not-found' as const }),
   };
+}
+
+/**
+ * The checkout service as these tests run it: every spend allowed without a policy (in `ledger`,
+ * a fresh one unless given), sessions living an hour, no log; `now` its clock; the rest as given.
+ */
+export function checkoutServiceOf(
+  o: Pick<CheckoutDeps, 'store' | 'quoter' | 'orders'> &
+    Partial<Pick<CheckoutDeps, 'redemptions' | 'completionHoldMs'>> & {
+      now: () => number;
+      ledger?: SpendLedger;
+    },
+) {
+  const { now, ledger, ...deps } = o;
+  return createCheckoutService({
+    ...deps,
+    spend: { ledger: ledger ?? memorySpendLedger(), withoutPolicy: 'allow' },
+    clock: { now },
+    log: pino({ level: 'silent' }),
+    sessionTtlMs: 3_600_000,
+  });
 }
