@@ -31,8 +31,9 @@ import { type Matcher, matchedSql, Params } from './statement.ts';
  * CATALOG_REMEMBER_MS): a search that finds its matches older than that is still answered from
  * them, and they are read again beside it (one statement, as when it was first remembered), so
  * no search waits for the read; a search not asked for in twice that life is forgotten, and so
- * are the matches whose read failed since. A replica that missed a message serves its old
- * matches for at most `lifeMs` and one read, or until twice it when nobody asked meanwhile.
+ * are the matches whose read failed since. A replica that missed a message serves matches read
+ * before it for under twice `lifeMs` (a search asked just before it is forgotten is answered from
+ * matches nearly that old; a read's life counts from its end).
  */
 
 /** How many searches are remembered (the oldest forgotten first). */
