@@ -288,6 +288,45 @@ describe.each(catalogStores('remembered'))('a remembered search: %s', (_name, op
     },
   );
 
+  it('pauses the reads of matches after one failed, instead of sending one beside every search', async () => {
+    const clock = new ManualClock();
+    const input = EXACT[0]?.[1] as SearchInput;
+    let failing = false;
+    let failed = 0;
+    const flaky = {
+      ...counting,
+      query: (sql: string, params?: unknown[]) => {
+        if (failing && READ.test(sql)) {
+          sent.push(sql);
+          failed++;
+          return Promise.reject(new Error('the store is down'));
+        }
+        return counting.query(sql, params as never);
+      },
+    } as Db;
+    const search = createSqlCatalogSearch(flaky, { ...optionsOf(), rememberMs: LIFE, clock });
+    await search.search(searchRequest(input));
+    await remembered(search, input);
+    clock.advance(LIFE);
+    failing = true;
+    sent.length = 0;
+    const answered = ids(await search.search(searchRequest(input)));
+    for (let i = 0; i < 50 && failed === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(failed).toBe(1);
+    // Searches go on, answered from the old matches, and send no read while the pause lasts.
+    for (let i = 0; i < 5; i++) expect(ids(await search.search(searchRequest(input)))).toEqual(answered);
+    expect(sent.filter((s) => READ.test(s))).toHaveLength(1);
+    // The pause is at most the life: past it, and the store back, the matches are read again.
+    failing = false;
+    clock.advance(LIFE - 1);
+    sent.length = 0;
+    await search.search(searchRequest(input));
+    for (let i = 0; i < 50 && !sent.some((s) => READ.test(s)); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(sent.filter((s) => READ.test(s))).toHaveLength(1);
+    expect(failed).toBe(1);
+  });
+
   it('forgets a search not asked for in twice CATALOG_REMEMBER_MS: it is matched again', async () => {
     const clock = new ManualClock();
     const input = EXACT[0]?.[1] as SearchInput;

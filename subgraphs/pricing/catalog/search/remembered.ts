@@ -1,3 +1,4 @@
+import { ExponentialBackoff, type IBackoff } from 'cockatiel';
 import { type Clock, systemClock } from '../../../../lib/clock.ts';
 import type { Db } from '../../../../lib/db/index.ts';
 import type { SearchRequest } from './request.ts';
@@ -34,6 +35,11 @@ import { type Matcher, matchedSql, Params } from './statement.ts';
  * are the matches whose read failed since. A replica that missed a message serves matches read
  * before it for under twice `lifeMs` (a search asked just before it is forgotten is answered from
  * matches nearly that old; a read's life counts from its end).
+ *
+ * A read that fails (the store down or overloaded) pauses every read of matches in this process
+ * for a backoff (cockatiel's decorrelated jitter from READ_RETRY_MS, doubling up to the life),
+ * reset by the next read that succeeds: the searches go on matching and ranking themselves, or on
+ * their old matches, instead of sending a failing read beside each one.
  */
 
 /** How many searches are remembered (the oldest forgotten first). */
@@ -48,6 +54,8 @@ export const CANDIDATES_HELD = 200_000;
  * store's CPU each, unchanged).
  */
 export const RANKED_FROM = 200;
+/** The first pause of the reads of matches after one failed (doubling, with jitter, up to the life). */
+export const READ_RETRY_MS = 1_000;
 /** How long ranked matches are served before they are read again (CATALOG_REMEMBER_MS's default). */
 export const REMEMBER_MS = 30_000;
 
@@ -99,6 +107,14 @@ export function createSearchMemory(
   let held = 0;
   /** Bumped by `forget`: matches read before it are not kept after it. */
   let generation = 0;
+  /** After a failed read, no read of matches starts before `pausedUntil`. */
+  const backoffs = new ExponentialBackoff({
+    initialDelay: READ_RETRY_MS,
+    maxDelay: Math.max(READ_RETRY_MS, life),
+  });
+  let backoff: IBackoff<unknown> | undefined;
+  let pausedUntil = Number.NEGATIVE_INFINITY;
+  const paused = () => clock.now() < pausedUntil;
   const size = (h: Held | undefined) => h?.found.matcher.ranked?.ids.length ?? 0;
   const drop = (key: string) => {
     held -= size(entries.get(key));
@@ -134,12 +150,19 @@ export function createSearchMemory(
             { ids: rows.map((r) => r.product_id), ranks: rows.map((r) => Number(r.rank)) };
       const found = { ...h.found, matcher: { ...matcher, ...(ranked ? { ranked } : {}) } };
       set(key, { found, req: h.req, at: clock.now(), reading: false });
+      backoff = undefined;
+    } catch {
+      backoff = backoff ? backoff.next(undefined) : backoffs.next();
+      pausedUntil = clock.now() + backoff.duration;
     } finally {
       h.reading = false;
     }
   };
-  // A failed read only leaves the search to match and rank, or its old matches until twice their life.
-  const readBeside = (key: string, h: Held) => void read(key, h).catch(() => {});
+  // A failed read only leaves the search to match and rank, or its old matches until twice their
+  // life, and pauses the reads (above); `read` catches its own failure.
+  const readBeside = (key: string, h: Held) => {
+    if (!paused()) void read(key, h);
+  };
   return {
     get(key) {
       const h = entries.get(key);
