@@ -36,12 +36,19 @@ const UNESCAPES: Readonly<Record<string, string>> = {
   t: '\t',
 };
 
-/** A member name as a normalized path quotes it: `\\`, `\'`, and control characters escaped. */
+/**
+ * A member name as a normalized path quotes it: `\\`, `\'`, and control characters escaped. A
+ * lone surrogate (JSON can write one, `"\ud800"`) is escaped too, as `\ud800`: RFC 9535 has no
+ * form for it (its paths are I-JSON strings), and written raw it would make the path itself no
+ * Unicode text, which PostgreSQL cannot store (an import's error report) and JSON writers
+ * escape anyway. parseJsonPath reads the escape back.
+ */
 function escapeName(name: string): string {
   let out = '';
   for (const c of name) {
     const code = c.charCodeAt(0);
-    out += ESCAPES[c] ?? (code < 0x20 ? `\\u${code.toString(16).padStart(4, '0')}` : c);
+    const lone = c.length === 1 && code >= 0xd800 && code <= 0xdfff;
+    out += ESCAPES[c] ?? (code < 0x20 || lone ? `\\u${code.toString(16).padStart(4, '0')}` : c);
   }
   return out;
 }

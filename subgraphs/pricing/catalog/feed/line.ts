@@ -8,6 +8,7 @@
  */
 import { formatJsonPath } from '../../../../lib/json/json-path.ts';
 import { numberLexeme, parseStrictJson } from '../../../../lib/json/strict-json.ts';
+import { hasLoneSurrogate, mayHoldLoneSurrogate } from '../../../../lib/json/well-formed.ts';
 import { MAX_LINE_BYTES } from './lines.ts';
 import { feedViolations } from './schema.ts';
 
@@ -74,25 +75,56 @@ function inexactAmounts(product: FeedProduct): { path: string; lexeme: string }[
 }
 
 /**
- * Where a parsed line holds U+0000, in a member name or a string (JSON allows it escaped):
- * PostgreSQL refuses it in text and jsonb, so such a line would be staged and then fail the
- * commit midway; it is refused here, as a line of its own.
+ * Where a parsed line holds a string or member name that `unstorable` finds (U+0000, a lone
+ * surrogate: JSON allows both escaped): PostgreSQL refuses them in text and jsonb, so such a line
+ * would be staged and then fail the commit midway; it is refused here, as a line of its own.
  */
-function nulPath(value: unknown, path: (string | number)[]): (string | number)[] | undefined {
-  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
+function unstorablePath(
+  value: unknown,
+  path: (string | number)[],
+  unstorable: (s: string) => boolean,
+): (string | number)[] | undefined {
+  if (typeof value === 'string') return unstorable(value) ? path : undefined;
   if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) {
-      const found = nulPath(v, [...path, i]);
+      const found = unstorablePath(v, [...path, i], unstorable);
       if (found) return found;
     }
     return undefined;
   }
   if (typeof value === 'object' && value !== null)
     for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\0')) return [...path, k];
-      const found = nulPath(v, [...path, k]);
+      if (unstorable(k)) return [...path, k];
+      const found = unstorablePath(v, [...path, k], unstorable);
       if (found) return found;
     }
+  return undefined;
+}
+
+const hasNul = (s: string) => s.includes('\0');
+
+/**
+ * The first string or member name PostgreSQL cannot store, and why. Only the escape `\u0000`
+ * writes U+0000 in strict JSON (a raw one is a control character, refused by the parser), and
+ * only a surrogate escape (or a raw lone surrogate, in a text not decoded from UTF-8) writes a
+ * lone surrogate: a line without them is not walked. The walk, which builds a path at every
+ * member, was 401 ms of a profile's 10 s (import-steps on PostgreSQL, 14,408 lines), more than
+ * the parse.
+ */
+function unstorable(text: string, value: unknown): { path: string; reason: string } | undefined {
+  const nul = text.includes('\\u0000') ? unstorablePath(value, [], hasNul) : undefined;
+  if (nul)
+    return {
+      path: formatJsonPath(nul),
+      reason: 'holds U+0000 (\\u0000), which PostgreSQL text and jsonb cannot store',
+    };
+  const lone = mayHoldLoneSurrogate(text) ? unstorablePath(value, [], hasLoneSurrogate) : undefined;
+  if (lone)
+    return {
+      path: formatJsonPath(lone),
+      reason:
+        'holds a lone surrogate (such as \\ud800 without a low half after it): no Unicode text, which PostgreSQL text and jsonb cannot store',
+    };
   return undefined;
 }
 
@@ -109,18 +141,8 @@ export function judgeLine(text: string): LineVerdict {
   const withId = productId !== undefined ? { productId } : {};
   const [first] = feedViolations('Product', value);
   if (first) return { ok: false, path: first.path, reason: first.reason, ...withId };
-  // Only the escape `\u0000` writes U+0000 in strict JSON (a raw one is a control character,
-  // refused by the parser): a line without that text is not walked. The walk, which builds a
-  // path at every member, was 401 ms of a profile's 10 s (import-steps on PostgreSQL, 14,408
-  // lines), more than the parse.
-  const nul = text.includes('\\u0000') ? nulPath(value, []) : undefined;
-  if (nul)
-    return {
-      ok: false,
-      path: formatJsonPath(nul),
-      reason: 'holds U+0000 (\\u0000), which PostgreSQL text and jsonb cannot store',
-      ...withId,
-    };
+  const bad = unstorable(text, value);
+  if (bad) return { ok: false, ...bad, ...withId };
   const product = value as FeedProduct;
   if (product.id.trim() === '' || product.id.length > 256)
     return { ok: false, path: '$.id', reason: 'must hold 1 to 256 characters', ...withId };

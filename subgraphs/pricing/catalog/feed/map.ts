@@ -16,6 +16,7 @@
  *   Markdown; the product's title, else its first variant's.
  */
 import { minorUnits } from '../../../../lib/graphql/decimal.ts';
+import { cutText } from '../../../../lib/json/well-formed.ts';
 import { money } from '../../../../lib/money.ts';
 import {
   type CatalogProduct,
@@ -63,7 +64,7 @@ const plainOf = (d: FeedProduct['description']): string =>
 /** The promotions' category of a product: the first level of its first category, lower case. */
 export function promotionCategory(categories: readonly string[]): string {
   const top = categories[0]?.split('>')[0]?.trim().toLowerCase();
-  return top ? top.slice(0, 64) : 'uncategorized';
+  return top ? cutText(top, 64) : 'uncategorized';
 }
 
 function stockOf(availability: { available?: boolean; status?: string } | undefined): {

@@ -1,3 +1,4 @@
+import { cutText } from '../../../../lib/json/well-formed.ts';
 import type { FeedProduct } from '../feed/line.ts';
 import { productOfFeed, promotionCategory } from '../feed/map.ts';
 import { removeProducts, writeProducts } from '../products-write.ts';
@@ -159,7 +160,7 @@ export function createCommit(deps: ImportDeps, mustRead: (id: string) => Promise
           `UPDATE catalog_imports SET status = 'FAILED', note = $2, finished_at = now(), updated_at = now() WHERE id = $1`,
           [
             id,
-            `the commit failed: ${(err as Error).message.slice(0, 300)}; the products written so far stay`,
+            `the commit failed: ${cutText((err as Error).message, 300)}; the products written so far stay`,
           ],
         )
         .catch(() => {});

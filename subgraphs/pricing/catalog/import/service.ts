@@ -19,6 +19,7 @@
  *   the same file changes nothing and emits nothing).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { cutText } from '../../../../lib/json/well-formed.ts';
 import { judgeLine, MAX_LINE_BYTES } from '../feed/line.ts';
 import { feedViolations } from '../feed/schema.ts';
 import { createCommit } from './commit.ts';
@@ -181,7 +182,7 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
           refused.push({
             line,
             path: '$.id',
-            reason: `product ${v.product.id.slice(0, 64)} is on line ${earlier} already`,
+            reason: `product ${cutText(v.product.id, 64)} is on line ${earlier} already`,
           });
           continue;
         }
@@ -211,7 +212,7 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
             refused.push({
               line: a.line,
               path: '$.id',
-              reason: `product ${a.product_id.slice(0, 64)} is on line ${firstLines.get(a.product_id)} already`,
+              reason: `product ${cutText(a.product_id, 64)} is on line ${firstLines.get(a.product_id)} already`,
             });
           const keep = accepted.length - again.length;
           const room = Math.max(0, MAX_STORED_ERRORS - before.refused);
