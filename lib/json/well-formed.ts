@@ -33,3 +33,51 @@ export function cutText(s: string, units: number): string {
   const code = s.charCodeAt(units - 1);
   return s.slice(0, code >= 0xd800 && code <= 0xdbff ? units - 1 : units);
 }
+
+/** Why a string PostgreSQL cannot store is refused, by what it holds (one wording everywhere). */
+export const UNSTORABLE = {
+  nul: 'holds U+0000 (\\u0000), which PostgreSQL text and jsonb cannot store',
+  loneSurrogate:
+    'holds a lone surrogate (such as \\ud800 without a low half after it): no Unicode text, which PostgreSQL text and jsonb cannot store',
+} as const;
+
+export const hasNul = (s: string): boolean => s.includes('\0');
+
+/** The location of the first string or member name in `value` that `bad` finds, as segments. */
+export function stringPath(
+  value: unknown,
+  bad: (s: string) => boolean,
+  path: (string | number)[] = [],
+): (string | number)[] | undefined {
+  if (typeof value === 'string') return bad(value) ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) {
+      const found = stringPath(v, bad, [...path, i]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object' && value !== null)
+    for (const [k, v] of Object.entries(value)) {
+      if (bad(k)) return [...path, k];
+      const found = stringPath(v, bad, [...path, k]);
+      if (found) return found;
+    }
+  return undefined;
+}
+
+/**
+ * The first string or member name of a caller's JSON value that PostgreSQL's text and jsonb
+ * cannot store (U+0000, a lone surrogate), and why: for a small document stored whole (a feed's
+ * metadata, a promotion rule), walked without a look at its text first (feed lines are looked
+ * at first: feed/line.ts).
+ */
+export function unstorableString(
+  value: unknown,
+): { segments: (string | number)[]; reason: string } | undefined {
+  const nul = stringPath(value, hasNul);
+  if (nul) return { segments: nul, reason: UNSTORABLE.nul };
+  const lone = stringPath(value, hasLoneSurrogate);
+  if (lone) return { segments: lone, reason: UNSTORABLE.loneSurrogate };
+  return undefined;
+}

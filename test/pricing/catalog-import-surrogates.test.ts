@@ -91,6 +91,22 @@ describe.each(catalogStores('surrogates', 2))('catalog import of surrogate escap
     expect((await products.product('ok-1'))?.product.title).toBe('Plain');
   });
 
+  it('refuses feed metadata PostgreSQL cannot store (jsonb) before it starts an import', async () => {
+    const before = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM catalog_imports');
+    for (const [id, reason] of [
+      ['feed_\ud800', /lone surrogate/],
+      ['feed_\udc00', /lone surrogate/],
+      ['feed_\u0000', /U\+0000/],
+    ] as const)
+      await expect(imports.start({ mode: 'PARTIAL', metadata: { id } })).rejects.toMatchObject({
+        path: '$.id',
+        message: expect.stringMatching(reason),
+      });
+    expect(await db.query('SELECT count(*)::int AS n FROM catalog_imports')).toEqual(before);
+    const started = await imports.start({ mode: 'PARTIAL', metadata: { id: 'feed_\u{1F600}' } });
+    expect(started.feedId).toBe('feed_\u{1F600}');
+  });
+
   it('keeps a paired escape (an emoji) and exports it as the same character', async () => {
     const done = await importLines([feedLine('emoji-1', '"Smile \\ud83d\\ude00 \\uD83D\\uDE00"')]);
     expect(done).toMatchObject({ status: 'DONE', accepted: 1, refused: 0 });

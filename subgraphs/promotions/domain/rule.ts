@@ -1,3 +1,5 @@
+import { formatPointer } from '../../../lib/json/json-path.ts';
+import { unstorableString } from '../../../lib/json/well-formed.ts';
 import { ACTIONS, type CompiledAction } from './actions/index.ts';
 import { normaliseCoupon } from './basket.ts';
 import { Check } from './check.ts';
@@ -91,6 +93,10 @@ export function compileRule(input: unknown): CompiledRule {
   const doc = check.object(input, '');
   if (!doc) throw new RuleInvalid(check.errors);
   check.onlyKeys(doc, '', KNOWN_FIELDS);
+  // A rule is stored as jsonb: text PostgreSQL refuses (U+0000, a lone surrogate) is a violation
+  // here, not the database's error at the write.
+  const unstorable = unstorableString(doc);
+  if (unstorable) check.fail(formatPointer(unstorable.segments), unstorable.reason);
   if (doc.version !== RULE_FORMAT_VERSION)
     check.fail(
       '/version',

@@ -8,7 +8,13 @@
  */
 import { formatJsonPath } from '../../../../lib/json/json-path.ts';
 import { numberLexeme, parseStrictJson } from '../../../../lib/json/strict-json.ts';
-import { hasLoneSurrogate, mayHoldLoneSurrogate } from '../../../../lib/json/well-formed.ts';
+import {
+  hasLoneSurrogate,
+  hasNul,
+  mayHoldLoneSurrogate,
+  stringPath,
+  UNSTORABLE,
+} from '../../../../lib/json/well-formed.ts';
 import { MAX_LINE_BYTES } from './lines.ts';
 import { feedViolations } from './schema.ts';
 
@@ -75,35 +81,6 @@ function inexactAmounts(product: FeedProduct): { path: string; lexeme: string }[
 }
 
 /**
- * Where a parsed line holds a string or member name that `unstorable` finds (U+0000, a lone
- * surrogate: JSON allows both escaped): PostgreSQL refuses them in text and jsonb, so such a line
- * would be staged and then fail the commit midway; it is refused here, as a line of its own.
- */
-function unstorablePath(
-  value: unknown,
-  path: (string | number)[],
-  unstorable: (s: string) => boolean,
-): (string | number)[] | undefined {
-  if (typeof value === 'string') return unstorable(value) ? path : undefined;
-  if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) {
-      const found = unstorablePath(v, [...path, i], unstorable);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (typeof value === 'object' && value !== null)
-    for (const [k, v] of Object.entries(value)) {
-      if (unstorable(k)) return [...path, k];
-      const found = unstorablePath(v, [...path, k], unstorable);
-      if (found) return found;
-    }
-  return undefined;
-}
-
-const hasNul = (s: string) => s.includes('\0');
-
-/**
  * The first string or member name PostgreSQL cannot store, and why. Only the escape `\u0000`
  * writes U+0000 in strict JSON (a raw one is a control character, refused by the parser), and
  * only a surrogate escape (or a raw lone surrogate, in a text not decoded from UTF-8) writes a
@@ -112,19 +89,10 @@ const hasNul = (s: string) => s.includes('\0');
  * the parse.
  */
 function unstorable(text: string, value: unknown): { path: string; reason: string } | undefined {
-  const nul = text.includes('\\u0000') ? unstorablePath(value, [], hasNul) : undefined;
-  if (nul)
-    return {
-      path: formatJsonPath(nul),
-      reason: 'holds U+0000 (\\u0000), which PostgreSQL text and jsonb cannot store',
-    };
-  const lone = mayHoldLoneSurrogate(text) ? unstorablePath(value, [], hasLoneSurrogate) : undefined;
-  if (lone)
-    return {
-      path: formatJsonPath(lone),
-      reason:
-        'holds a lone surrogate (such as \\ud800 without a low half after it): no Unicode text, which PostgreSQL text and jsonb cannot store',
-    };
+  const nul = text.includes('\\u0000') ? stringPath(value, hasNul) : undefined;
+  if (nul) return { path: formatJsonPath(nul), reason: UNSTORABLE.nul };
+  const lone = mayHoldLoneSurrogate(text) ? stringPath(value, hasLoneSurrogate) : undefined;
+  if (lone) return { path: formatJsonPath(lone), reason: UNSTORABLE.loneSurrogate };
   return undefined;
 }
 

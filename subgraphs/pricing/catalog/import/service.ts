@@ -19,7 +19,8 @@
  *   the same file changes nothing and emits nothing).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { cutText } from '../../../../lib/json/well-formed.ts';
+import { formatJsonPath } from '../../../../lib/json/json-path.ts';
+import { cutText, unstorableString } from '../../../../lib/json/well-formed.ts';
 import { judgeLine, MAX_LINE_BYTES } from '../feed/line.ts';
 import { feedViolations } from '../feed/schema.ts';
 import { createCommit } from './commit.ts';
@@ -138,6 +139,12 @@ export function createCatalogImports(deps: ImportDeps): CatalogImports {
     async start({ mode, metadata, startedBy }) {
       const [first] = feedViolations('FeedMetadata', metadata);
       if (first) throw new ImportInputError(first.path, `metadata.json: ${first.path} ${first.reason}`);
+      // Stored as jsonb: what PostgreSQL refuses is refused here, not as the database's error.
+      const bad = unstorableString(metadata);
+      if (bad) {
+        const path = formatJsonPath(bad.segments);
+        throw new ImportInputError(path, `metadata.json: ${path} ${bad.reason}`);
+      }
       const id = `imp_${randomUUID().replace(/-/g, '')}`;
       await db.query(
         'INSERT INTO catalog_imports (id, mode, status, metadata, started_by) VALUES ($1, $2, $3, $4, $5)',
