@@ -2,6 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { DEFAULT_AGENT_SCOPES } from '../../../lib/auth/agent-scopes.ts';
 import { isProcurementAgent, parseSpiffeId } from '../../../lib/auth/spiffe.ts';
 import { CHECKED_SCHEMAS } from '../../../lib/json/checked-schemas.ts';
+import { hasLoneSurrogate, UNSTORABLE } from '../../../lib/json/well-formed.ts';
 import { componentSchema } from '../contract/openapi.ts';
 import { ApiKeyInputInvalid } from './errors.ts';
 import { parseProfileBinding } from './profile-binding.ts';
@@ -25,6 +26,8 @@ function nameOf(raw: string): string {
   if (name.length < 1 || name.length > MAX_NAME)
     throw new ApiKeyInputInvalid('name', `name: from 1 to ${MAX_NAME} characters`);
   if (CONTROL.test(name)) throw new ApiKeyInputInvalid('name', 'name: control characters are not allowed');
+  // A text column: node-postgres would send it as U+FFFD, storing another name than the one given.
+  if (hasLoneSurrogate(name)) throw new ApiKeyInputInvalid('name', `name ${UNSTORABLE.loneSurrogate}`);
   return name;
 }
 

@@ -5,6 +5,7 @@ import { sha256b64url } from '../../../lib/ap2/canonical.ts';
 import type { RequestContext } from '../../../lib/auth/context.ts';
 import { parseSpiffeId } from '../../../lib/auth/spiffe.ts';
 import type { Clock } from '../../../lib/clock.ts';
+import { hasLoneSurrogate, UNSTORABLE } from '../../../lib/json/well-formed.ts';
 import type { Decision } from '../domain/approval.ts';
 import { decodeCursor } from '../domain/cursor.ts';
 import type { DecideOutcome, OrderDomain } from '../domain/order-domain.ts';
@@ -45,6 +46,8 @@ function textOf(field: string, raw: string | null | undefined, required: boolean
   if (t.length > MAX_TEXT) throw badInput(field, `${field}: at most ${MAX_TEXT} characters`);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(t)) throw badInput(field, `${field}: control characters are not allowed`);
+  // Stored in the order's approvals (jsonb): PostgreSQL refuses it, as a database error.
+  if (hasLoneSurrogate(t)) throw badInput(field, `${field} ${UNSTORABLE.loneSurrogate}`);
   return t;
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hasLoneSurrogate, UNSTORABLE } from '../../../lib/json/well-formed.ts';
 import { parseProfileBinding } from '../api-keys/profile-binding.ts';
 import { checkEndpointUrl } from '../webhooks/endpoint-url.ts';
 
@@ -68,6 +69,7 @@ export function clientMetadata(
   const name = input.name.trim();
   if (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name))
     throw new ClientInputInvalid('name', 'name: 1–100 characters, no control characters');
+  if (hasLoneSurrogate(name)) throw new ClientInputInvalid('name', `name ${UNSTORABLE.loneSurrogate}`);
   if (input.redirectUris.length < 1 || input.redirectUris.length > 10)
     throw new ClientInputInvalid('redirectUris', 'redirectUris: 1 to 10 absolute URLs');
   const urls = input.redirectUris.map((raw) => {

@@ -1,6 +1,7 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../../lib/auth/context.ts';
+import { hasLoneSurrogate, UNSTORABLE } from '../../../lib/json/well-formed.ts';
 import type { OrderDomain } from '../domain/order-domain.ts';
 import type { PurchaseOrder, ShipmentLine } from '../domain/purchase-order.ts';
 import { checkEndpointUrl } from '../webhooks/endpoint-url.ts';
@@ -28,6 +29,8 @@ function textOf(
   if (t.length > max) throw badInput(field, `${field}: at most ${max} characters`);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(t)) throw badInput(field, `${field}: control characters are not allowed`);
+  // Stored in the order's shipments (jsonb): PostgreSQL refuses it, as a database error.
+  if (hasLoneSurrogate(t)) throw badInput(field, `${field} ${UNSTORABLE.loneSurrogate}`);
   return t;
 }
 

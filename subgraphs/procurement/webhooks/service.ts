@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../lib/clock.ts';
 import { EventTypes } from '../../../lib/events/cloudevent.ts';
+import { hasLoneSurrogate, UNSTORABLE } from '../../../lib/json/well-formed.ts';
 import { checkEndpointUrl } from './endpoint-url.ts';
 import { WebhookConflict, WebhookInputInvalid, WebhookNotFound } from './errors.ts';
 import { newSigningSecret } from './secret.ts';
@@ -87,6 +88,9 @@ function descriptionOf(raw: string | null | undefined): string | null {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(d))
     throw new WebhookInputInvalid('description', 'description: control characters are not allowed');
+  // A text column: node-postgres would send it as U+FFFD, storing another text than the one given.
+  if (hasLoneSurrogate(d))
+    throw new WebhookInputInvalid('description', `description ${UNSTORABLE.loneSurrogate}`);
   return d === '' ? null : d;
 }
 
