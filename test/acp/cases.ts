@@ -171,6 +171,24 @@ export const HOSTILE_BODIES: [string, () => string, number, string | undefined, 
   ['no line items', () => withItems([]), 400, 'invalid', '$.line_items'],
   ['an array body', () => '[]', 400, 'invalid', '$'],
   ['not JSON', () => '{"currency":', 400, 'malformed_request', undefined],
+  [
+    'a lone surrogate in a string (I-JSON)',
+    () =>
+      JSON.stringify({ ...valid, buyer: { first_name: 'x', email: 'a@example.com' } }).replace(
+        '"x"',
+        '"\\ud800"',
+      ),
+    400,
+    'malformed_request',
+    undefined,
+  ],
+  [
+    'a lone surrogate in a member name (I-JSON)',
+    () => JSON.stringify(valid).replace('{', '{"a\\udfff":1,'),
+    400,
+    'malformed_request',
+    undefined,
+  ],
   ['a body of 10 MB', () => `{"x":"${'a'.repeat(10 * 1024 * 1024)}"}`, 413, 'content_too_large', undefined],
 ];
 

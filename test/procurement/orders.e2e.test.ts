@@ -255,6 +255,9 @@ describe('5. media type, size, JSON (415 / 413 / 400)', () => {
     ['nesting 40 deep', {}, `${'['.repeat(40)}${']'.repeat(40)}`, 400],
     ['NaN', {}, '{"quantity": NaN}', 400],
     ['single quotes', {}, "{'agent_id': 'x'}", 400],
+    // Lone surrogates, which no Unicode text holds (I-JSON, RFC 7493): refused before any step stores them.
+    ['a lone surrogate in a string', {}, '{"agent_id":"agent-\\ud800","sku":"SKU-ABC-123456"}', 400],
+    ['a lone low surrogate in a member name', {}, '{"\\udc00x":1,"agent_id":"agent-0000001"}', 400],
   ])('%s → %i', async (_name, headers, body, status) => {
     const before = placed();
     const r = await post(sys.url, {

@@ -1,6 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyMatches } from '../../../lib/http-signature/digest.ts';
+import { formatJsonPath } from '../../../lib/json/json-path.ts';
 import { parseStrictJson } from '../../../lib/json/strict-json.ts';
+import {
+  hasLoneSurrogate,
+  mayHoldLoneSurrogate,
+  stringPath,
+  UNSTORABLE,
+} from '../../../lib/json/well-formed.ts';
 import { Problem, sendProblem } from '../../../lib/problem.ts';
 import {
   contentTooLarge,
@@ -90,8 +97,29 @@ export function registerStrictJsonParser(app: FastifyInstance): void {
       return;
     }
     const r = parseStrictJson(text);
-    done(null, r.ok ? r.value : new ParseFailure(r.reason));
+    if (!r.ok) {
+      done(null, new ParseFailure(r.reason));
+      return;
+    }
+    const unstorable = unstorableText(text, r.value);
+    done(null, unstorable ? new ParseFailure(unstorable) : r.value);
   });
+}
+
+/**
+ * A lone surrogate in a string or member name (`"\ud800"`, a high half without its low one): no
+ * Unicode text. I-JSON (RFC 7493 §2.1) forbids it, UTF-8 cannot write it, and a store would keep
+ * it altered (node-postgres sends U+FFFD) or refuse it (PostgreSQL's jsonb); so the body is
+ * refused as malformed, in each protocol's error body, before any step stores a byte of it.
+ * U+0000 is not refused here: the /v2 contract (the spec's) takes any string as `agent_id`, and
+ * such an order is placed (test/procurement/fuzz.test.ts's model). JSON writes a lone surrogate only as an
+ * escape, so the value is walked only when the text holds one (lib/json/well-formed.ts). The
+ * place is named as a JSONPath, whose writer escapes a lone surrogate, so the answer and the
+ * audit's reason are text.
+ */
+function unstorableText(text: string, value: unknown): string | undefined {
+  const lone = mayHoldLoneSurrogate(text) ? stringPath(value, hasLoneSurrogate) : undefined;
+  return lone ? `the string at ${formatJsonPath(lone)} ${UNSTORABLE.loneSurrogate}` : undefined;
 }
 
 /**

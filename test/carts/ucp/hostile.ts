@@ -41,6 +41,13 @@ const HOSTILE: readonly { name: string; body: unknown; status: number; code: str
     code: 'malformed_request',
   },
   {
+    // A string no stored text holds (I-JSON, RFC 7493): refused by the strict parser.
+    name: 'a lone surrogate in a string',
+    body: `{"line_items":[{"item":{"id":"${A}\\ud800"},"quantity":1}]}`,
+    status: 400,
+    code: 'malformed_request',
+  },
+  {
     name: 'quantity 1000',
     body: lines([A, 1000]),
     status: 400,
