@@ -12,6 +12,8 @@
  * value underflows to 0) is refused: no reader of the body could see what was written.
  */
 
+import { cutText } from './well-formed.ts';
+
 export type StrictJsonResult =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly reason: string };
@@ -120,7 +122,8 @@ class Parser {
       }
       if (seen.has(key)) {
         this.i = at;
-        this.fail(`duplicate property name "${key.slice(0, 64)}"`);
+        // Quoted as JSON writes it: a lone surrogate escaped, a pair never cut (the reason is stored).
+        this.fail(`duplicate property name ${JSON.stringify(cutText(key, 64))}`);
       }
       seen.add(key);
       this.ws();

@@ -11,6 +11,19 @@ type WellFormedString = string & { isWellFormed(): boolean };
 /** The escape of a surrogate (`\ud800` to `\udfff`, any case): a JSON text without one writes none. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
+/** String.prototype.toWellFormed (ES2024, in Node 20): each lone surrogate replaced by U+FFFD. */
+type ToWellFormedString = string & { toWellFormed(): string };
+
+/** `s` as any store keeps it: each lone surrogate U+FFFD (what node-postgres would send anyway). */
+export function wellFormed(s: string): string {
+  return (s as ToWellFormedString).toWellFormed();
+}
+
+/** Whether a JSON text writes a surrogate escape (`\ud800` to `\udfff`, any case). */
+export function writesSurrogateEscape(jsonText: string): boolean {
+  return jsonText.includes('\\u') && SURROGATE_ESCAPE.test(jsonText);
+}
+
 /** Whether `s` holds a lone surrogate (is not well-formed UTF-16). */
 export function hasLoneSurrogate(s: string): boolean {
   return !(s as WellFormedString).isWellFormed();
@@ -21,10 +34,12 @@ export function hasLoneSurrogate(s: string): boolean {
  * holds a lone one raw (a text decoded from UTF-8 never does: a decoder writes U+FFFD for bytes
  * that are not UTF-8; one taken from a JSON body, such as a GraphQL append's line, can).
  * True does not mean it does (a pair is two escapes): the parsed value is then searched.
- * Cheap: a few percent of judging a line (docs/catalog.md, "Import"; bench/catalog/line-checks.ts).
+ * Cheap for a line without a surrogate escape: a few percent of judging it (docs/catalog.md,
+ * "Import"; bench/catalog/line-checks.ts); a line that writes one (an emoji escaped, as Python's
+ * json.dumps does by default) is walked as well.
  */
 export function mayHoldLoneSurrogate(jsonText: string): boolean {
-  return (jsonText.includes('\\u') && SURROGATE_ESCAPE.test(jsonText)) || hasLoneSurrogate(jsonText);
+  return writesSurrogateEscape(jsonText) || hasLoneSurrogate(jsonText);
 }
 
 /** `s` cut to at most `units` UTF-16 code units, never between the two halves of a pair. */
@@ -43,26 +58,39 @@ export const UNSTORABLE = {
 
 export const hasNul = (s: string): boolean => s.includes('\0');
 
-/** The location of the first string or member name in `value` that `bad` finds, as segments. */
-export function stringPath(
-  value: unknown,
-  bad: (s: string) => boolean,
-  path: (string | number)[] = [],
-): (string | number)[] | undefined {
-  if (typeof value === 'string') return bad(value) ? path : undefined;
-  if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) {
-      const found = stringPath(v, bad, [...path, i]);
-      if (found) return found;
-    }
-    return undefined;
+/**
+ * The location of the first string or member name in `value` that `bad` finds, as segments, in
+ * document order. Walked with a stack of its own, not by recursion (a promotion rule nested
+ * 5,000 arrays deep overflowed the call stack: a 500 where a 400 belongs), and each node keeps
+ * its parent and key only, so a path is built once, for the string found.
+ */
+export function stringPath(value: unknown, bad: (s: string) => boolean): (string | number)[] | undefined {
+  interface Node {
+    readonly value: unknown;
+    readonly parent: Node | undefined;
+    readonly key: string | number;
   }
-  if (typeof value === 'object' && value !== null)
-    for (const [k, v] of Object.entries(value)) {
-      if (bad(k)) return [...path, k];
-      const found = stringPath(v, bad, [...path, k]);
-      if (found) return found;
+  const pathOf = (n: Node) => {
+    const segments: (string | number)[] = [];
+    for (let at: Node | undefined = n; at?.parent; at = at.parent) segments.unshift(at.key);
+    return segments;
+  };
+  const stack: Node[] = [{ value, parent: undefined, key: '' }];
+  while (stack.length > 0) {
+    const n = stack.pop() as Node;
+    // A member name is judged where the recursion met it: before its value.
+    if (n.parent && typeof n.key === 'string' && bad(n.key)) return pathOf(n);
+    const v = n.value;
+    if (typeof v === 'string') {
+      if (bad(v)) return pathOf(n);
+      continue;
     }
+    if (typeof v !== 'object' || v === null) continue;
+    const children: Node[] = [];
+    if (Array.isArray(v)) for (const [i, c] of v.entries()) children.push({ value: c, parent: n, key: i });
+    else for (const [k, c] of Object.entries(v)) children.push({ value: c, parent: n, key: k });
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as Node);
+  }
   return undefined;
 }
 

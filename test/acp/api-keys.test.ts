@@ -218,6 +218,11 @@ describe.each(adapters)('checkout API keys on %s', (_name, open) => {
     ['control characters in the name', { name: 'Chat\u0007GPT' }, 'name'],
     ['an agent id under 10 characters', { agentId: 'agent-1' }, 'agentId'],
     ['an agent id over 64 characters', { agentId: 'a'.repeat(65) }, 'agentId'],
+    [
+      'an agent id holding a lone surrogate (the order parser refuses it)',
+      { agentId: 'agent-\ud800-chatgpt' },
+      'agentId',
+    ],
     ['no scope', { scopes: [] }, 'scopes'],
     ['an operator role as scope', { scopes: ['orders:create', 'agents:admin'] }, 'scopes'],
     ['a UCP profile that is not a URL', { ucpProfile: 'platform.example' }, 'ucpProfile'],

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
+import { cutText, wellFormed } from '../../../lib/json/well-formed.ts';
 import { ORDER_ID } from '../order/place.ts';
 import type { AuditLog } from './log.ts';
 
@@ -34,7 +35,8 @@ export function auditStep(log: AuditLog, clock: Clock) {
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
       identity: a?.identity?.id ?? null,
-      reason: (a?.reason ?? 'ok').slice(0, 1024),
+      // Cut without splitting a pair, and well-formed: the entry is hashed as the store keeps it.
+      reason: wellFormed(cutText(a?.reason ?? 'ok', 1024)),
       identitySource: a?.identity ? (a.identitySource ?? null) : null,
       orderId: orderIdOf(req, reply),
     });

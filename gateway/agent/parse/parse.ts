@@ -4,9 +4,9 @@ import { formatJsonPath } from '../../../lib/json/json-path.ts';
 import { parseStrictJson } from '../../../lib/json/strict-json.ts';
 import {
   hasLoneSurrogate,
-  mayHoldLoneSurrogate,
   stringPath,
   UNSTORABLE,
+  writesSurrogateEscape,
 } from '../../../lib/json/well-formed.ts';
 import { Problem, sendProblem } from '../../../lib/problem.ts';
 import {
@@ -113,12 +113,13 @@ export function registerStrictJsonParser(app: FastifyInstance): void {
  * refused as malformed, in each protocol's error body, before any step stores a byte of it.
  * U+0000 is not refused here: the /v2 contract (the spec's) takes any string as `agent_id`, and
  * such an order is placed (test/procurement/fuzz.test.ts's model). JSON writes a lone surrogate only as an
- * escape, so the value is walked only when the text holds one (lib/json/well-formed.ts). The
+ * escape, so the value is walked only when the text writes one (lib/json/well-formed.ts). The
  * place is named as a JSONPath, whose writer escapes a lone surrogate, so the answer and the
  * audit's reason are text.
  */
 function unstorableText(text: string, value: unknown): string | undefined {
-  const lone = mayHoldLoneSurrogate(text) ? stringPath(value, hasLoneSurrogate) : undefined;
+  // The text came through a fatal UTF-8 decoder, so it holds none raw: only an escape writes one.
+  const lone = writesSurrogateEscape(text) ? stringPath(value, hasLoneSurrogate) : undefined;
   return lone ? `the string at ${formatJsonPath(lone)} ${UNSTORABLE.loneSurrogate}` : undefined;
 }
 

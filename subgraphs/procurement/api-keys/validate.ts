@@ -43,7 +43,8 @@ function spiffeIdOf(raw: string, trustDomains: readonly string[]): string {
 }
 
 function agentIdOf(raw: string): string {
-  if (!isContractAgentId(raw))
+  // A lone surrogate is no Unicode text: the order parser refuses it in agent_id (I-JSON).
+  if (!isContractAgentId(raw) || hasLoneSurrogate(raw))
     throw new ApiKeyInputInvalid(
       'agentId',
       'agentId must be an agent_id of the order contract (10 to 64 characters)',

@@ -39,7 +39,9 @@ import { type Matcher, matchedSql, Params } from './statement.ts';
  * A read that fails (the store down or overloaded) pauses every read of matches in this process
  * for a backoff (cockatiel's decorrelated jitter from READ_RETRY_MS, doubling up to the life),
  * reset by the next read that succeeds: the searches go on matching and ranking themselves, or on
- * their old matches, instead of sending a failing read beside each one.
+ * their old matches, instead of sending a failing read beside each one; a search remembered
+ * during the pause is read at its first search after it. One pause for all: a search whose read
+ * always fails (a statement timeout) delays the others' reads too, by at most the life.
  */
 
 /** How many searches are remembered (the oldest forgotten first). */
@@ -94,6 +96,28 @@ interface Held {
   readonly at: number;
   /** A read of its matches is under way. */
   reading: boolean;
+  /** Its matches were read once at least (a search remembered while reads were paused was not). */
+  readonly read: boolean;
+}
+
+/** After a failed read, no read of matches starts until a backoff has passed; a success resets it. */
+function createReadPause(clock: Clock, life: number) {
+  const backoffs = new ExponentialBackoff({
+    initialDelay: READ_RETRY_MS,
+    maxDelay: Math.max(READ_RETRY_MS, life),
+  });
+  let backoff: IBackoff<unknown> | undefined;
+  let pausedUntil = Number.NEGATIVE_INFINITY;
+  return {
+    paused: () => clock.now() < pausedUntil,
+    failed() {
+      backoff = backoff ? backoff.next(undefined) : backoffs.next();
+      pausedUntil = clock.now() + backoff.duration;
+    },
+    succeeded() {
+      backoff = undefined;
+    },
+  };
 }
 
 export function createSearchMemory(
@@ -107,14 +131,7 @@ export function createSearchMemory(
   let held = 0;
   /** Bumped by `forget`: matches read before it are not kept after it. */
   let generation = 0;
-  /** After a failed read, no read of matches starts before `pausedUntil`. */
-  const backoffs = new ExponentialBackoff({
-    initialDelay: READ_RETRY_MS,
-    maxDelay: Math.max(READ_RETRY_MS, life),
-  });
-  let backoff: IBackoff<unknown> | undefined;
-  let pausedUntil = Number.NEGATIVE_INFINITY;
-  const paused = () => clock.now() < pausedUntil;
+  const pause = createReadPause(clock, life);
   const size = (h: Held | undefined) => h?.found.matcher.ranked?.ids.length ?? 0;
   const drop = (key: string) => {
     held -= size(entries.get(key));
@@ -149,11 +166,10 @@ export function createSearchMemory(
           : // The rank as the store computed it (a double): written back as a float8 parameter, the same value.
             { ids: rows.map((r) => r.product_id), ranks: rows.map((r) => Number(r.rank)) };
       const found = { ...h.found, matcher: { ...matcher, ...(ranked ? { ranked } : {}) } };
-      set(key, { found, req: h.req, at: clock.now(), reading: false });
-      backoff = undefined;
+      set(key, { found, req: h.req, at: clock.now(), reading: false, read: true });
+      pause.succeeded();
     } catch {
-      backoff = backoff ? backoff.next(undefined) : backoffs.next();
-      pausedUntil = clock.now() + backoff.duration;
+      pause.failed();
     } finally {
       h.reading = false;
     }
@@ -161,7 +177,7 @@ export function createSearchMemory(
   // A failed read only leaves the search to match and rank, or its old matches until twice their
   // life, and pauses the reads (above); `read` catches its own failure.
   const readBeside = (key: string, h: Held) => {
-    if (!paused()) void read(key, h);
+    if (!pause.paused()) void read(key, h);
   };
   return {
     get(key) {
@@ -172,11 +188,12 @@ export function createSearchMemory(
         drop(key);
         return undefined;
       }
-      if (age >= life && !h.reading) readBeside(key, h);
+      // Past its life, or never read (remembered while the reads were paused): read beside.
+      if ((age >= life || !h.read) && !h.reading) readBeside(key, h);
       return h.found;
     },
     remember(key, req, found) {
-      const h: Held = { found, req, at: clock.now(), reading: false };
+      const h: Held = { found, req, at: clock.now(), reading: false, read: false };
       set(key, h);
       readBeside(key, h);
     },
