@@ -134,7 +134,7 @@ describe('the embedded store on a worker thread', () => {
       w.on('message', () => inFlight--);
       return w;
     };
-    const db = await openCompiledOrLoaded(undefined, { spawn: counting });
+    const db = await openCompiledOrLoaded(undefined, { spawn: counting, ...TEST_PGLITE });
     try {
       await db.exec('CREATE TABLE seq (id bigserial PRIMARY KEY, i int NOT NULL)');
       const sent = Array.from({ length: 20 }, (_, i) => db.query('INSERT INTO seq (i) VALUES ($1)', [i]));
