@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { consoleCopy, launchChromium } from '../support/console.ts';
+import { consoleCopy, releaseChromium, workerChromium } from '../support/console.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const order = (over: Record<string, unknown> = {}) =>
@@ -29,10 +29,10 @@ let build: string;
 beforeAll(async () => {
   build = consoleCopy();
   sys = await startEmbedded({ CONSOLE_DIR: build });
-  browser = await launchChromium();
+  browser = await workerChromium();
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
+  await releaseChromium(browser);
   await sys?.close();
 });
 

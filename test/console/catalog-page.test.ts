@@ -7,17 +7,17 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { consoleCopy, launchChromium, openConsolePage } from '../support/console.ts';
+import { consoleCopy, openConsolePage, releaseChromium, workerChromium } from '../support/console.ts';
 
 let sys: TestSystem;
 let browser: Browser;
 
 beforeAll(async () => {
   sys = await startEmbedded({ CONSOLE_DIR: consoleCopy() });
-  browser = await launchChromium();
+  browser = await workerChromium();
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
+  await releaseChromium(browser);
   await sys?.close();
 });
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
 import { setApprovalPolicy } from '../procurement/support/spend.ts';
-import { consoleCopy, launchChromium, openConsolePage } from '../support/console.ts';
+import { consoleCopy, openConsolePage, releaseChromium, workerChromium } from '../support/console.ts';
 import { type Receiver, startReceiver, waitFor } from '../webhooks/support.ts';
 
 let sys: TestSystem;
@@ -24,12 +24,12 @@ beforeAll(async () => {
     WEBHOOK_POLL_INTERVAL_MS: '100',
     WEBHOOK_RETRY_BASE_MS: '20',
   });
-  browser = await launchChromium();
+  browser = await workerChromium();
   receiver = await startReceiver([200]);
   spendAdmin = await sys.token(['spend:admin'], 'finance');
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
+  await releaseChromium(browser);
   await receiver?.close();
   await sys?.close();
 });

@@ -17,7 +17,7 @@ import {
   ucpCall,
 } from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
-import { consoleCopy, launchChromium, signIn } from '../support/console.ts';
+import { consoleCopy, releaseChromium, signIn, workerChromium } from '../support/console.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/console-registered';
 const SCOPE = 'dev.ucp.shopping.checkout:manage';
@@ -34,7 +34,7 @@ let issuer: string;
 
 beforeAll(async () => {
   sys = await startEmbedded({ CONSOLE_DIR: consoleCopy(), UCP_PROFILE_ALLOW_INSECURE: 'true' });
-  browser = await launchChromium();
+  browser = await workerChromium();
   profiles = await startProfileServer();
   profileUrl = profiles.set('/profile.json', platformProfile({ capabilities: ['checkout', 'order'] }));
   await issueKey(sys, {
@@ -47,7 +47,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await releaseChromium(browser);
   await profiles?.close();
   await sys?.close();
 });

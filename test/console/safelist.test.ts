@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import manifest from '../../schemas/operations/manifest.json' with { type: 'json' };
 import { acp, expectSession } from '../acp/support/acp.ts';
-import { consoleCopy, launchChromium } from '../support/console.ts';
+import { consoleCopy, releaseChromium, workerChromium } from '../support/console.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const registered = (name: string): string => {
@@ -30,10 +30,10 @@ describe('the operator console under GRAPHQL_SAFELIST=on, in Chromium', { timeou
   beforeAll(async () => {
     const build = consoleCopy();
     sys = await startEmbedded({ CONSOLE_DIR: build, GRAPHQL_SAFELIST: 'on' });
-    browser = await launchChromium();
+    browser = await workerChromium();
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await releaseChromium(browser);
     await sys?.close();
   });
 

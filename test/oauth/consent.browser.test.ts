@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkcePair } from '../../harness/oauth-platform.ts';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { issueKey } from '../acp/support/acp.ts';
-import { launchChromium } from '../support/console.ts';
+import { releaseChromium, workerChromium } from '../support/console.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/browser-buyer';
 
@@ -24,7 +24,7 @@ const arrived: URL[] = [];
 
 beforeAll(async () => {
   sys = await startEmbedded();
-  browser = await launchChromium();
+  browser = await workerChromium();
   callback = createServer((req, res) => {
     arrived.push(new URL(req.url ?? '/', 'http://127.0.0.1'));
     res.writeHead(200, { 'content-type': 'text/plain' }).end('linked');
@@ -58,7 +58,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await releaseChromium(browser);
   await new Promise((ok) => callback?.close(ok));
   await sys?.close();
 });

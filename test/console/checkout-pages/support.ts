@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../../harness/system.ts';
 import { type ProfileServer, startProfileServer } from '../../../harness/ucp-platform.ts';
 import { acp, expectSession, issueKey } from '../../acp/support/acp.ts';
-import { consoleCopy, launchChromium, openConsolePage } from '../../support/console.ts';
+import { consoleCopy, openConsolePage, releaseChromium, workerChromium } from '../../support/console.ts';
 
 interface Line {
   sku: string;
@@ -66,11 +66,11 @@ export function consoleContext(): ConsoleContext {
   beforeAll(async () => {
     // A UCP platform's profile is served on loopback (the escalation link test).
     ctx.sys = await startEmbedded({ CONSOLE_DIR: consoleCopy(), UCP_PROFILE_ALLOW_INSECURE: 'true' });
-    ctx.browser = await launchChromium();
+    ctx.browser = await workerChromium();
     ctx.profiles = await startProfileServer();
   }, 120_000);
   afterAll(async () => {
-    await ctx.browser?.close();
+    await releaseChromium(ctx.browser);
     await ctx.profiles?.close();
     await ctx.sys?.close();
   });
