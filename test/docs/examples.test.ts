@@ -6,7 +6,7 @@
  * So a documented command cannot drift from the API.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,11 +33,35 @@ const examples = allExamples(root);
 /** Names an example may assign that are not settings: shell variables and the role switches. */
 const SHELL_NAMES = new Set(['TOKEN', 'TOPOLOGY', 'ROLE', 'APOLLO_TELEMETRY_DISABLED', 'NODE_OPTIONS']);
 
+/** The OpenAPI documents, parsed once for every inline request template. */
+const openApiDocs = readdirSync(join(root, 'schemas/openapi')).map(
+  (f) => parse(readFileSync(join(root, 'schemas/openapi', f), 'utf8')) as OpenApi,
+);
+
+/**
+ * What the prelude's `npm` reads once per file instead of starting node per call: package.json's
+ * scripts (AC_SCRIPTS), and a directory for the tokens `npm run -s token` printed (AC_TOKENS).
+ */
+let shared: string;
+let scriptsFile: string;
+let tokensDir: string;
+
 let sys: TestSystem;
 let profiles: ProfileServer;
 /** docs/ucp.md's platform profile (https://platform.example/ucp/profile.json), served on loopback. */
 let ucpProfile: string;
 beforeAll(async () => {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const lines = Object.entries(scripts).map(([name, line]) => `${name}\t${line}`);
+  // One script a line, its name and command line split by the tab: neither may hold one.
+  for (const line of lines) expect(line.split(/[\t\n]/)).toHaveLength(2);
+  shared = mkdtempSync(join(tmpdir(), 'ac-docs-shared-'));
+  scriptsFile = join(shared, 'scripts.tsv');
+  writeFileSync(scriptsFile, `${lines.join('\n')}\n`);
+  tokensDir = join(shared, 'tokens');
+  mkdirSync(tokensDir);
   // `npm start`'s defaults (store on disk under DATA_DIR), on a free port, with a catalog of
   // 2,000 of the generator's products instead of 10,000: every SKU the examples name is among
   // them, and the seed was a quarter of this file's time (tests 45 → 31 s, one run each, same
@@ -67,6 +91,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await profiles?.close();
   await sys?.close();
+  if (shared) rmSync(shared, { recursive: true, force: true });
 });
 
 interface Call {
@@ -90,6 +115,8 @@ async function runShell(example: Example): Promise<{ code: number | null; stderr
         AC_HOSTPORT: new URL(sys.url).host,
         AC_LOG: log,
         AC_UCP_PROFILE: ucpProfile,
+        AC_SCRIPTS: scriptsFile,
+        AC_TOKENS: tokensDir,
         DATA_DIR: sys.config.DATA_DIR,
         LOG_LEVEL: 'silent',
         APOLLO_TELEMETRY_DISABLED: '1',
@@ -191,8 +218,7 @@ describe('the documentation examples', () => {
   it.each(inlineQueryTemplates(root).map((t) => [t.where, t] as const))(
     '%s: an inline request template names only parameters its OpenAPI operation declares',
     (_where, t) => {
-      const declared = readdirSync(join(root, 'schemas/openapi'))
-        .map((f) => parse(readFileSync(join(root, 'schemas/openapi', f), 'utf8')) as OpenApi)
+      const declared = openApiDocs
         .flatMap((doc) => (doc.paths?.[t.path]?.[t.method]?.parameters ?? []).map((p) => parameterOf(doc, p)))
         .filter((p) => p?.in === 'query')
         .map((p) => p?.name);
