@@ -74,6 +74,9 @@ describe('the distributed processes warm up before ready', () => {
       GATEWAY_SHARED_SECRET: 'warm-up-test-secret-0123456789',
       DATA_DIR: (await import('node:fs')).mkdtempSync(`${(await import('node:os')).tmpdir()}/ac-warm-`),
       CATALOG_SIZE: '500',
+      // Five processes start at once beside the rest of the suite: a Redis command may wait past
+      // the production 500 ms on a loaded machine, which is not what this test is about.
+      REDIS_COMMAND_TIMEOUT_MS: '5000',
     };
     // Pricing first: it creates and seeds the catalog the others read.
     const pricing = await startWarming('pricing', env);
