@@ -127,7 +127,10 @@ async function someCheckout(): Promise<string> {
   return r.body.id as string;
 }
 
-describe('UCP robustness (properties)', () => {
+// Each property sends hundreds of requests; alone a property takes 5–20 s, but a full run on this
+// 2-core machine (the suite's own load, ~970 s) took one past the default 30 s: a time limit, not
+// a finding.
+describe('UCP robustness (properties)', { timeout: 120_000 }, () => {
   it('any UCP-Agent header: 400 invalid_profile_url or an answer, never 5xx', async () => {
     const agent = fc.oneof(
       printable,
