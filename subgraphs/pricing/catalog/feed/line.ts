@@ -8,13 +8,7 @@
  */
 import { formatJsonPath } from '../../../../lib/json/json-path.ts';
 import { numberLexeme, parseStrictJson } from '../../../../lib/json/strict-json.ts';
-import {
-  hasLoneSurrogate,
-  hasNul,
-  mayHoldLoneSurrogate,
-  stringPath,
-  UNSTORABLE,
-} from '../../../../lib/json/well-formed.ts';
+import { unstorableString } from '../../../../lib/json/well-formed.ts';
 import { MAX_LINE_BYTES } from './lines.ts';
 import { feedViolations } from './schema.ts';
 
@@ -80,22 +74,6 @@ function inexactAmounts(product: FeedProduct): { path: string; lexeme: string }[
   return out;
 }
 
-/**
- * The first string or member name PostgreSQL cannot store, and why. Only the escape `\u0000`
- * writes U+0000 in strict JSON (a raw one is a control character, refused by the parser), and
- * only a surrogate escape (or a raw lone surrogate, in a text not decoded from UTF-8) writes a
- * lone surrogate: a line without them is not walked. The walk, which builds a path at every
- * member, was 401 ms of a profile's 10 s (import-steps on PostgreSQL, 14,408 lines), more than
- * the parse.
- */
-function unstorable(text: string, value: unknown): { path: string; reason: string } | undefined {
-  const nul = text.includes('\\u0000') ? stringPath(value, hasNul) : undefined;
-  if (nul) return { path: formatJsonPath(nul), reason: UNSTORABLE.nul };
-  const lone = mayHoldLoneSurrogate(text) ? stringPath(value, hasLoneSurrogate) : undefined;
-  if (lone) return { path: formatJsonPath(lone), reason: UNSTORABLE.loneSurrogate };
-  return undefined;
-}
-
 export function judgeLine(text: string): LineVerdict {
   if (Buffer.byteLength(text, 'utf8') > MAX_LINE_BYTES)
     return { ok: false, path: '$', reason: `the line is longer than ${MAX_LINE_BYTES / 1024} KiB` };
@@ -109,8 +87,9 @@ export function judgeLine(text: string): LineVerdict {
   const withId = productId !== undefined ? { productId } : {};
   const [first] = feedViolations('Product', value);
   if (first) return { ok: false, path: first.path, reason: first.reason, ...withId };
-  const bad = unstorable(text, value);
-  if (bad) return { ok: false, ...bad, ...withId };
+  // What PostgreSQL cannot store is refused here, as a line of its own, not at the commit midway.
+  const bad = unstorableString(value, text);
+  if (bad) return { ok: false, path: formatJsonPath(bad.segments), reason: bad.reason, ...withId };
   const product = value as FeedProduct;
   if (product.id.trim() === '' || product.id.length > 256)
     return { ok: false, path: '$.id', reason: 'must hold 1 to 256 characters', ...withId };
