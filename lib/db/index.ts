@@ -23,17 +23,19 @@ export async function openDb(
 ): Promise<Db> {
   if (config.DATABASE_URL) return (await import('./postgres.ts')).openPostgres(config.DATABASE_URL);
   const dataDir = config.EMBEDDED_DB === 'disk' ? config.DATA_DIR : undefined;
+  // A new store starts from a template instead of initdb: the one named, else the build's.
+  const template = config.EMBEDDED_DB_TEMPLATE ?? (await import('./pglite-template.ts')).shippedTemplate();
   // Run from source (tsx: `npm run dev`, tests), the store's thread could not load this
   // TypeScript module (Node 20's workers do not take tsx's loader), so it runs on this thread.
   const fromSource = import.meta.url.endsWith('.ts');
   if (config.EMBEDDED_DB_THREAD === 'main' || fromSource)
     return (await import('./pglite.ts')).openPglite(dataDir, {
-      template: config.EMBEDDED_DB_TEMPLATE,
+      template,
       sync: config.EMBEDDED_DB_FSYNC,
     });
   return (await import('./pglite-worker.ts')).openPgliteWorker(dataDir, {
     nice: config.EMBEDDED_DB_NICE,
-    template: config.EMBEDDED_DB_TEMPLATE,
+    template,
     sync: config.EMBEDDED_DB_FSYNC,
   });
 }

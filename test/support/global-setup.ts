@@ -11,14 +11,13 @@
  * opens makes it; every later one, in any worker or spawned process, is loaded from it instead
  * of running initdb (seconds of CPU each). It lives under node_modules/.cache, so `npm ci`
  * starts it over, and its name holds PGlite's version and the store's settings, so a change of
- * either makes a new one.
+ * either makes a new one (lib/db/pglite-template.ts, the name the build's template has too).
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGLITE_CONF } from '../../lib/db/pglite.ts';
+import { templateFileName } from '../../lib/db/pglite-template.ts';
 
 export default function setup(): void {
   const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,13 +32,10 @@ export default function setup(): void {
     else console.error('dist/ could not be built: the tests start their processes from the sources (tsx)');
   }
   if (process.env.EMBEDDED_DB_TEMPLATE) return;
-  const { version } = JSON.parse(
-    readFileSync(join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
-  ) as { version: string };
-  const settings = createHash('sha256').update(PGLITE_CONF).digest('hex').slice(0, 12);
-  process.env.EMBEDDED_DB_TEMPLATE = join(
-    root,
-    'node_modules/.cache/agent-commerce',
-    `pglite-${version}-${settings}.tar`,
-  );
+  // The build's own (scripts/build.mjs) when dist/ was built, else one made here on first use.
+  const built = join(root, 'dist/embedded-store', templateFileName());
+  process.env.EMBEDDED_DB_TEMPLATE =
+    process.env.TEST_COMPILED === '1' && existsSync(built)
+      ? built
+      : join(root, 'node_modules/.cache/agent-commerce', templateFileName());
 }
