@@ -22,7 +22,9 @@ COPY lib ./lib
 COPY subgraphs ./subgraphs
 COPY gateway ./gateway
 COPY console ./console
-RUN npm run build
+# The build makes the embedded store's template (dist/embedded-store/, lib/db/pglite-template.ts);
+# without it every new volume would run initdb at start, so the image is not made without it.
+RUN npm run build && ls dist/embedded-store/pglite-*.tar
 
 # Production dependencies only.
 FROM ${NODE_IMAGE} AS deps

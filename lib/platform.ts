@@ -45,6 +45,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions): Pro
 
   const db = opts.db ?? (await openDb(config));
   if (!opts.db) closers.push(() => db.close());
+  if (db.madeFrom) log.info({ madeFrom: db.madeFrom }, 'embedded store made');
   if (db.kind === 'pglite' && config.EMBEDDED_DB === 'disk' && config.EMBEDDED_DB_FSYNC === 'off')
     log.warn(
       'EMBEDDED_DB_FSYNC=off: the embedded store does not sync its writes; a power loss or an operating-system crash can lose acknowledged orders and corrupt DATA_DIR (docs/deployment.md, "What survives what")',

@@ -14,6 +14,12 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /**
+   * The embedded store only: how its data directory was made at this open, `template` (loaded
+   * from EMBEDDED_DB_TEMPLATE or the build's, lib/db/pglite-template.ts) or `initdb`; absent when
+   * it opened one that existed (and on PostgreSQL). Logged at start (lib/platform.ts).
+   */
+  readonly madeFrom?: 'template' | 'initdb';
   /** Runs several statements (migrations, seeds); no parameters. */
   exec(sql: string): Promise<void>;
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */

@@ -45,20 +45,30 @@ export function shippedTemplateDir(): string {
   return fileURLToPath(new URL('../../embedded-store/', import.meta.url));
 }
 
-/** The template the build made for this PGlite and these settings, or undefined when there is none. */
+/**
+ * The template the build made for this PGlite and these settings, or undefined when there is none
+ * (or its name cannot be told: PGlite's package.json not found, as in a bundle): a start then runs
+ * initdb rather than fail.
+ */
 export function shippedTemplate(dir = shippedTemplateDir()): string | undefined {
-  const file = join(dir, templateFileName());
-  return existsSync(file) ? file : undefined;
+  try {
+    const file = join(dir, templateFileName());
+    return existsSync(file) ? file : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * Makes the shipped template (scripts/build.mjs, after the compile) unless it exists, and removes
- * any other file of the directory (templates of an earlier PGlite or other settings). Returns its path.
+ * the other templates of the directory (of an earlier PGlite or other settings; another maker's
+ * `.partial` file, being written, is left). Returns its path.
  */
 export function makeShippedTemplate(dir = shippedTemplateDir()): string {
   mkdirSync(dir, { recursive: true });
   const name = templateFileName();
-  for (const f of readdirSync(dir)) if (f !== name) rmSync(join(dir, f), { force: true, recursive: true });
+  for (const f of readdirSync(dir))
+    if (f !== name && /^pglite-.*\.tar$/.test(f)) rmSync(join(dir, f), { force: true });
   const file = join(dir, name);
   templateTarball(file);
   return file;

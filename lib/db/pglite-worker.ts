@@ -64,7 +64,8 @@ async function serve({ dataDir, nice, template, sync }: StoreThreadData): Promis
     port.postMessage(errorReply(0, err));
     return;
   }
-  port.postMessage({ id: 0, rows: [] } satisfies Reply);
+  // The open's reply says how the data directory was made (Db.madeFrom), in its one row.
+  port.postMessage({ id: 0, rows: db.madeFrom ? [{ madeFrom: db.madeFrom }] : [] } satisfies Reply);
   // Messages arrive while one runs (the other side does not wait for replies): each runs after
   // the one before it has answered, in arrival order, closing too. Replies carry their id.
   const answer = async (m: Request) => {
@@ -162,8 +163,9 @@ export async function openPgliteWorker(
     return reply;
   };
   // Reply 0 is the worker's, once the store is open (or why it did not open).
+  let opened: unknown[];
   try {
-    await replyTo(0);
+    opened = await replyTo(0);
   } catch (err) {
     await worker.terminate();
     throw err;
@@ -193,8 +195,10 @@ export async function openPgliteWorker(
     return run;
   };
 
+  const madeFrom = (opened[0] as { madeFrom?: 'template' | 'initdb' } | undefined)?.madeFrom;
   return {
     kind: 'pglite',
+    ...(madeFrom ? { madeFrom } : {}),
     query: shared,
     exec: (sql) => exclusive(async () => void (await send({ op: 'exec', sql }))),
     transaction: (fn) =>

@@ -184,6 +184,7 @@ export async function openPglite(
   const prepared = preparedStatements(pg);
   return {
     kind: 'pglite',
+    ...(fresh ? { madeFrom: template ? ('template' as const) : ('initdb' as const) } : {}),
     query: <R>(sql: string, params: readonly unknown[] = []) =>
       pg._runExclusiveTransaction(() => pg._runExclusiveQuery(() => prepared.run<R>(sql, params))),
     async exec(sql) {

@@ -340,8 +340,8 @@ describe('the image start command against the compiled output', () => {
     'runs the %s role as an unprivileged user writing only DATA_DIR: /healthz, /readyz, SIGTERM exits 0',
     async (role, args, env, service) => {
       const data = dataDir();
-      // The embedded role's first start runs initdb (no template, as in production): beside the
-      // whole suite on two cores it once took over 60 s.
+      // The embedded role's first start loads its store from the build's template (in dist/, as
+      // in the image): beside the whole suite on two cores a first start once took over 60 s.
       const proc = await startImage(
         args,
         { ...env(), DATA_DIR: data },
@@ -354,9 +354,12 @@ describe('the image start command against the compiled output', () => {
         expect(proc.output()).toMatch(new RegExp(`"service":"${service}"|"name":"${service}"`));
         // Started by ROLE, or by an argument over ROLE: the service that started is the one named.
         if (env().ROLE) expect(proc.output()).toMatch(new RegExp(`"service":"${service}"`));
-        // A first start: Postgres' initdb made the embedded store's data directory (no template
-        // here, as in production; the other tests load theirs from one).
-        if (role === 'embedded') expect(existsSync(join(data, 'pglite', 'PG_VERSION'))).toBe(true);
+        // A first start: the embedded store's data directory made from the image's template
+        // (dist/embedded-store/, lib/db/pglite-template.ts), with no EMBEDDED_DB_TEMPLATE set.
+        if (role === 'embedded') {
+          expect(existsSync(join(data, 'pglite', 'PG_VERSION'))).toBe(true);
+          expect(proc.output()).toContain('"madeFrom":"template"');
+        }
       } finally {
         expect(await proc.stop()).toBe(0);
       }

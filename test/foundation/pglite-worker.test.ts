@@ -16,8 +16,8 @@ import {
 import { testStoreWorker } from './support/pglite-worker-source.ts';
 
 // Every store from the template (test/support/global-setup.ts), a new data directory too: a
-// first start's initdb is the image test's (test/deploy/image.test.ts starts the embedded role
-// on a new DATA_DIR without a template), and here it cost ~5 s of CPU for what it showed again.
+// new data directory's initdb on disk is test/foundation/pglite-shipped-template.test.ts's, and
+// here it cost ~5 s of CPU for what it showed again.
 const openPgliteWorker = (dataDir: string | undefined, nice = 0) =>
   openCompiledOrLoaded(dataDir, { spawn: testStoreWorker, nice, ...TEST_PGLITE });
 
@@ -172,9 +172,12 @@ describe('the embedded store on a worker thread', () => {
   it('keeps its data directory: what one worker wrote, the next one (and the in-thread store) reads', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ac-pglite-worker-'));
     const first = await openPgliteWorker(dir);
+    // Made from the template (the open's reply says so), then opened as it is (Db.madeFrom).
+    expect(first.madeFrom).toBe('template');
     await first.exec("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('written by the first')");
     await first.close();
     const second = await openPgliteWorker(dir);
+    expect(second.madeFrom).toBeUndefined();
     expect(await second.query('SELECT v FROM kept')).toEqual([{ v: 'written by the first' }]);
     await second.close();
     const same = await openPglite(dir);

@@ -9,9 +9,10 @@
  * Names the embedded store's template tarball
  * (EMBEDDED_DB_TEMPLATE, lib/db/pglite.ts), which the workers inherit. The first store a test
  * opens makes it; every later one, in any worker or spawned process, is loaded from it instead
- * of running initdb (seconds of CPU each). It lives under node_modules/.cache, so `npm ci`
- * starts it over, and its name holds PGlite's version and the store's settings, so a change of
- * either makes a new one (lib/db/pglite-template.ts, the name the build's template has too).
+ * of running initdb (seconds of CPU each). It is the build's own (dist/embedded-store/, made by
+ * scripts/build.mjs) when the build above ran, else one under node_modules/.cache (so `npm ci`
+ * starts it over); its name holds PGlite's version and the store's settings, so a change of
+ * either makes a new one (lib/db/pglite-template.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
