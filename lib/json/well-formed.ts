@@ -42,6 +42,21 @@ export function mayHoldLoneSurrogate(jsonText: string): boolean {
   return writesSurrogateEscape(jsonText) || hasLoneSurrogate(jsonText);
 }
 
+/**
+ * `s` with each lone surrogate written as the text of its escape (`\ud800`, six characters), as
+ * formatJsonPath writes one in a name: a message or JSON pointer that quotes a caller's string
+ * stays Unicode text (storable, and printable by any UTF-8 writer). A pair is kept. Pure.
+ */
+export function escapeLoneSurrogates(s: string): string {
+  if (!hasLoneSurrogate(s)) return s;
+  let out = '';
+  for (const c of s) {
+    const code = c.charCodeAt(0);
+    out += c.length === 1 && code >= 0xd800 && code <= 0xdfff ? `\\u${code.toString(16)}` : c;
+  }
+  return out;
+}
+
 /** `s` cut to at most `units` UTF-16 code units, never between the two halves of a pair. */
 export function cutText(s: string, units: number): string {
   if (s.length <= units) return s;

@@ -97,6 +97,29 @@ describe('upsertPromotion: the rule document', () => {
     ]);
   });
 
+  it('writes a lone surrogate of a member name as \\udXXX text in the error pointer: the error is Unicode text', async () => {
+    const doc = rule({
+      promotion_id: `SURR-${++promotions}`,
+      conditions: { all: [{ fact: 'customer.segment', operator: 'equal', value: 'S' }] },
+      actions: [{ type: 'PERCENTAGE_DISCOUNT_CART', value: 5 }],
+    });
+    const r = await sys.gql('mutation($rule: JSON!) { upsertPromotion(rule: $rule) { promotionId } }', {
+      token: promotionsAdmin,
+      variables: { rule: { ...doc, 'x\ud800': 1 } },
+    });
+    const e = r.errors?.[0];
+    expect(e?.extensions?.code).toBe('BAD_USER_INPUT');
+    const errors = (e?.extensions as { errors?: { pointer: string; message: string }[] } | undefined)?.errors;
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        { pointer: '/x\\ud800', message: expect.stringMatching(/lone surrogate/) },
+        { pointer: '/x\\ud800', message: 'is not a known field' },
+      ]),
+    );
+    expect(wellFormed(e?.message ?? '')).toBe(true);
+    expect(e?.message).toContain('/x\\ud800 ');
+  });
+
   it('keeps a name holding a surrogate pair as written', async () => {
     const r = await upsert('Smile \u{1F600}');
     expect(r.code).toBeUndefined();

@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseStrictJson } from '../../lib/json/strict-json.ts';
-import { cutText, hasLoneSurrogate, stringPath, wellFormed } from '../../lib/json/well-formed.ts';
+import {
+  cutText,
+  escapeLoneSurrogates,
+  hasLoneSurrogate,
+  stringPath,
+  wellFormed,
+} from '../../lib/json/well-formed.ts';
 
 describe('stringPath', () => {
   it('finds the first bad string or member name in document order', () => {
@@ -21,6 +27,15 @@ describe('stringPath', () => {
     const path = stringPath(v, hasLoneSurrogate);
     expect(path).toHaveLength(100_000);
     expect(path?.every((s) => s === 0)).toBe(true);
+  });
+});
+
+describe('escapeLoneSurrogates', () => {
+  it('writes each lone surrogate as the text of its escape and keeps a pair', () => {
+    expect(escapeLoneSurrogates('/x\ud800/\udfff')).toBe('/x\\ud800/\\udfff');
+    expect(escapeLoneSurrogates('\ude00\ud83d')).toBe('\\ude00\\ud83d');
+    expect(escapeLoneSurrogates('ok \u{1F600}')).toBe('ok \u{1F600}');
+    expect(hasLoneSurrogate(escapeLoneSurrogates('a\udbff'))).toBe(false);
   });
 });
 

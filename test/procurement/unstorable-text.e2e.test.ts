@@ -1,9 +1,11 @@
 /**
- * An operator's free text holding a lone surrogate (issue 47), over GraphQL on the embedded
- * system: an approval's note or a rejection's reason (stored in the order's approvals, jsonb)
- * made PostgreSQL fail, surfacing as DOWNSTREAM_SERVICE_ERROR; names and descriptions stored in
- * text columns would have been kept as U+FFFD. Each is refused as BAD_USER_INPUT naming the
- * field, as their control characters already were; a surrogate pair is kept.
+ * An operator's free text at each of the five entry points that store it, over GraphQL on the
+ * embedded system (issues 47/50; the rule: lib/text/free-text.ts, docs/procurement.md "Operator
+ * free text"). A lone surrogate (an approval's note or a rejection's reason, stored in the
+ * order's approvals as jsonb, made PostgreSQL fail as DOWNSTREAM_SERVICE_ERROR; names and
+ * descriptions in text columns were kept as U+FFFD), U+0000, a control character and a text over
+ * the field's maximum are each refused as BAD_USER_INPUT naming the field; a text of emoji up to
+ * the maximum (counted in code points) is kept as written.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ let spendAdmin: string;
 let approver: string;
 let agentsAdmin: string;
 let webhooksAdmin: string;
+let fulfiller: string;
 
 beforeAll(async () => {
   sys = await startEmbedded({
@@ -29,6 +32,7 @@ beforeAll(async () => {
   approver = await sys.token(['orders:approve'], 'alice');
   agentsAdmin = await sys.token(['agents:admin']);
   webhooksAdmin = await sys.token(['webhooks:admin']);
+  fulfiller = await sys.token(['orders:fulfill'], 'ops-ship');
 }, 60_000);
 afterAll(() => sys?.close());
 
@@ -44,18 +48,43 @@ async function pendingOrder(): Promise<string> {
   return String(r.json.order_id);
 }
 
-type Outcome = { code: unknown; field: unknown; message: string; data: unknown };
+/** An order of a fresh agent without a spend policy: approved at once, so it may ship. */
+async function approvedOrder(): Promise<string> {
+  const r = await post(sys.url, { spiffe: freshAgent('ship'), body: JSON.stringify(validOrder()) });
+  expect(r.status, r.text).toBe(201);
+  return String(r.json.order_id);
+}
+
+type Outcome = { status: number; code: unknown; field: unknown; message: string; data: unknown };
 const outcome = (r: Awaited<ReturnType<TestSystem['gql']>>, at: string): Outcome => ({
+  status: r.status,
   code: r.errors?.[0]?.extensions?.code,
   field: (r.errors?.[0]?.extensions as { field?: unknown } | undefined)?.field,
   message: r.errors?.[0]?.message ?? '',
   data: r.data?.[at],
 });
 
-const calls: [string, string, (text: string) => Promise<Outcome>, (text: string) => unknown][] = [
+/** Mutation, field, its maximum in code points, the call, and what the reply holds when the text is kept. */
+type Call = [string, string, number, (text: string) => Promise<Outcome>, (text: string) => unknown];
+const calls: Call[] = [
+  [
+    'recordOrderShipment',
+    'trackingNumber',
+    100,
+    async (t) =>
+      outcome(
+        await sys.gql(
+          'mutation($id: ID!, $t: String!) { recordOrderShipment(orderId: $id, trackingNumber: $t) { status shipments { trackingNumber } } }',
+          { token: fulfiller, variables: { id: await approvedOrder(), t } },
+        ),
+        'recordOrderShipment',
+      ),
+    (trackingNumber) => ({ shipments: [{ trackingNumber }] }),
+  ],
   [
     'approvePurchaseOrder',
     'note',
+    1000,
     async (note) =>
       outcome(
         await sys.gql(
@@ -69,6 +98,7 @@ const calls: [string, string, (text: string) => Promise<Outcome>, (text: string)
   [
     'rejectPurchaseOrder',
     'reason',
+    1000,
     async (reason) =>
       outcome(
         await sys.gql(
@@ -82,6 +112,7 @@ const calls: [string, string, (text: string) => Promise<Outcome>, (text: string)
   [
     'issueCheckoutApiKey',
     'name',
+    100,
     async (name) =>
       outcome(
         await sys.gql(
@@ -100,6 +131,7 @@ const calls: [string, string, (text: string) => Promise<Outcome>, (text: string)
   [
     'registerWebhookEndpoint',
     'description',
+    500,
     async (description) =>
       outcome(
         await sys.gql(
@@ -110,28 +142,65 @@ const calls: [string, string, (text: string) => Promise<Outcome>, (text: string)
       ),
     (description) => ({ endpoint: { description } }),
   ],
+  [
+    'registerOAuthClient',
+    'name',
+    100,
+    async (name) =>
+      outcome(
+        await sys.gql('mutation($i: RegisterOAuthClientInput!) { registerOAuthClient(input: $i) { name } }', {
+          token: agentsAdmin,
+          variables: {
+            i: {
+              name,
+              redirectUris: ['https://platform.example/cb'],
+              ucpProfile: 'https://platform.example',
+            },
+          },
+        }),
+        'registerOAuthClient',
+      ),
+    (name) => ({ name }),
+  ],
 ];
 
-describe.each(calls)('%s: its %s', (_mutation, field, call, kept) => {
+describe.each(calls)('%s: its %s', (_mutation, field, max, call, kept) => {
   it.each([
-    ['a lone high surrogate', 'ok \ud800'],
-    ['a lone low surrogate', '\udc00 ok'],
-    ['a pair written low first', '\ude00\ud83d'],
-  ])('refuses %s as BAD_USER_INPUT naming the field', async (_what, text) => {
+    ['a lone high surrogate', 'ok \ud800', /lone surrogate/],
+    ['a lone low surrogate', '\udc00 ok', /lone surrogate/],
+    ['a pair written low first', '\ude00\ud83d', /lone surrogate/],
+    ['U+0000', 'a\u0000b', /holds U\+0000/],
+    ['a control character (ESC)', 'a\u001b[2Jb', /control character U\+001B/],
+    ['a C1 control character (CSI)', 'a\u009bb', /control character U\+009B/],
+    [
+      'a text one character over the maximum',
+      'x'.repeat(max + 1),
+      new RegExp(`longer than ${max} characters`),
+    ],
+  ])('refuses %s as BAD_USER_INPUT naming the field', async (_what, text, reason) => {
     const r = await call(text);
     expect(r).toMatchObject({ code: 'BAD_USER_INPUT', field });
-    expect(r.message).toMatch(/lone surrogate/);
+    expect(r.data ?? null).toBeNull();
+    // GraphQL over HTTP answers 200 with the error; its 4xx class is the code (these subgraphs set no
+    // extensions.http status: a 4xx from a subgraph would fail the distributed gateway's call).
+    expect(r.status).toBe(200);
+    expect(r.message).toMatch(new RegExp(`^${field} `));
+    expect(r.message).toMatch(reason);
   });
 
-  it('keeps a surrogate pair as written', async () => {
+  it('keeps a text with an emoji as written, and one of emoji up to the maximum (code points)', async () => {
     const r = await call('ok \u{1F600}');
     expect(r.code).toBeUndefined();
     expect(r.data).toMatchObject(kept('ok \u{1F600}') as object);
+    const full = '\u{1F600}'.repeat(max);
+    const f = await call(full);
+    expect(f.code).toBeUndefined();
+    expect(f.data).toMatchObject(kept(full) as object);
   });
 });
 
 it('answers any rejection reason with the order or BAD_USER_INPUT, never an internal error', async () => {
-  const reject = calls[1]?.[2] as (text: string) => Promise<Outcome>;
+  const reject = calls[2]?.[3] as (text: string) => Promise<Outcome>;
   const text = fc
     .array(
       fc.oneof(
@@ -142,7 +211,7 @@ it('answers any rejection reason with the order or BAD_USER_INPUT, never an inte
     )
     .map((p) => `why ${p.join('')}`)
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters have their own refusal
-    .filter((s) => !/[\u0000-\u001f\u007f]/.test(s));
+    .filter((s) => !/[\u0000-\u001f\u007f-\u009f]/.test(s));
   await fc.assert(
     fc.asyncProperty(text, async (reason) => {
       const r = await reject(reason);

@@ -151,4 +151,36 @@ describe('loading a rule document (format 2.1)', () => {
   it.each([null, [], 'rule', 42])('refuses a document that is not an object: %j', (doc) => {
     expect(refusedAt(doc)).toEqual(['']);
   });
+
+  it('writes a lone surrogate of a member name as \\udXXX text in the pointer, so the error is Unicode text', () => {
+    const doc = {
+      ...rule({
+        promotion_id: 'X',
+        conditions: { all: [{ fact: 'customer.segment', operator: 'equal', value: 'S' }] },
+      }),
+      'x\ud800/y': 1,
+    };
+    (doc.conditions as { all: Record<string, unknown>[] }).all.push({ 'k\udc00': 1 });
+    let errors: readonly { pointer: string; message: string }[] = [];
+    try {
+      compileRule(doc);
+    } catch (err) {
+      errors = (err as RuleInvalid).errors;
+    }
+    // The unknown field, and the first text PostgreSQL refuses in document order.
+    expect(errors).toContainEqual({ pointer: '/x\\ud800~1y', message: 'is not a known field' });
+    expect(errors.filter((e) => /lone surrogate/.test(e.message)).map((e) => e.pointer)).toEqual([
+      '/conditions/all/1/k\\udc00',
+    ]);
+    for (const e of errors) {
+      expect(e.pointer).not.toMatch(/[\ud800-\udfff]/);
+      expect(Buffer.from(`${e.pointer} ${e.message}`, 'utf8').toString('utf8')).toBe(
+        `${e.pointer} ${e.message}`,
+      );
+    }
+  });
+
+  it('keeps a surrogate pair of a member name as written in the pointer', () => {
+    expect(refusedAt({ ...rule({ promotion_id: 'X' }), 'k\u{1F600}': 1 })).toEqual(['/k\u{1F600}']);
+  });
 });

@@ -100,10 +100,16 @@ describe('registering webhook endpoints', () => {
       /500/,
     ],
     [
-      'control characters in the description',
+      'U+0000 in the description',
       { url: 'https://hooks.example.com/', types: [placed], description: 'a\u0000b' },
       'description',
-      /control/,
+      /U\+0000/,
+    ],
+    [
+      'a control character in the description',
+      { url: 'https://hooks.example.com/', types: [placed], description: 'a\u001bb' },
+      'description',
+      /control character U\+001B/,
     ],
   ];
   it.each(bad)('refuses %s with BAD_USER_INPUT naming the field', async (_, variables, field, message) => {

@@ -2,7 +2,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { DEFAULT_AGENT_SCOPES } from '../../../lib/auth/agent-scopes.ts';
 import { isProcurementAgent, parseSpiffeId } from '../../../lib/auth/spiffe.ts';
 import { CHECKED_SCHEMAS } from '../../../lib/json/checked-schemas.ts';
-import { hasLoneSurrogate, UNSTORABLE } from '../../../lib/json/well-formed.ts';
+import { hasLoneSurrogate } from '../../../lib/json/well-formed.ts';
+import { freeText } from '../../../lib/text/free-text.ts';
 import { componentSchema } from '../contract/openapi.ts';
 import { ApiKeyInputInvalid } from './errors.ts';
 import { parseProfileBinding } from './profile-binding.ts';
@@ -18,17 +19,11 @@ const agentIdSchema = (componentSchema('PurchaseOrderRequest') as { properties: 
   .properties.agent_id;
 const isContractAgentId = new Ajv2020({ ...CHECKED_SCHEMAS, strict: true }).compile(agentIdSchema as object);
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
 function nameOf(raw: string): string {
-  const name = raw.trim();
-  if (name.length < 1 || name.length > MAX_NAME)
-    throw new ApiKeyInputInvalid('name', `name: from 1 to ${MAX_NAME} characters`);
-  if (CONTROL.test(name)) throw new ApiKeyInputInvalid('name', 'name: control characters are not allowed');
-  // A text column: node-postgres would send it as U+FFFD, storing another name than the one given.
-  if (hasLoneSurrogate(name)) throw new ApiKeyInputInvalid('name', `name ${UNSTORABLE.loneSurrogate}`);
-  return name;
+  // A text column: node-postgres would send a lone surrogate as U+FFFD, storing another name than the one given.
+  const name = freeText(raw, { max: MAX_NAME, required: true });
+  if (!name.ok) throw new ApiKeyInputInvalid('name', `name ${name.reason}`);
+  return name.text;
 }
 
 function spiffeIdOf(raw: string, trustDomains: readonly string[]): string {

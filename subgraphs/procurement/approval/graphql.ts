@@ -5,7 +5,7 @@ import { sha256b64url } from '../../../lib/ap2/canonical.ts';
 import type { RequestContext } from '../../../lib/auth/context.ts';
 import { parseSpiffeId } from '../../../lib/auth/spiffe.ts';
 import type { Clock } from '../../../lib/clock.ts';
-import { hasLoneSurrogate, UNSTORABLE } from '../../../lib/json/well-formed.ts';
+import { freeText } from '../../../lib/text/free-text.ts';
 import type { Decision } from '../domain/approval.ts';
 import { decodeCursor } from '../domain/cursor.ts';
 import type { DecideOutcome, OrderDomain } from '../domain/order-domain.ts';
@@ -36,19 +36,15 @@ function orderIdOf(raw: string): string {
   return raw;
 }
 
-/** Free text of an operator: trimmed, at most MAX_TEXT characters, no control characters. */
+/** Free text of an operator (lib/text/free-text.ts): trimmed, at most MAX_TEXT characters. */
 function textOf(field: string, raw: string | null | undefined, required: boolean): string | null {
-  const t = (raw ?? '').trim();
-  if (t === '') {
-    if (required) throw badInput(field, `${field} must say why (a non-empty text)`);
-    return null;
-  }
-  if (t.length > MAX_TEXT) throw badInput(field, `${field}: at most ${MAX_TEXT} characters`);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (/[\u0000-\u001f\u007f]/.test(t)) throw badInput(field, `${field}: control characters are not allowed`);
-  // Stored in the order's approvals (jsonb): PostgreSQL refuses it, as a database error.
-  if (hasLoneSurrogate(t)) throw badInput(field, `${field} ${UNSTORABLE.loneSurrogate}`);
-  return t;
+  // Stored in the order's approvals (jsonb): what PostgreSQL refuses is refused here, not as a database error.
+  const t = freeText(raw, { max: MAX_TEXT, required });
+  if (t.ok) return t.text;
+  throw badInput(
+    field,
+    t.refusal === 'empty' ? `${field} must say why (a non-empty text)` : `${field} ${t.reason}`,
+  );
 }
 
 /** The operator is the verified token's subject: an approval must name who gave it. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hasLoneSurrogate, UNSTORABLE } from '../../../lib/json/well-formed.ts';
+import { freeText } from '../../../lib/text/free-text.ts';
 import { parseProfileBinding } from '../api-keys/profile-binding.ts';
 import { checkEndpointUrl } from '../webhooks/endpoint-url.ts';
 
@@ -39,6 +39,8 @@ export class ClientInputInvalid extends Error {
   }
 }
 
+/** Most characters of a client's name (lib/text/free-text.ts). */
+export const MAX_NAME = 100;
 const LOOPBACK = new Set(['127.0.0.1', '[::1]']);
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
@@ -66,10 +68,8 @@ export function clientMetadata(
   } catch (e) {
     throw new ClientInputInvalid('ucpProfile', (e as Error).message);
   }
-  const name = input.name.trim();
-  if (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name))
-    throw new ClientInputInvalid('name', 'name: 1–100 characters, no control characters');
-  if (hasLoneSurrogate(name)) throw new ClientInputInvalid('name', `name ${UNSTORABLE.loneSurrogate}`);
+  const name = freeText(input.name, { max: MAX_NAME, required: true });
+  if (!name.ok) throw new ClientInputInvalid('name', `name ${name.reason}`);
   if (input.redirectUris.length < 1 || input.redirectUris.length > 10)
     throw new ClientInputInvalid('redirectUris', 'redirectUris: 1 to 10 absolute URLs');
   const urls = input.redirectUris.map((raw) => {
@@ -110,7 +110,7 @@ export function clientMetadata(
       );
   return {
     client_id: `pc_${randomBytes(12).toString('hex')}`,
-    client_name: name,
+    client_name: name.text,
     redirect_uris: input.redirectUris,
     application_type: loopback > 0 ? 'native' : 'web',
     grant_types: ['authorization_code', 'refresh_token'],

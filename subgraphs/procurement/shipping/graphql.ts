@@ -1,7 +1,7 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../../lib/auth/context.ts';
-import { hasLoneSurrogate, UNSTORABLE } from '../../../lib/json/well-formed.ts';
+import { freeText } from '../../../lib/text/free-text.ts';
 import type { OrderDomain } from '../domain/order-domain.ts';
 import type { PurchaseOrder, ShipmentLine } from '../domain/purchase-order.ts';
 import { checkEndpointUrl } from '../webhooks/endpoint-url.ts';
@@ -14,24 +14,17 @@ const error = (code: string, message: string, extra: Record<string, unknown> = {
   new GraphQLError(message, { extensions: { code, ...extra } });
 const badInput = (field: string, message: string) => error('BAD_USER_INPUT', message, { field });
 
-/** A short operator text: trimmed, 1..max characters, no control characters; null when optional and empty. */
+/** A short operator text (lib/text/free-text.ts); null when optional and empty. */
 function textOf(
   field: string,
   raw: string | null | undefined,
   max: number,
   required: boolean,
 ): string | null {
-  const t = (raw ?? '').trim();
-  if (t === '') {
-    if (required) throw badInput(field, `${field} must not be empty`);
-    return null;
-  }
-  if (t.length > max) throw badInput(field, `${field}: at most ${max} characters`);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (/[\u0000-\u001f\u007f]/.test(t)) throw badInput(field, `${field}: control characters are not allowed`);
-  // Stored in the order's shipments (jsonb): PostgreSQL refuses it, as a database error.
-  if (hasLoneSurrogate(t)) throw badInput(field, `${field} ${UNSTORABLE.loneSurrogate}`);
-  return t;
+  // Stored in the order's shipments (jsonb): what PostgreSQL refuses is refused here, not as a database error.
+  const t = freeText(raw, { max, required });
+  if (!t.ok) throw badInput(field, `${field} ${t.reason}`);
+  return t.text;
 }
 
 /** A tracking URL is shown to buyers: absolute http(s), no credentials (the webhook URL rules, private hosts allowed). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../lib/clock.ts';
 import { EventTypes } from '../../../lib/events/cloudevent.ts';
-import { hasLoneSurrogate, UNSTORABLE } from '../../../lib/json/well-formed.ts';
+import { freeText } from '../../../lib/text/free-text.ts';
 import { checkEndpointUrl } from './endpoint-url.ts';
 import { WebhookConflict, WebhookInputInvalid, WebhookNotFound } from './errors.ts';
 import { newSigningSecret } from './secret.ts';
@@ -81,17 +81,10 @@ function eventTypesOf(raw: readonly string[]): string[] {
 }
 
 function descriptionOf(raw: string | null | undefined): string | null {
-  if (raw === null || raw === undefined) return null;
-  const d = raw.trim();
-  if (d.length > MAX_DESCRIPTION)
-    throw new WebhookInputInvalid('description', `description: at most ${MAX_DESCRIPTION} characters`);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (/[\u0000-\u001f\u007f]/.test(d))
-    throw new WebhookInputInvalid('description', 'description: control characters are not allowed');
-  // A text column: node-postgres would send it as U+FFFD, storing another text than the one given.
-  if (hasLoneSurrogate(d))
-    throw new WebhookInputInvalid('description', `description ${UNSTORABLE.loneSurrogate}`);
-  return d === '' ? null : d;
+  // A text column: node-postgres would send a lone surrogate as U+FFFD, storing another text than the one given.
+  const d = freeText(raw, { max: MAX_DESCRIPTION, required: false });
+  if (!d.ok) throw new WebhookInputInvalid('description', `description ${d.reason}`);
+  return d.text;
 }
 
 export function createWebhookAdmin(o: AdminOptions): WebhookAdmin {

@@ -1,3 +1,4 @@
+import { escapeLoneSurrogates } from '../../../lib/json/well-formed.ts';
 import { parseCents } from './cents.ts';
 import type { Violation } from './errors.ts';
 
@@ -9,7 +10,9 @@ export class Check {
   readonly errors: Violation[] = [];
 
   fail(pointer: string, message: string): undefined {
-    this.errors.push({ pointer, message });
+    // A member name or value quoted from the document may hold a lone surrogate: written raw, the
+    // violation itself would be no Unicode text (the error of a rule refused for holding one).
+    this.errors.push({ pointer: escapeLoneSurrogates(pointer), message: escapeLoneSurrogates(message) });
     return undefined;
   }
 
