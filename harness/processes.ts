@@ -99,7 +99,7 @@ export interface StartProcessOptions {
  * 90 → 79 s): work for code the process never runs hot. What the processes do is unchanged;
  * only which tier of V8's compilers runs it. README "How long it takes".
  */
-function testJitFlags(): string[] {
+export function testJitFlags(): string[] {
   return process.env.TEST_PROCESS_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 }
 

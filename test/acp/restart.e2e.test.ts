@@ -16,20 +16,37 @@ const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'ac-acp-restart-')), EMBEDDED
 let sys: TestSystem | undefined;
 const sessionRows = async (db: Queryable) =>
   (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM checkout_sessions'))[0]?.n;
-afterAll(() => sys?.close());
+
+/** Stops the running system, if any (a clean stop: it leaves its mark). */
+async function stop(): Promise<void> {
+  const running = sys;
+  sys = undefined;
+  await running?.close();
+}
+
+/**
+ * Starts the system on the file's store, the one before stopped first: a start beside a running
+ * system opened the same data directory twice, and left that one running in the worker (three of
+ * them, to the end of the worker's run, serving nothing).
+ */
+async function restart(): Promise<TestSystem> {
+  await stop();
+  sys = await startEmbedded(env);
+  return sys;
+}
+afterAll(stop);
 
 describe('a restart', () => {
   it('keeps the key, the session and the replay of an earlier request', async () => {
-    sys = await startEmbedded(env);
+    sys = await restart();
     const { key } = await issueKey(sys);
     const body = { currency: 'usd', capabilities: {}, line_items: [{ id: 'SKU-ABC-000001', quantity: 2 }] };
     const first = await acp(sys.url, key, 'POST', '/checkout_sessions', body, {
       'idempotency-key': 'restart-1',
     });
     expectSession(first, 201);
-    await sys.close();
 
-    sys = await startEmbedded(env);
+    sys = await restart();
     const replay = await acp(sys.url, key, 'POST', '/checkout_sessions', body, {
       'idempotency-key': 'restart-1',
     });
@@ -47,22 +64,21 @@ describe('a restart', () => {
   });
 
   it('meets its own session again when a create was answered but its reply never stored', async () => {
-    sys = await startEmbedded(env);
+    sys = await restart();
     const { key } = await issueKey(sys);
     const body = { currency: 'usd', capabilities: {}, line_items: [{ id: 'SKU-ABC-000001', quantity: 1 }] };
     const first = await acp(sys.url, key, 'POST', '/checkout_sessions', body, {
       'idempotency-key': 'lost-1',
     });
     expectSession(first, 201);
-    await sys.close();
-    sys = undefined;
+    await stop();
     // What a crash between the answer and the reply's write leaves: the session, no reply.
     const db = await openPglite(env.DATA_DIR);
     const before = await sessionRows(db);
     await db.query('DELETE FROM agent_idempotency');
     await db.close();
 
-    sys = await startEmbedded(env);
+    sys = await restart();
     const again = await acp(sys.url, key, 'POST', '/checkout_sessions', body, {
       'idempotency-key': 'lost-1',
     });
@@ -76,40 +92,50 @@ describe('a restart', () => {
       201,
     );
     expect(second.id).not.toBe(first.body.id);
-    await sys.close();
-    sys = undefined;
+    await stop();
     const after = await openPglite(env.DATA_DIR);
     expect(await sessionRows(after)).toBe((before ?? 0) + 1);
     await after.close();
   });
 
-  /** A session created and completed under Idempotency-Keys; the system is stopped after. */
-  async function completedThenStopped(tag: string) {
-    sys = await startEmbedded(env);
-    const { key } = await issueKey(sys);
+  /**
+   * A session per tag, each of a platform of its own, created and completed under
+   * Idempotency-Keys in one start of the system, which is stopped after.
+   */
+  async function completedThenStopped<T extends string[]>(
+    ...tags: T
+  ): Promise<{ [K in keyof T]: Completed }> {
+    const running = await restart();
+    const done: Completed[] = [];
+    for (const tag of tags) done.push(await completeOne(running, tag));
+    await stop();
+    return done as { [K in keyof T]: Completed };
+  }
+
+  async function completeOne(running: TestSystem, tag: string) {
+    const { key } = await issueKey(running);
     const body = { currency: 'usd', capabilities: {}, line_items: [{ id: 'SKU-ABC-000001', quantity: 1 }] };
     const made = expectSession(
-      await acp(sys.url, key, 'POST', '/checkout_sessions', body, { 'idempotency-key': `${tag}-create` }),
+      await acp(running.url, key, 'POST', '/checkout_sessions', body, { 'idempotency-key': `${tag}-create` }),
       201,
     );
     const pay = { payment_data: { purchase_order_number: `PO-${tag}`, payment_terms: 'net_30' } };
     const path = `/checkout_sessions/${made.id}/complete`;
-    const first = await acp(sys.url, key, 'POST', path, pay, { 'idempotency-key': `${tag}-complete` });
+    const first = await acp(running.url, key, 'POST', path, pay, { 'idempotency-key': `${tag}-complete` });
     const done = expectSession(first);
     expect(done.status).toBe('completed');
-    await sys.close();
-    sys = undefined;
     return { key, id: String(made.id), path, pay, first, order: (done.order as { id: string }).id };
   }
+  type Completed = Awaited<ReturnType<typeof completeOne>>;
 
   it('answers a completion again from its session when its reply was lost', async () => {
-    const c = await completedThenStopped('lost-reply');
+    const [c] = await completedThenStopped('lost-reply');
     // A crash between the answer and the reply's write (the answer does not wait for it).
     const db = await openPglite(env.DATA_DIR);
     await db.query('DELETE FROM agent_idempotency');
     await db.close();
 
-    sys = await startEmbedded(env);
+    sys = await restart();
     const again = await acp(sys.url, c.key, 'POST', c.path, c.pay, {
       'idempotency-key': 'lost-reply-complete',
     });
@@ -147,8 +173,8 @@ describe('a restart', () => {
   }
 
   it('completes at start a session whose write a crash lost after its order, and takes the retry as its request', async () => {
-    const a = await completedThenStopped('lost-write-a');
-    const b = await completedThenStopped('lost-write-b');
+    // Both in one start: one start fewer than a start each, the same rows, orders and clean stop.
+    const [a, b] = await completedThenStopped('lost-write-a', 'lost-write-b');
     // What a crash between the order and the writes behind the answer leaves: the order, the row
     // as it was before the completion (from ready, or from not ready after a refused
     // completion), no stored reply, and no clean-stop mark.
@@ -159,7 +185,7 @@ describe('a restart', () => {
     await db.close();
     rmSync(join(env.DATA_DIR, 'checkout-stopped-cleanly'), { force: true });
 
-    sys = await startEmbedded(env);
+    sys = await restart();
     for (const c of [a, b]) {
       const read = expectSession(await acp(sys.url, c.key, 'GET', `/checkout_sessions/${c.id}`));
       expect(read.status).toBe('completed');
@@ -183,14 +209,14 @@ describe('a restart', () => {
   });
 
   it('does not look for lost writes after a clean stop', async () => {
-    const c = await completedThenStopped('clean-stop');
+    const [c] = await completedThenStopped('clean-stop');
     expect(existsSync(join(env.DATA_DIR, 'checkout-stopped-cleanly'))).toBe(true);
     // A row set back by hand while the mark stands: a start after a clean stop leaves it alone.
     const db = await openPglite(env.DATA_DIR);
     await rewind(db, c.id, 'ready_for_payment');
     await db.close();
 
-    sys = await startEmbedded(env);
+    sys = await restart();
     const read = expectSession(await acp(sys.url, c.key, 'GET', `/checkout_sessions/${c.id}`));
     expect(read.status).toBe('ready_for_payment');
     expect(existsSync(join(env.DATA_DIR, 'checkout-stopped-cleanly'))).toBe(false);

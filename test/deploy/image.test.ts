@@ -25,7 +25,13 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, startCommand, startEnv, startFlags } from '../../harness/processes.ts';
+import {
+  type ServiceProcess,
+  startCommand,
+  startEnv,
+  startFlags,
+  testJitFlags,
+} from '../../harness/processes.ts';
 import { freshPostgres, TEST_REDIS_URL, uniquePrefix } from '../../harness/services.ts';
 import { parseDockerfile, stages } from './dockerfile.ts';
 
@@ -172,7 +178,13 @@ function dataDir(): string {
   return dir;
 }
 
-/** The image's start command: its ENTRYPOINT, as an unprivileged user, from the runtime layout. */
+/**
+ * The image's start command: its ENTRYPOINT, as an unprivileged user, from the runtime layout.
+ * Node is given the suite's flags for the processes it starts (TEST_PROCESS_NODE_FLAGS, V8
+ * without its optimising compiler, harness/processes.ts) as the harness's own starts are: which
+ * tier compiles the code changes nothing these tests look at (the role started, its health and
+ * readiness, what it may write, its exit), and a start here serves two requests.
+ */
 function startImage(
   args: string[],
   env: Record<string, string>,
@@ -191,7 +203,7 @@ function startImage(
   return startCommand(
     `image ${args.join(' ') || env.ROLE}`,
     command,
-    [...prefix, ...rest, ...args],
+    [...prefix, ...testJitFlags(), ...rest, ...args],
     {
       ...imageEnv,
       HOST: '127.0.0.1',
