@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGLITE_CONF, templateTarball } from './pglite.ts';
+import { makeTemplate, PGLITE_CONF } from './pglite.ts';
 
 /**
  * The template a new embedded store starts from (EMBEDDED_DB_TEMPLATE; pglite.ts,
- * `templateTarball`): initdb's output for this PGlite and these settings, as a tarball. A store
- * loaded from it instead of running initdb opened in 2.1–3.3 s against 7.0–7.3 s
+ * `templateTarball`, `makeTemplate`): initdb's output for this PGlite and these settings, as a
+ * tarball. A store loaded from it instead of running initdb opened in 2.1–3.3 s against 7.0–7.3 s
  * (docs/performance.md, "A new store from the build's template"), and every new replica of the
  * embedded system, every first start on a new DATA_DIR, opens one.
  *
@@ -70,6 +70,6 @@ export function makeShippedTemplate(dir = shippedTemplateDir()): string {
   for (const f of readdirSync(dir))
     if (f !== name && /^pglite-.*\.tar$/.test(f)) rmSync(join(dir, f), { force: true });
   const file = join(dir, name);
-  templateTarball(file);
+  makeTemplate(file);
   return file;
 }

@@ -85,6 +85,12 @@ function initialiseDataDir(dir: string): void {
  * at the same moment each find a whole file (the last rename wins; all are equal).
  */
 export function templateTarball(file: string): Blob {
+  makeTemplate(file);
+  return new TarballBlob(templateBytes(file));
+}
+
+/** Makes the template tarball at `file` unless it exists (templateTarball above), without reading it. */
+export function makeTemplate(file: string): void {
   if (!existsSync(file)) {
     const partial = `${file}.${process.pid}.${Date.now()}.partial`;
     runPgliteChild(`const { mkdirSync, renameSync, writeFileSync } = require('node:fs');
@@ -97,7 +103,6 @@ export function templateTarball(file: string): Blob {
       renameSync(${JSON.stringify(partial)}, ${JSON.stringify(file)});
       await pg.close();`);
   }
-  return new TarballBlob(templateBytes(file));
 }
 
 /**
