@@ -181,9 +181,21 @@ describe('the operator console in Chromium', { timeout: 90_000 }, () => {
     // The first tab is the repository's Promotions operation, which needs promotions:read: its
     // answer lists the seeded rules only when the page sent the operator's token.
     await page.locator('.graphiql-query-editor').getByText('query Promotions').waitFor();
-    await page.getByRole('button', { name: /Execute query/ }).click();
+    // GraphiQL's run ignores a click until its response editor exists (@graphiql/react's
+    // ExecutionContext returns when it is not set yet), which a loaded machine can delay past the
+    // query editor's text: wait for that editor, and click again while the answer is still empty.
     const result = page.locator('.graphiql-response');
-    await result.getByText('PROMO-ELEC-3FOR2').first().waitFor();
+    await result.locator('.CodeMirror').waitFor();
+    const answer = result.getByText('PROMO-ELEC-3FOR2').first();
+    for (let click = 1; ; click++) {
+      await page.getByRole('button', { name: /Execute query/ }).click();
+      const shown = await answer.waitFor({ timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (shown) break;
+      if (click === 3) await answer.waitFor();
+    }
     expect(await result.textContent()).not.toMatch(/FORBIDDEN|UNAUTHENTICATED/);
     // The CSP lets GraphiQL run (its local stylesheet, fonts and editor): no violation.
     expect(errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
