@@ -1,7 +1,7 @@
 /**
  * lib/text/free-text.ts: the one rule for an operator's free text (trimmed, 1..max code points,
- * no C0/C1 control character nor DEL, no lone surrogate), as a table and as a property over any
- * string.
+ * no C0/C1 control character nor DEL, no bidirectional control, no lone surrogate), as a table
+ * and as a property over any string.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +23,9 @@ describe('freeText', () => {
     ['accents and other scripts', 'Zoë 東', 'Zoë 東'],
     ['U+00A0 inside (a space, not a control character)', 'a\u00a0b', 'a\u00a0b'],
     ['U+00A0 around (trimmed as white space)', '\u00a0ab\u00a0', 'ab'],
+    ['right-to-left text, with no control', 'שלום', 'שלום'],
+    ['the marks LRM and RLM (they override nothing)', 'a\u200eb\u200f', 'a\u200eb\u200f'],
+    ['a zero-width joiner in an emoji sequence', '\u{1F469}\u200d\u{1F4BB}', '\u{1F469}\u200d\u{1F4BB}'],
   ])('accepts %s', (_what, raw, text) => {
     expect(freeText(raw, REQUIRED)).toEqual({ ok: true, text });
   });
@@ -39,6 +42,10 @@ describe('freeText', () => {
     ['U+0085 (NEL, C1)', 'a\u0085b', 'control', /U\+0085/],
     ['U+009B (CSI, C1)', 'a\u009bb', 'control', /U\+009B/],
     ['a line break inside', 'a\nb', 'control', /U\+000A/],
+    ['U+202E (RLO: "ab" + RLO + "dc" shows as abcd)', 'ab\u202edc', 'bidi-control', /U\+202E/],
+    ['U+202A (LRE)', 'a\u202ab', 'bidi-control', /U\+202A/],
+    ['U+2066 (LRI)', 'a\u2066b', 'bidi-control', /U\+2066/],
+    ['U+2069 (PDI)', 'a\u2069', 'bidi-control', /U\+2069/],
     ['a lone high surrogate', 'ok\ud800', 'lone-surrogate', /lone surrogate/],
     ['a lone low surrogate', '\udc00ok', 'lone-surrogate', /lone surrogate/],
     ['a pair written low first', '\ude00\ud83d', 'lone-surrogate', /lone surrogate/],
@@ -78,6 +85,9 @@ describe('freeText', () => {
         ' ',
         '\n',
         '\u2028',
+        '\u202e',
+        '\u2066',
+        '\u200f',
         'a',
       ),
     );
@@ -103,6 +113,7 @@ describe('freeText', () => {
         expect(r.text.includes('\0')).toBe(false);
         // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is checked
         expect(/[\u0000-\u001f\u007f-\u009f]/.test(r.text)).toBe(false);
+        expect(/[\u202a-\u202e\u2066-\u2069]/.test(r.text)).toBe(false);
         const points = [...r.text].length;
         expect(points).toBeGreaterThanOrEqual(1);
         expect(points).toBeLessThanOrEqual(max);
@@ -116,7 +127,7 @@ describe('freeText', () => {
       .string({ unit: 'grapheme', minLength: 1, maxLength: 12 })
       .map((s) => s.trim())
       // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters have their own refusal
-      .filter((s) => s !== '' && !/[\u0000-\u001f\u007f-\u009f]/.test(s));
+      .filter((s) => s !== '' && !/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(s));
     fc.assert(
       fc.property(text, (s) => {
         expect(freeText(s, { max: [...s].length, required: true })).toEqual({ ok: true, text: s });

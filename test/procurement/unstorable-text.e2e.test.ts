@@ -172,6 +172,7 @@ describe.each(calls)('%s: its %s', (_mutation, field, max, call, kept) => {
     ['U+0000', 'a\u0000b', /holds U\+0000/],
     ['a control character (ESC)', 'a\u001b[2Jb', /control character U\+001B/],
     ['a C1 control character (CSI)', 'a\u009bb', /control character U\+009B/],
+    ['a right-to-left override (display spoofing)', 'evil\u202emoc.elgoog', /bidirectional control U\+202E/],
     [
       'a text one character over the maximum',
       'x'.repeat(max + 1),
@@ -188,10 +189,14 @@ describe.each(calls)('%s: its %s', (_mutation, field, max, call, kept) => {
     expect(r.message).toMatch(reason);
   });
 
-  it('keeps a text with an emoji as written, and one of emoji up to the maximum (code points)', async () => {
+  it('keeps a text with an emoji as written, right-to-left text, and one of emoji up to the maximum (code points)', async () => {
     const r = await call('ok \u{1F600}');
     expect(r.code).toBeUndefined();
     expect(r.data).toMatchObject(kept('ok \u{1F600}') as object);
+    // Right-to-left text needs no control, and is kept as written.
+    const rtl = await call('\u05e9\u05dc\u05d5\u05dd \u200f1');
+    expect(rtl.code).toBeUndefined();
+    expect(rtl.data).toMatchObject(kept('\u05e9\u05dc\u05d5\u05dd \u200f1') as object);
     const full = '\u{1F600}'.repeat(max);
     const f = await call(full);
     expect(f.code).toBeUndefined();
