@@ -181,21 +181,29 @@ describe('the operator console in Chromium', { timeout: 90_000 }, () => {
     // The first tab is the repository's Promotions operation, which needs promotions:read: its
     // answer lists the seeded rules only when the page sent the operator's token.
     await page.locator('.graphiql-query-editor').getByText('query Promotions').waitFor();
-    // GraphiQL's run ignores a click until its response editor exists (@graphiql/react's
+    // GraphiQL's run ignores a click until its response editor is in its context (@graphiql/react's
     // ExecutionContext returns when it is not set yet), which a loaded machine can delay past the
-    // query editor's text: wait for that editor, and click again while the answer is still empty.
+    // query editor's text (CI timed out here once): click again only while a click sent no
+    // Promotions operation, so a first answer that was wrong is never replaced by a second one.
     const result = page.locator('.graphiql-response');
     await result.locator('.CodeMirror').waitFor();
-    const answer = result.getByText('PROMO-ELEC-3FOR2').first();
-    for (let click = 1; ; click++) {
+    let sent = false;
+    for (let click = 1; click <= 3 && !sent; click++) {
+      const request = page.waitForRequest(
+        (r) =>
+          r.method() === 'POST' &&
+          r.url().endsWith('/graphql') &&
+          /query Promotions/.test(r.postData() ?? ''),
+        { timeout: 5_000 },
+      );
       await page.getByRole('button', { name: /Execute query/ }).click();
-      const shown = await answer.waitFor({ timeout: 5_000 }).then(
+      sent = await request.then(
         () => true,
         () => false,
       );
-      if (shown) break;
-      if (click === 3) await answer.waitFor();
     }
+    expect(sent).toBe(true);
+    await result.getByText('PROMO-ELEC-3FOR2').first().waitFor({ timeout: 30_000 });
     expect(await result.textContent()).not.toMatch(/FORBIDDEN|UNAUTHENTICATED/);
     // The CSP lets GraphiQL run (its local stylesheet, fonts and editor): no violation.
     expect(errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);

@@ -3,9 +3,10 @@
  * embedded system (issues 47/50; the rule: lib/text/free-text.ts, docs/procurement.md "Operator
  * free text"). A lone surrogate (an approval's note or a rejection's reason, stored in the
  * order's approvals as jsonb, made PostgreSQL fail as DOWNSTREAM_SERVICE_ERROR; names and
- * descriptions in text columns were kept as U+FFFD), U+0000, a control character and a text over
- * the field's maximum are each refused as BAD_USER_INPUT naming the field; a text of emoji up to
- * the maximum (counted in code points) is kept as written.
+ * descriptions in text columns were kept as U+FFFD), U+0000, a control character, a bidirectional
+ * control (session 57) and a text over the field's maximum are each refused as BAD_USER_INPUT
+ * naming the field; a text of emoji up to the maximum (counted in code points) and right-to-left
+ * text are kept as written.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -209,7 +210,17 @@ it('answers any rejection reason with the order or BAD_USER_INPUT, never an inte
   const text = fc
     .array(
       fc.oneof(
-        fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '\ud83d', '\ude00', '\u{1F600}', 'a'),
+        fc.constantFrom(
+          '\ud800',
+          '\udbff',
+          '\udc00',
+          '\udfff',
+          '\ud83d',
+          '\ude00',
+          '\u{1F600}',
+          'a',
+          '\u202e',
+        ),
         fc.string({ unit: 'binary', maxLength: 3 }),
       ),
       { minLength: 1, maxLength: 6 },
@@ -220,7 +231,8 @@ it('answers any rejection reason with the order or BAD_USER_INPUT, never an inte
   await fc.assert(
     fc.asyncProperty(text, async (reason) => {
       const r = await reject(reason);
-      if (wellFormed(reason))
+      // Bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused as any other rule break.
+      if (wellFormed(reason) && !/[\u202a-\u202e\u2066-\u2069]/.test(reason))
         expect(r).toMatchObject({ code: undefined, data: { decisionReason: reason.trim() } });
       else expect(r).toMatchObject({ code: 'BAD_USER_INPUT', field: 'reason' });
     }),
