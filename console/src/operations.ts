@@ -23,6 +23,7 @@ export type ConsoleOperation =
   | 'ApprovePurchaseOrder'
   | 'RejectPurchaseOrder'
   | 'PurchaseOrder'
+  | 'OrderAuthorization'
   | 'WebhookEndpoints'
   | 'WebhookDeliveries'
   | 'RegisterWebhookEndpoint'

@@ -286,4 +286,56 @@ describe('the Approvals, Spend policies and Webhooks pages in Chromium', { timeo
       await page.context().close();
     },
   );
+  it("shows an approved order's signed approval decision under its audit trail, and says when an order has none", async () => {
+    const agent = freshAgent('console-authorization');
+    await policy(agent);
+    const waited = await order(agent, 250.75);
+    expect(waited.status).toBe(202);
+    const id = String(waited.json.order_id);
+    const approver = await sys.token(['orders:approve'], 'alice');
+    const approved = await sys.gql('mutation($id: ID!) { approvePurchaseOrder(orderId: $id) { status } }', {
+      token: approver,
+      variables: { id },
+    });
+    expect(approved.errors, JSON.stringify(approved.errors)).toBeUndefined();
+    // What the API keeps (orders:read), which the page must show as it is.
+    const kept = await sys.gql(
+      'query($id: ID!) { purchaseOrder(orderId: $id) { approvalRecord { kid recordSha256 approvalsRequired } } }',
+      { token: await sys.token(['orders:read']), variables: { id } },
+    );
+    const record = (
+      kept.data as { purchaseOrder: { approvalRecord: { kid: string; recordSha256: string } } } | undefined
+    )?.purchaseOrder.approvalRecord;
+    if (!record) throw new Error(`no approval record: ${JSON.stringify(kept)}`);
+
+    const page = await newPage();
+    await open(page, 'Orders and audit');
+    await page.goto(`${sys.url}/console/orders?order=${id}`);
+    const panel = page.getByTestId('approval-record');
+    await panel.waitFor();
+    const text = (await panel.textContent()) ?? '';
+    expect(text).toMatch(/approved/);
+    expect(text).toContain(agent.slice(0, agent.lastIndexOf('/')));
+    expect(text).toMatch(/approval above 100\.00 USD, a second above none; 1 approval required/);
+    expect(text).toContain('250.75');
+    expect(text).toContain(record.kid);
+    expect(text).toContain(record.recordSha256);
+    // The signed record itself, for `npm run audit:prove-verify`: a compact JWS.
+    await panel.getByText('The signed record (JWS)').click();
+    expect((await panel.locator('pre').textContent())?.split('.')).toHaveLength(3);
+    expect(await page.getByTestId('order-authorization').textContent()).toMatch(
+      /No AP2 mandate: this order was not completed with one/,
+    );
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+
+    // An order that did not wait for approval has no decision to show.
+    const direct = await order(freshAgent('console-no-approval'), 20);
+    expect(direct.status).toBe(201);
+    await page.goto(`${sys.url}/console/orders?order=${String(direct.json.order_id)}`);
+    await page
+      .getByTestId('order-authorization')
+      .getByText(/No signed approval decision/)
+      .waitFor();
+    await page.context().close();
+  });
 });

@@ -2,7 +2,7 @@
  * Orders and audit: orders searched through GraphQL `purchaseOrders` (orders:read; the persisted
  * PurchaseOrderSearch, filters and cursor pages on the API's side), a checkout order's priced
  * lines and total under its row; an order's audit entries and the chain's verification from the
- * operator API (audit:read).
+ * operator API (audit:read), and what proves it was authorized (./order-authorization.tsx).
  */
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
@@ -20,6 +20,7 @@ import {
 import { navigate } from '../router.ts';
 import { useAsync } from '../ui/async.ts';
 import { Empty, Link, Loading, ProblemView, Time } from '../ui/parts.tsx';
+import { OrderAuthorization } from './order-authorization.tsx';
 
 export function OrdersPage({ params }: { params: URLSearchParams }) {
   const orderId = params.get('order');
@@ -82,6 +83,7 @@ export function OrdersPage({ params }: { params: URLSearchParams }) {
         <button type="submit">Search</button>
       </form>
       {orderId ? <AuditTrail orderId={orderId} /> : null}
+      {orderId ? <OrderAuthorization orderId={orderId} /> : null}
       {orders.state === 'error' ? <ProblemView error={orders.error} /> : null}
       {orders.state === 'loading' ? <Loading what="orders" /> : null}
       {orders.state === 'ok' && shown.length === 0 ? <Empty>No order matches.</Empty> : null}

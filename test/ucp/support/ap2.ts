@@ -42,13 +42,15 @@ export interface Ap2World {
 }
 
 /** Starts the world before the file's tests (and stops it after); its fields are set in beforeAll. */
-export function ap2World(): Ap2World {
+/** `env`: more of the system's settings (the console's directory, for a browser test). */
+export function ap2World(env: () => Record<string, string> = () => ({})): Ap2World {
   const w = {} as Ap2World;
   beforeAll(async () => {
     w.sys = await startEmbedded({
       UCP_PROFILE_ALLOW_INSECURE: 'true',
       RATE_LIMIT_CAPACITY: '100000',
       RATE_LIMIT_REFILL_PER_SECOND: '100000',
+      ...env(),
     });
     w.profiles = await startProfileServer();
     w.platformKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
