@@ -46,8 +46,18 @@ describe("an AP2 order's mandate on the Orders page", { timeout: 90_000 }, () =>
     expect(text).toContain(merchantKid);
     expect(text).toContain(createHash('sha256').update(m).digest('base64url'));
     await panel.getByText('The mandate (SD-JWT with key binding) and our signature').click();
+    expect(await panel.locator('pre').first().isVisible()).toBe(true);
     const shown = await panel.locator('pre').allTextContents();
     expect(shown).toEqual([m, merchantAuthorization]);
+    // The order did not wait for approval: the other half says so.
+    expect(await page.getByTestId('order-authorization').textContent()).toMatch(
+      /No signed approval decision: this order did not wait for one/,
+    );
+    // At phone width the mandate, hashes and profile URL wrap instead of widening the page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(
+      await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
+    ).toBeLessThanOrEqual(0);
     await context.close();
   });
 });

@@ -91,7 +91,7 @@ describe('the operator console under GRAPHQL_SAFELIST=on, in Chromium', { timeou
     await page.context().close();
   });
 
-  it('Orders: the search lists orders and filters them (PurchaseOrderSearch)', async () => {
+  it('Orders: the search lists orders and filters them, and an order shows its evidence (PurchaseOrderSearch, OrderAuthorization)', async () => {
     const mine = await order(AGENT, 'SKU-ELC-000009');
     const other = await order(AGENT, 'SKU-ABC-000001');
     const page = await signedIn();
@@ -102,6 +102,12 @@ describe('the operator console under GRAPHQL_SAFELIST=on, in Chromium', { timeou
     await page.getByRole('button', { name: 'Search' }).click();
     await table.getByRole('link', { name: other }).waitFor({ state: 'detached' });
     await table.getByRole('link', { name: mine }).waitFor();
+    // An order's evidence (OrderAuthorization) runs under the safelist too.
+    await table.getByRole('link', { name: mine }).click();
+    await page
+      .getByTestId('order-authorization')
+      .getByText(/No AP2 mandate/)
+      .waitFor();
     expect(refusals(page)).toEqual([]);
     await page.context().close();
   });

@@ -1,10 +1,11 @@
 /**
  * What proves an order was authorized (issue 50, docs/ap2.md), under its audit trail on the
- * Orders page: the operators' approval decision signed by this system (who decided under which
- * policy, thresholds and amount) and the AP2 checkout mandate the order's checkout was completed
+ * Orders page: the operators' approval decision signed by this system (approved or rejected, when,
+ * under which policy, thresholds and amount) and the AP2 checkout mandate the order's checkout was completed
  * with (which platform key signed it, which of our keys signed the checkout inside it). Read
  * through the registered OrderAuthorization operation (orders:read); the signed texts are shown
- * as they are kept, for an operator to copy into `npm run audit:prove-verify`.
+ * as they are kept: the ones `npm run audit:prove-verify` checks offline, from the order owner's
+ * GET …/orders/{id}/authorization (docs/ap2.md, "Checking it offline").
  */
 import { formatAmount } from '../amounts.ts';
 import { graphql } from '../api.ts';
@@ -93,7 +94,11 @@ function EvidenceView({ evidence }: { evidence: Evidence }) {
           </details>
         </div>
       ) : (
-        <Empty>No signed approval decision: this order did not wait for one, or it is not decided.</Empty>
+        <Empty>
+          {evidence.status === 'PENDING_APPROVAL'
+            ? 'No signed approval decision yet: this order is waiting for approval.'
+            : 'No signed approval decision: this order did not wait for one, or it expired or was cancelled undecided.'}
+        </Empty>
       )}
       {m ? (
         <div data-testid="checkout-mandate">
@@ -125,4 +130,5 @@ function EvidenceView({ evidence }: { evidence: Evidence }) {
   );
 }
 
-const threshold = (amount: string | null) => (amount === null ? 'none' : `${formatAmount(amount)} USD`);
+const threshold = (amount: string | null) =>
+  amount === null ? 'no threshold' : `${formatAmount(amount)} USD`;

@@ -41,8 +41,10 @@ export interface Ap2World {
   businessKeys: JWK[];
 }
 
-/** Starts the world before the file's tests (and stops it after); its fields are set in beforeAll. */
-/** `env`: more of the system's settings (the console's directory, for a browser test). */
+/**
+ * Starts the world before the file's tests (and stops it after); its fields are set in beforeAll.
+ * `env`: more of the system's settings (the console's directory, for a browser test).
+ */
 export function ap2World(env: () => Record<string, string> = () => ({})): Ap2World {
   const w = {} as Ap2World;
   beforeAll(async () => {
