@@ -8,6 +8,8 @@
  * examples do; any other name is bracketed and escaped as RFC 9535 §2.7 says (`['odd key']`).
  */
 
+import { isLoneSurrogate } from './well-formed.ts';
+
 /** One step into a JSON value: an object member name or an array index. */
 export type PathSegment = string | number;
 
@@ -47,8 +49,7 @@ function escapeName(name: string): string {
   let out = '';
   for (const c of name) {
     const code = c.charCodeAt(0);
-    const lone = c.length === 1 && code >= 0xd800 && code <= 0xdfff;
-    out += ESCAPES[c] ?? (code < 0x20 || lone ? `\\u${code.toString(16).padStart(4, '0')}` : c);
+    out += ESCAPES[c] ?? (code < 0x20 || isLoneSurrogate(c) ? `\\u${code.toString(16).padStart(4, '0')}` : c);
   }
   return out;
 }

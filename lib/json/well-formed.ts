@@ -42,6 +42,12 @@ export function mayHoldLoneSurrogate(jsonText: string): boolean {
   return writesSurrogateEscape(jsonText) || hasLoneSurrogate(jsonText);
 }
 
+/** Whether `c`, one code point of a string (as `for…of` gives them), is a lone surrogate. */
+export function isLoneSurrogate(c: string): boolean {
+  const code = c.charCodeAt(0);
+  return c.length === 1 && code >= 0xd800 && code <= 0xdfff;
+}
+
 /**
  * `s` with each lone surrogate written as the text of its escape (`\ud800`, six characters), as
  * formatJsonPath writes one in a name: a message or JSON pointer that quotes a caller's string
@@ -50,10 +56,7 @@ export function mayHoldLoneSurrogate(jsonText: string): boolean {
 export function escapeLoneSurrogates(s: string): string {
   if (!hasLoneSurrogate(s)) return s;
   let out = '';
-  for (const c of s) {
-    const code = c.charCodeAt(0);
-    out += c.length === 1 && code >= 0xd800 && code <= 0xdfff ? `\\u${code.toString(16)}` : c;
-  }
+  for (const c of s) out += isLoneSurrogate(c) ? `\\u${c.charCodeAt(0).toString(16)}` : c;
   return out;
 }
 
