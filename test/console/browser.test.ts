@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { consoleCopy, releaseChromium, workerChromium } from '../support/console.ts';
+import { consoleCopy, releaseChromium, sidewaysScroll, workerChromium } from '../support/console.ts';
 
 const AGENT = 'spiffe://example.org/ns/ai/sa/procurement-agent';
 const order = (over: Record<string, unknown> = {}) =>
@@ -272,8 +272,7 @@ describe('the operator console in Chromium', { timeout: 90_000 }, () => {
     await page.goto(`${sys.url}/console/`);
     await page.getByRole('button', { name: 'Sign in with a development token' }).click();
     await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
-    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
     await context.close();
   });
 

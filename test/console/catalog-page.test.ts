@@ -7,7 +7,13 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
-import { consoleCopy, openConsolePage, releaseChromium, workerChromium } from '../support/console.ts';
+import {
+  consoleCopy,
+  openConsolePage,
+  releaseChromium,
+  sidewaysScroll,
+  workerChromium,
+} from '../support/console.ts';
 
 let sys: TestSystem;
 let browser: Browser;
@@ -215,7 +221,7 @@ describe('the Catalog page in Chromium', { timeout: 120_000 }, () => {
     await page.getByLabel('Search products').fill('chair');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByTestId('products').waitFor();
-    expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBe(0);
+    expect(await sidewaysScroll(page)).toBe(0);
     await page.context().close();
   });
 });

@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { freshAgent, post, validOrder } from '../procurement/support/agent.ts';
 import { setApprovalPolicy } from '../procurement/support/spend.ts';
-import { consoleCopy, openConsolePage, releaseChromium, workerChromium } from '../support/console.ts';
+import {
+  consoleCopy,
+  openConsolePage,
+  releaseChromium,
+  sidewaysScroll,
+  workerChromium,
+} from '../support/console.ts';
 import { type Receiver, startReceiver, waitFor } from '../webhooks/support.ts';
 
 let sys: TestSystem;
@@ -61,9 +67,6 @@ async function newPage(viewport = { width: 1280, height: 800 }): Promise<Page> {
 }
 
 const open = (page: Page, link: string, token?: string) => openConsolePage(page, sys.url, link, token);
-
-const sideways = (page: Page) =>
-  page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
 
 describe('the Approvals, Spend policies and Webhooks pages in Chromium', { timeout: 90_000 }, () => {
   it('shows a pending order with its agent, spend and catalog price; approves it from the keyboard, rejects another with a required reason', async () => {
@@ -282,7 +285,7 @@ describe('the Approvals, Spend policies and Webhooks pages in Chromium', { timeo
       await open(page, link);
       await page.waitForLoadState('networkidle');
       expect(await page.getByRole('alert').count()).toBe(0);
-      expect(await sideways(page)).toBeLessThanOrEqual(0);
+      expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
       await page.context().close();
     },
   );
@@ -333,7 +336,7 @@ describe('the Approvals, Spend policies and Webhooks pages in Chromium', { timeo
     await phone.goto(`${sys.url}/console/orders?order=${id}`);
     await phone.getByTestId('approval-record').getByText('The signed record (JWS)').click();
     await phone.getByTestId('approval-record').locator('pre').waitFor();
-    expect(await sideways(phone)).toBeLessThanOrEqual(0);
+    expect(await sidewaysScroll(phone)).toBeLessThanOrEqual(0);
     await phone.context().close();
 
     // An order that did not wait for approval has no decision to show.

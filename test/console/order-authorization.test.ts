@@ -8,7 +8,13 @@
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleCopy, openConsolePage, releaseChromium, workerChromium } from '../support/console.ts';
+import {
+  consoleCopy,
+  openConsolePage,
+  releaseChromium,
+  sidewaysScroll,
+  workerChromium,
+} from '../support/console.ts';
 import { expectCheckout } from '../ucp/checkout.suite.ts';
 import { ap2Platform, ap2World, KID } from '../ucp/support/ap2.ts';
 
@@ -55,9 +61,7 @@ describe("an AP2 order's mandate on the Orders page", { timeout: 90_000 }, () =>
     );
     // At phone width the mandate, hashes and profile URL wrap instead of widening the page.
     await page.setViewportSize({ width: 390, height: 844 });
-    expect(
-      await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
-    ).toBeLessThanOrEqual(0);
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
     await context.close();
   });
 });

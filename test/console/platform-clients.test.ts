@@ -17,7 +17,7 @@ import {
   ucpCall,
 } from '../../harness/ucp-platform.ts';
 import { issueKey } from '../acp/support/acp.ts';
-import { consoleCopy, releaseChromium, signIn, workerChromium } from '../support/console.ts';
+import { consoleCopy, releaseChromium, sidewaysScroll, signIn, workerChromium } from '../support/console.ts';
 
 const SPIFFE = 'spiffe://example.org/ns/ai/sa/procurement-agent/console-registered';
 const SCOPE = 'dev.ucp.shopping.checkout:manage';
@@ -280,9 +280,7 @@ describe('registering a platform from the Agents page', { timeout: 90_000 }, () 
     const page = await agentsPage(admin, { width: 375, height: 800 });
     await page.getByTestId('oauth-client').filter({ hasText: 'Long URI app' }).waitFor();
     await registerForm(page).waitFor();
-    expect(
-      await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
-    ).toBeLessThanOrEqual(0);
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
     await page.context().close();
   });
 });

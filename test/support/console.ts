@@ -97,6 +97,10 @@ export async function signIn(page: Page, baseUrl: string, token?: string): Promi
   await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
 }
 
+/** How far the page scrolls sideways (pixels past the viewport's width): 0 or less when it fits. */
+export const sidewaysScroll = (page: Page): Promise<number> =>
+  page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+
 /** Signs in (signIn), then follows the navigation's link to the page `link` and waits for its heading. */
 export async function openConsolePage(
   page: Page,

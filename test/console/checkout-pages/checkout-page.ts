@@ -4,6 +4,7 @@
  */
 import { expect, it } from 'vitest';
 import { acp, expectSession, issueKey } from '../../acp/support/acp.ts';
+import { sidewaysScroll } from '../../support/console.ts';
 import type { ConsoleContext } from './support.ts';
 
 export function checkoutPageTests(ctx: ConsoleContext): void {
@@ -111,9 +112,7 @@ export function checkoutPageTests(ctx: ConsoleContext): void {
     await ctx.open(page, link);
     await page.waitForLoadState('networkidle');
     expect(await page.getByRole('alert').count()).toBe(0);
-    expect(
-      await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
-    ).toBeLessThanOrEqual(0);
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
     await page.context().close();
   });
 }
