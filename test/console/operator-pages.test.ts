@@ -345,7 +345,15 @@ describe('the Approvals, Spend policies and Webhooks pages in Chromium', { timeo
     await page.goto(`${sys.url}/console/orders?order=${String(direct.json.order_id)}`);
     await page
       .getByTestId('order-authorization')
-      .getByText(/No signed approval decision/)
+      .getByText(/No signed approval decision: this order did not wait for one/)
+      .waitFor();
+    // One still waiting says so.
+    const waiting = await order(agent, 150);
+    expect(waiting.status).toBe(202);
+    await page.goto(`${sys.url}/console/orders?order=${String(waiting.json.order_id)}`);
+    await page
+      .getByTestId('order-authorization')
+      .getByText('No signed approval decision yet: this order is waiting for approval.')
       .waitFor();
     await page.context().close();
   });
