@@ -199,7 +199,7 @@ if (over) {
     writeSection(
       'overload',
       'overload',
-      `Measured ${stamp} on Node ${process.version}, compiled (bench/tools/overload.ts), \`on\` (the defaults: shedding with fixed limits and budgets, 16 extra accept descriptors), \`one accept\` (the same with ACCEPT_HANDLES=0) and \`off\` (the system before issue 48: SHED_*_BUDGET_MS=0, ACCEPT_HANDLES=0) alternated: each start warm and ready, the REST quote's closed-loop maximum (10 connections), then open loop the quote at 50 % of it with 100 agent orders/s beside (the steady reference) and at 150 % with the same orders, 10 s each after 2 s not counted, each latency from its request's due time. "accepted": the requests not answered 503. Latencies in ms.\n\n${over.table}`,
+      `Measured ${stamp} on Node ${process.version}, compiled (bench/tools/overload.ts), \`on\` (the defaults: shedding with fixed limits and budgets and the quotes' busy stretch, 16 extra accept descriptors), \`mean only\` (the same without the busy stretch: SHED_BUSY_STRETCH=none) and \`off\` (the system before issue 48: SHED_*_BUDGET_MS=0, ACCEPT_HANDLES=0) alternated: each start warm and ready, the REST quote's closed-loop maximum (10 connections), then open loop the quote at 50 % of it with 100 agent orders/s beside (the steady reference) and at 150 % with the same orders, 10 s each after 2 s not counted, each latency from its request's due time. "accepted": the requests not answered 503. Latencies in ms.\n\n${over.table}`,
     );
   }
 }

@@ -57,6 +57,20 @@ export const loadFields = {
   /** The same for an order or a checkout completion, held longer than a quote: a sale is worth more. */
   SHED_ORDER_BUDGET_MS: z.coerce.number().min(0).max(60_000).default(100),
   /**
+   * The classes also shed when a request is read in a stretch of the event loop busy for longer
+   * than the class's budget without once waiting for I/O, in a loop busy for 90 % of the last half
+   * second (lib/http/busy-stretch.ts): the stretch bounds the request's wait since it arrived, its
+   * time in the socket included, which the loop's delay does not see. `none`: the loop's mean delay
+   * and the gates only (the bench's A/B). Orders are not in the default: the cold seconds after a
+   * start make stretches over their budget, and an order waits rather than being refused there.
+   */
+  SHED_BUSY_STRETCH: z
+    .string()
+    .default('quote')
+    .pipe(list)
+    .pipe(z.array(z.enum(['quote', 'order', 'none'])))
+    .transform((cs) => cs.filter((c): c is 'quote' | 'order' => c !== 'none')),
+  /**
    * How often the event loop's delay is read for the budgets above (ms; the shedding reacts within
    * one). A window in which the loop never ran counts as this late: a budget at or above it does
    * not shed on such windows (measured: 20 ms windows with a 20 ms budget shed nothing at 150 %).

@@ -257,6 +257,7 @@ function sheddingOf(
     budgetsMs: { quote: c.SHED_QUOTE_BUDGET_MS, order: c.SHED_ORDER_BUDGET_MS },
     concurrency: { quote: c.SHED_QUOTE_CONCURRENCY, order: c.SHED_ORDER_CONCURRENCY },
     sampleMs: c.SHED_SAMPLE_MS,
+    busyStretch: c.SHED_BUSY_STRETCH,
     ...(c.SHED_ADAPTIVE_CLASSES.length > 0
       ? {
           adaptive: {

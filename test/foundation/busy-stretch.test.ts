@@ -1,0 +1,145 @@
+/**
+ * The event loop's busy stretch (lib/http/busy-stretch.ts, issue 48): how long the loop has run
+ * without once waiting for I/O bounds how long a request read now has waited since it arrived,
+ * its time in the socket included. Requests that arrived while the loop was held are shed by it
+ * when their class's budget is shorter, though the loop's mean delay (under-pressure) never read
+ * a window over the budget; once the loop waits again they are served.
+ */
+import { spawn } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loopPressure, standingOver } from '../../lib/http/busy-stretch.ts';
+import { registerShedding } from '../../lib/http/shed.ts';
+
+/** Holds this thread for `ms`, reading `read` every 5 ms as requests would. */
+function hold(ms: number, read: () => unknown): void {
+  const end = performance.now() + ms;
+  let next = performance.now();
+  while (performance.now() < end) {
+    if (performance.now() >= next) {
+      read();
+      next += 5;
+    }
+  }
+}
+
+describe('the busy stretch', () => {
+  it('grows while the loop is held, covers the hold, and starts again once the loop waits', async () => {
+    const pressure = loopPressure(50);
+    await sleep(30);
+    const idle = pressure();
+    expect(idle.stretch).toBeLessThan(10);
+    hold(150, pressure);
+    const held = pressure();
+    expect(held.stretch).toBeGreaterThanOrEqual(150);
+    expect(held.utilisation).toBeGreaterThanOrEqual(0.9);
+    await sleep(20);
+    const after = pressure();
+    expect(after.stretch).toBeLessThan(10);
+    expect(after.utilisation).toBeLessThan(held.utilisation);
+  });
+
+  it.each([
+    // stretch ms, utilisation, budget ms, shed
+    [40, 0.95, 30, true],
+    [31, 1, 30, true],
+    [30, 1, 30, false],
+    [40, 0.5, 30, false],
+    [40, 0.89, 30, false],
+    [10, 1, 30, false],
+    [400, 1, 0, false],
+  ])(
+    'stretch %d ms at utilisation %d against a %d ms budget: shed %s',
+    (stretch, utilisation, budget, shed) => {
+      expect(standingOver({ stretch, utilisation }, budget)).toBe(shed);
+    },
+  );
+});
+
+/**
+ * A client in another process: once told "go" on stdin, after 30 ms it sends `n` GETs at once,
+ * each on its own connection, and prints their statuses.
+ */
+const CLIENT = `
+const [url, n] = process.argv.slice(1);
+process.stdout.write('ready\\n');
+process.stdin.once('data', async () => {
+  await new Promise((r) => setTimeout(r, 30));
+  const all = await Promise.all(Array.from({ length: Number(n) }, () =>
+    fetch(url, { headers: { connection: 'close' } }).then(async (r) => ({ status: r.status, body: await r.text(), retry: r.headers.get('retry-after') }))));
+  process.stdout.write(JSON.stringify(all) + '\\n');
+});`;
+
+async function statusesWhileHeld(url: string, n: number, holdMs: number) {
+  const child = spawn(process.execPath, ['-e', CLIENT, url, String(n)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const lines = new Promise<string[]>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const done = out.split('\n').filter(Boolean);
+      if (done.length === 2) resolve(done);
+    });
+    child.once('error', reject);
+  });
+  await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+  child.stdin.write('go\n');
+  // The requests arrive while this thread (the server's) is held: they wait in their sockets.
+  hold(holdMs, () => {});
+  const [, result] = await lines;
+  child.kill();
+  return JSON.parse(result as string) as { status: number; body: string; retry: string | null }[];
+}
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+async function serve(busyStretch: boolean): Promise<string> {
+  app = Fastify();
+  registerShedding(app, {
+    budgetsMs: { quote: 20 },
+    // The mean delay's first window ends after the test: only the stretch can shed here.
+    sampleMs: 60_000,
+    retryAfterSeconds: 1,
+    busyStretch: busyStretch ? ['quote'] : [],
+    classify: (req) =>
+      req.url === '/quote'
+        ? {
+            class: 'quote',
+            answer: (reply) => {
+              reply.type('application/problem+json');
+              return { status: 503, title: 'shed' };
+            },
+          }
+        : undefined,
+    metrics: new Registry(),
+  });
+  app.get('/quote', async () => ({ ok: true }));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/quote`;
+}
+
+describe('shedding on the busy stretch', () => {
+  it('sheds the requests that waited in their sockets past the budget, then serves once the loop waits', async () => {
+    const url = await serve(true);
+    const held = await statusesWhileHeld(url, 8, 600);
+    expect(held.map((r) => r.status)).toEqual(Array(8).fill(503));
+    expect(held[0]?.retry).toBe('1');
+    expect(JSON.parse(held[0]?.body as string)).toEqual({ status: 503, title: 'shed' });
+    await sleep(50);
+    expect((await fetch(url)).status).toBe(200);
+  });
+
+  it('without it the same requests are all served late: the loop mean alone does not see them', async () => {
+    const url = await serve(false);
+    const held = await statusesWhileHeld(url, 8, 600);
+    expect(held.map((r) => r.status)).toEqual(Array(8).fill(200));
+  });
+});
