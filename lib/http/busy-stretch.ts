@@ -4,28 +4,36 @@ import { performance } from 'node:perf_hooks';
 export interface LoopPressure {
   /** How long the loop has been busy, without once waiting for I/O, up to now (ms). */
   readonly stretch: number;
+  /** Since the check phase two turns of the loop ago (ms; Infinity before two turns). */
+  readonly turns: number;
   /** The share of the last one to two windows (`windowMs`) the loop was busy, 0–1. */
   readonly utilisation: number;
 }
 
 /**
- * A reader of the event loop's busy stretch and recent utilisation. Written here: Node offers
- * the loop's utilisation and its delay between turns, not the length of the busy stretch a
- * request is read in, and no library computes it.
- *
- * libuv counts the loop's idle time only while it blocks in its poll, and a poll that finds
- * sockets ready does not block: under a standing queue no idle time accrues at all. A request
- * whose bytes came while the loop was idle woke it, so a request handled now arrived at or after
- * the start of the current busy stretch: the stretch bounds how long it has waited since it
+ * A reader of two upper bounds on how long a request read now has waited since its bytes
  * arrived, its time in the socket's buffer included, which the loop's delay (timers between
- * turns) does not see (docs/performance.md, "Shedding on the loop's busy stretch").
+ * turns) does not see; and of the loop's recent utilisation. Written here: Node offers the loop's
+ * utilisation and its delay between turns, neither bound, and no library computes them
+ * (docs/performance.md, "Shedding on the loop's busy stretch").
  *
- * `performance.eventLoopUtilization()` gives both: `active` is live (now less the start less the
- * idle time) and `idle` is libuv's counter. When the idle time moved since the last reading, the
- * stretch began after that reading, and it is counted from it: an over-estimate by the busy time
- * between that reading and the wait, which a reader called for every request keeps small. The
- * utilisation is over the previous whole window and the current part of one, and at least the
- * share of a window the stretch covers.
+ * - *The busy stretch.* libuv counts the loop's idle time only while it blocks in its poll, and
+ *   a poll that finds sockets ready does not block. A request whose bytes came while the loop was
+ *   idle woke it, so a request read now arrived at or after the start of the current busy stretch.
+ *   `performance.eventLoopUtilization()` gives it: `active` is live (now less the start less the
+ *   idle time), `idle` libuv's counter. When the idle time moved since the last reading, the
+ *   stretch began after that reading and is counted from it: an over-estimate by the busy time
+ *   between that reading and the wait, which a reader called for every request keeps small.
+ * - *Two turns.* A loop kept busy by a few callers that each wait for their answer (a closed
+ *   loop) never idles while each request waits a few ms: the stretch alone shed 92 % of such a
+ *   load. A request read in a turn's poll was not readable at the previous turn's poll (its socket
+ *   would have been read then), which came after the check phase of the turn before: so it waited
+ *   at most the time since that check phase. A `setImmediate` per turn that reads a request records
+ *   when each check phase ran. (A new connection waiting in the accept queue is not bounded by it;
+ *   lib/http/accept.ts shortens that queue.)
+ *
+ * The utilisation is over the previous whole window and the current part of one, and at least the
+ * share of a window the stretch covers (with readings far apart, the windows are stale).
  */
 export function loopPressure(windowMs: number): () => LoopPressure {
   let { idle, active } = performance.eventLoopUtilization();
@@ -33,7 +41,21 @@ export function loopPressure(windowMs: number): () => LoopPressure {
   // The window's start (idle and active then) and the previous window's start.
   let mark = { idle, active };
   let before = mark;
+  // The check phases of the last two turns that read a request.
+  let checked = Number.NEGATIVE_INFINITY;
+  let checkedBefore = Number.NEGATIVE_INFINITY;
+  let pending = false;
+  const onCheck = () => {
+    pending = false;
+    checkedBefore = checked;
+    checked = performance.now();
+  };
   return () => {
+    if (!pending) {
+      pending = true;
+      setImmediate(onCheck);
+    }
+    const turns = performance.now() - checkedBefore;
     const now = performance.eventLoopUtilization();
     if (now.idle !== idle) {
       idle = now.idle;
@@ -47,9 +69,11 @@ export function loopPressure(windowMs: number): () => LoopPressure {
     const busy = now.active - before.active;
     const all = busy + now.idle - before.idle;
     const stretch = active - from;
-    // The stretch was all busy: with readings far apart (a loop held, no request read) the windows
-    // are stale, and the last `windowMs` were at least stretch ÷ windowMs busy.
-    return { stretch, utilisation: Math.min(1, Math.max(all > 0 ? busy / all : 0, stretch / windowMs)) };
+    return {
+      stretch,
+      turns,
+      utilisation: Math.min(1, Math.max(all > 0 ? busy / all : 0, stretch / windowMs)),
+    };
   };
 }
 
@@ -65,7 +89,9 @@ export function loopPressure(windowMs: number): () => LoopPressure {
 export const STANDING_UTILISATION = 0.9;
 export const STANDING_WINDOW_MS = 500;
 
-/** Whether a request read now has waited longer than `budgetMs` in a queue that stands. */
+/** Whether a request read now has waited (by the tighter bound) longer than `budgetMs` in a queue that stands. */
 export function standingOver(loop: LoopPressure, budgetMs: number): boolean {
-  return budgetMs > 0 && loop.stretch > budgetMs && loop.utilisation >= STANDING_UTILISATION;
+  return (
+    budgetMs > 0 && Math.min(loop.stretch, loop.turns) > budgetMs && loop.utilisation >= STANDING_UTILISATION
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * The event loop's busy stretch (lib/http/busy-stretch.ts, issue 48): how long the loop has run
- * without once waiting for I/O bounds how long a request read now has waited since it arrived,
- * its time in the socket included. Requests that arrived while the loop was held are shed by it
+ * without once waiting for I/O, and the time since the check phase two turns ago, bound how long
+ * a request read now has waited since it arrived, its time in the socket included. Requests that arrived while the loop was held are shed by it
  * when their class's budget is shorter, though the loop's mean delay (under-pressure) never read
  * a window over the budget; once the loop waits again they are served.
  */
@@ -42,34 +42,48 @@ describe('the busy stretch', () => {
     expect(after.utilisation).toBeLessThan(held.utilisation);
   });
 
+  it('bounds by two turns a request read in a loop that never idles', async () => {
+    const pressure = loopPressure(50);
+    // Turns of ~3 ms each, never waiting for I/O (a pending setImmediate keeps the poll from blocking).
+    for (let i = 0; i < 40; i++) {
+      hold(3, pressure);
+      await new Promise((r) => setImmediate(r));
+    }
+    const busy = pressure();
+    expect(busy.stretch).toBeGreaterThanOrEqual(100);
+    expect(busy.turns).toBeLessThan(30);
+  });
+
   it.each([
-    // stretch ms, utilisation, budget ms, shed
-    [40, 0.95, 30, true],
-    [31, 1, 30, true],
-    [30, 1, 30, false],
-    [40, 0.5, 30, false],
-    [40, 0.89, 30, false],
-    [10, 1, 30, false],
-    [400, 1, 0, false],
+    // stretch ms, two turns ms, utilisation, budget ms, shed
+    [40, 40, 0.95, 30, true],
+    [31, Number.POSITIVE_INFINITY, 1, 30, true],
+    [30, 60, 1, 30, false],
+    [400, 12, 1, 30, false],
+    [40, 40, 0.5, 30, false],
+    [40, 40, 0.89, 30, false],
+    [10, 10, 1, 30, false],
+    [400, 400, 1, 0, false],
   ])(
-    'stretch %d ms at utilisation %d against a %d ms budget: shed %s',
-    (stretch, utilisation, budget, shed) => {
-      expect(standingOver({ stretch, utilisation }, budget)).toBe(shed);
+    'stretch %d ms, two turns %d ms, utilisation %d, budget %d ms: shed %s',
+    (stretch, turns, utilisation, budget, shed) => {
+      expect(standingOver({ stretch, turns, utilisation }, budget)).toBe(shed);
     },
   );
 });
 
 /**
- * A client in another process: once told "go" on stdin, after 30 ms it sends `n` GETs at once,
- * each on its own connection, and prints their statuses.
+ * A client in another process: it opens `n` kept-alive connections (one GET each), then once
+ * told "go" on stdin, after 30 ms it sends `n` GETs at once on them and prints their statuses.
  */
 const CLIENT = `
 const [url, n] = process.argv.slice(1);
-process.stdout.write('ready\\n');
+const send = () => Promise.all(Array.from({ length: Number(n) }, () =>
+  fetch(url).then(async (r) => ({ status: r.status, body: await r.text(), retry: r.headers.get('retry-after') }))));
+send().then(() => process.stdout.write('ready\\n'));
 process.stdin.once('data', async () => {
   await new Promise((r) => setTimeout(r, 30));
-  const all = await Promise.all(Array.from({ length: Number(n) }, () =>
-    fetch(url, { headers: { connection: 'close' } }).then(async (r) => ({ status: r.status, body: await r.text(), retry: r.headers.get('retry-after') }))));
+  const all = await send();
   process.stdout.write(JSON.stringify(all) + '\\n');
 });`;
 

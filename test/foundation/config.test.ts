@@ -15,6 +15,11 @@ describe('configuration', () => {
     expect(loadConfig({ SHED_ADAPTIVE_CLASSES: 'quote' }).SHED_ADAPTIVE_CLASSES).toEqual(['quote']);
     expect(loadConfig({ SHED_ADAPTIVE_CLASSES: 'none' }).SHED_ADAPTIVE_CLASSES).toEqual([]);
     expect(() => loadConfig({ SHED_ADAPTIVE_CLASSES: 'quotes' })).toThrow(ConfigError);
+    // The busy stretch holds quotes by default, not orders (lib/http/busy-stretch.ts).
+    expect(loadConfig({}).SHED_BUSY_STRETCH).toEqual(['quote']);
+    expect(loadConfig({ SHED_BUSY_STRETCH: 'none' }).SHED_BUSY_STRETCH).toEqual([]);
+    expect(loadConfig({ SHED_BUSY_STRETCH: 'quote,order' }).SHED_BUSY_STRETCH).toEqual(['quote', 'order']);
+    expect(() => loadConfig({ SHED_BUSY_STRETCH: 'true' })).toThrow(ConfigError);
   });
 
   it('refuses the development gateway secret and the development caller key in production', () => {
