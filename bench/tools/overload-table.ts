@@ -30,7 +30,7 @@ export async function overloadTable(
   const f = (n: number) => n.toFixed(1);
   const shed = (x: StreamResult) => `${((100 * x.shed) / Math.max(1, x.sent)).toFixed(1)} %`;
   const lines = [
-    '| topology | round | shedding | quote max req/s (closed loop) | steady (50 % + 100 orders/s) p99 quote / orders | shed at 50 %, quotes / orders | at 150 % + 100 orders/s: accepted p99 quote / orders | ÷ steady (goal ≤ 5×) | shed quotes / orders | quotes answered 2xx/s | other failures | load average |',
+    '| topology | round | shedding | quote max req/s (closed loop) | steady (50 % + 100 orders/s) p99 quote / orders | shed at 50 % (count), quotes / orders | at 150 % + 100 orders/s: accepted p99 quote / orders | ÷ steady (goal ≤ 5×) | shed quotes / orders | quotes answered 2xx/s | other failures | load average |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const maxima: OverloadRun['maxima'] = {};

@@ -9,8 +9,8 @@ import { warmStartDistributed } from './warm-start-distributed.ts';
 /**
  * The two systems each round alternates (issue 48): `before`, the system before issue 48 (the
  * warm-up of issue 29, quotes and prices only; no shedding; one accept descriptor); `after`, the
- * defaults (orders rehearsed in the warm-up, requests over their queue-time budget shed, 16 extra
- * accept descriptors). Both warm up for WARM_UP_MS (2 s).
+ * defaults (orders rehearsed in the warm-up, requests over their queue-time budget shed, since
+ * session 58 quotes on the loop's busy stretch as well, 16 extra accept descriptors). Both warm up for WARM_UP_MS (2 s).
  */
 export const VARIANTS: Record<string, Record<string, string>> = {
   before: {

@@ -23,7 +23,7 @@ export interface LoopPressure {
  *   `performance.eventLoopUtilization()` gives it: `active` is live (now less the start less the
  *   idle time), `idle` libuv's counter. When the idle time moved since the last reading, the
  *   stretch began after that reading and is counted from it: an over-estimate by the busy time
- *   between that reading and the wait, which a reader called for every request keeps small.
+ *   between that reading and the wait, which readings at every request and every 10 ms keep small.
  * - *Two turns.* A loop kept busy by a few callers that each wait for their answer (a closed
  *   loop) never idles while each request waits a few ms: the stretch alone shed 92 % of such a
  *   load. A request read in a turn's poll was not readable at the previous turn's poll (its socket
@@ -33,9 +33,9 @@ export interface LoopPressure {
  *   lib/http/accept.ts shortens that queue.)
  *
  * The utilisation is over the previous whole window and the current part of one, and at least the
- * share of a window the stretch covers (with readings far apart, the windows are stale).
+ * share of a window the current stretch covers.
  */
-export function loopPressure(windowMs: number): () => LoopPressure {
+export function loopPressure(windowMs: number): LoopReader {
   let { idle, active } = performance.eventLoopUtilization();
   let from = active;
   // The window's start (idle and active then) and the previous window's start.
@@ -50,12 +50,8 @@ export function loopPressure(windowMs: number): () => LoopPressure {
     checkedBefore = checked;
     checked = performance.now();
   };
-  return () => {
-    if (!pending) {
-      pending = true;
-      setImmediate(onCheck);
-    }
-    const turns = performance.now() - checkedBefore;
+  /** Follows the loop's counters: where the stretch started, the utilisation's windows. */
+  const follow = () => {
     const now = performance.eventLoopUtilization();
     if (now.idle !== idle) {
       idle = now.idle;
@@ -66,15 +62,48 @@ export function loopPressure(windowMs: number): () => LoopPressure {
       before = mark;
       mark = { idle: now.idle, active: now.active };
     }
-    const busy = now.active - before.active;
-    const all = busy + now.idle - before.idle;
-    const stretch = active - from;
-    return {
-      stretch,
-      turns,
-      utilisation: Math.min(1, Math.max(all > 0 ? busy / all : 0, stretch / windowMs)),
-    };
+    return now;
   };
+  // Readings between requests: without them a request after a quiet spell counted from the
+  // reading of the request before it, busy time from before the loop last waited included (a
+  // quote after 600 ms of another route's work and 100 ms idle read a 600 ms stretch).
+  const timer = setInterval(follow, FOLLOW_MS);
+  timer.unref();
+  return {
+    read() {
+      if (!pending) {
+        pending = true;
+        setImmediate(onCheck);
+      }
+      const turns = performance.now() - checkedBefore;
+      const now = follow();
+      const busy = now.active - before.active;
+      const all = busy + now.idle - before.idle;
+      const stretch = active - from;
+      // The last `stretch` ms were all busy: after a stretch longer than the timer's period (the
+      // timer cannot fire in it) the windows reach back before it, to idle time it outlasted.
+      return {
+        stretch,
+        turns,
+        utilisation: Math.min(1, Math.max(all > 0 ? busy / all : 0, stretch / windowMs)),
+      };
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+/**
+ * How often the reader follows the loop's counters between requests (ms): the stretch's
+ * over-estimate is at most the busy time of one such period, and the utilisation's windows roll
+ * even while no request is read. A timer that cannot fire while the loop is busy fires first
+ * thing after, before the poll reads the requests that waited.
+ */
+const FOLLOW_MS = 10;
+
+/** Reads the loop's pressure at a request; `stop` ends its timer. */
+export interface LoopReader {
+  read(): LoopPressure;
+  stop(): void;
 }
 
 /**

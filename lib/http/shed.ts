@@ -82,7 +82,7 @@ export function registerShedding(app: FastifyInstance, o: SheddingOptions): void
     reply.code(503).header('retry-after', String(o.retryAfterSeconds));
     return route.answer(reply, o.retryAfterSeconds) ?? {};
   };
-  if (o.busyStretch?.length) shedOnBusyStretch(app, o, o.busyStretch, refuse);
+  if (o.busyStretch?.length) shedOnBusyStretch(app, o, refuse);
   // The loop's delay as under-pressure last read it (its decoration exists once it is loaded).
   const loopDelay = () =>
     (app as Partial<{ memoryUsage(): { eventLoopDelay: number } }>).memoryUsage?.().eventLoopDelay ?? 0;
@@ -111,22 +111,23 @@ export function registerShedding(app: FastifyInstance, o: SheddingOptions): void
 /**
  * The busy stretch's bound, before the gates (a request shed here takes no place): under a
  * lasting overload the loop's mean delay stays near the budget while requests wait in their
- * sockets for turns that read hundreds of others, so the accepted quotes' p99 at 150 % of the
- * maximum was 17–26× the steady p99 with the mean alone; the stretch bounds that wait by the
- * budget (docs/benchmarks.md, "Overload").
+ * sockets for turns that read hundreds of others, so at 150 % of the maximum the accepted quotes'
+ * p99 was 106–114 ms with the mean alone and 23–27 ms with this bound (docs/benchmarks.md,
+ * "Overload", session 58).
  */
 function shedOnBusyStretch(
   app: FastifyInstance,
   o: SheddingOptions,
-  classes: readonly string[],
   refuse: (route: ShedRoute, reply: FastifyReply) => unknown,
 ): void {
+  const classes = o.busyStretch ?? [];
   const pressure = loopPressure(STANDING_WINDOW_MS);
+  app.addHook('onClose', async () => pressure.stop());
   app.addHook('onRequest', (req, reply, done) => {
     const route = o.classify(req);
     const budget = route && classes.includes(route.class) ? (o.budgetsMs[route.class] ?? 0) : 0;
     // Read for every request, shed or not: each reading keeps the stretch's start exact.
-    const loop = pressure();
+    const loop = pressure.read();
     if (!route || !standingOver(loop, budget) || o.exempt?.(req)) return done();
     reply.send(refuse(route, reply));
   });
