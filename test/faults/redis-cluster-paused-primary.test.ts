@@ -83,12 +83,17 @@ async function pick(candidates: () => string, onPort: number, wanted: boolean): 
 const quote = async (sku: string) => {
   const t0 = Date.now();
   const res = await fetch(`${gateway.url}/cart/quote?line=${sku}:1&currency=USD&region=EU`);
-  const body = (await res.json()) as { degraded?: boolean; lines?: { source: string }[] };
+  const body = (await res.json()) as {
+    degraded?: boolean;
+    lines?: { source: string }[];
+    promotions?: { status?: string };
+  };
   return {
     status: res.status,
     ms: Date.now() - t0,
     source: body.lines?.[0]?.source,
     degraded: body.degraded,
+    promotions: body.promotions?.status,
   };
 };
 
@@ -171,6 +176,7 @@ describe('a Redis Cluster primary paused under load', () => {
       retryAfter?: string;
       source?: string;
       degraded?: boolean;
+      promotions?: string;
     }[] = [];
     // Load: six callers in a loop until the pause is nearly over.
     await Promise.all(
@@ -208,7 +214,10 @@ describe('a Redis Cluster primary paused under load', () => {
     for (const s of of('quote')) {
       expect(s.status).toBe(200);
       expect(['cache', 'last_known', 'static']).toContain(s.source);
-      expect(s.degraded).toBe(s.source !== 'cache');
+      // Degraded when a price is not live or near (cache), or when the promotions could not be
+      // evaluated (subgraphs/promotions/quote/assemble.ts): a quote from the near copy beside an
+      // unavailable promotions leg is degraded too (seen once when the pause reached it).
+      expect(s.degraded).toBe(s.source !== 'cache' || s.promotions === 'unavailable');
     }
     expect(of('cold quote').length).toBeGreaterThan(0);
     for (const s of of('cold quote')) {
