@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { bool, list } from './kinds.ts';
 
+/** A list of the shedding's classes (`quote`, `order`), or `none` for the empty list. */
+const shedClasses = (byDefault: string) =>
+  z
+    .string()
+    .default(byDefault)
+    .pipe(list)
+    .pipe(z.array(z.enum(['quote', 'order', 'none'])))
+    .transform((cs) => cs.filter((c): c is 'quote' | 'order' => c !== 'none'));
+
 /**
  * How a process meets arriving load (issues 29 and 48): the warm-up before ready, how many
  * connections it accepts per turn of its loop, and the shedding that bounds a request's wait
@@ -64,12 +73,7 @@ export const loadFields = {
    * and the gates only (the bench's A/B). Orders are not in the default: the cold seconds after a
    * start make stretches over their budget, and an order waits rather than being refused there.
    */
-  SHED_BUSY_STRETCH: z
-    .string()
-    .default('quote')
-    .pipe(list)
-    .pipe(z.array(z.enum(['quote', 'order', 'none'])))
-    .transform((cs) => cs.filter((c): c is 'quote' | 'order' => c !== 'none')),
+  SHED_BUSY_STRETCH: shedClasses('quote'),
   /**
    * How often the event loop's delay is read for the budgets above (ms; the shedding reacts within
    * one). A window in which the loop never ran counts as this late: a budget at or above it does
@@ -97,12 +101,7 @@ export const loadFields = {
    * option, not the default. Orders should not adapt: an order's service time rises with the
    * quotes beside it, so its own limit shrank and shed 55 % of the orders at 150 %.
    */
-  SHED_ADAPTIVE_CLASSES: z
-    .string()
-    .default('none')
-    .pipe(list)
-    .pipe(z.array(z.enum(['quote', 'order', 'none'])))
-    .transform((cs) => cs.filter((c): c is 'quote' | 'order' => c !== 'none')),
+  SHED_ADAPTIVE_CLASSES: shedClasses('none'),
   /** The least an adaptive limit falls to. */
   SHED_LIMIT_MIN: z.coerce.number().int().min(1).max(100_000).default(4),
   /**

@@ -82,11 +82,10 @@ export function registerShedding(app: FastifyInstance, o: SheddingOptions): void
     reply.code(503).header('retry-after', String(o.retryAfterSeconds));
     return route.answer(reply, o.retryAfterSeconds) ?? {};
   };
-  if (o.busyStretch?.length) shedOnBusyStretch(app, o, refuse);
   // The loop's delay as under-pressure last read it (its decoration exists once it is loaded).
   const loopDelay = () =>
     (app as Partial<{ memoryUsage(): { eventLoopDelay: number } }>).memoryUsage?.().eventLoopDelay ?? 0;
-  limitConcurrency(app, o, refuse, loopDelay);
+  admitOnRequest(app, o, refuse, loopDelay);
   // Returns undefined to let the request on, or the 503's body: under-pressure then sends it and
   // calls no later hook (its types say void; its code sends any other value: index.js,
   // handlePressure). Sending here and resolving would run the next hook while onSend hooks run.
@@ -109,27 +108,32 @@ export function registerShedding(app: FastifyInstance, o: SheddingOptions): void
 }
 
 /**
- * The busy stretch's bound, before the gates (a request shed here takes no place): under a
+ * The root onRequest hook that admits a request (the route classified once): first the busy
+ * stretch's bound for its classes, then its class's gate (limitConcurrency). The stretch: under a
  * lasting overload the loop's mean delay stays near the budget while requests wait in their
  * sockets for turns that read hundreds of others, so at 150 % of the maximum the accepted quotes'
  * p99 was 106–114 ms with the mean alone and 23–27 ms with this bound (docs/benchmarks.md,
- * "Overload", session 58).
+ * "Overload", session 58). A request shed by it takes no place in a gate.
  */
-function shedOnBusyStretch(
+function admitOnRequest(
   app: FastifyInstance,
   o: SheddingOptions,
   refuse: (route: ShedRoute, reply: FastifyReply) => unknown,
+  loopDelay: () => number,
 ): void {
-  const classes = o.busyStretch ?? [];
-  const pressure = loopPressure(STANDING_WINDOW_MS);
-  app.addHook('onClose', async () => pressure.stop());
-  app.addHook('onRequest', (req, reply, done) => {
-    const route = o.classify(req);
-    const budget = route && classes.includes(route.class) ? (o.budgetsMs[route.class] ?? 0) : 0;
+  const stretched = o.busyStretch ?? [];
+  const pressure = stretched.length > 0 ? loopPressure(STANDING_WINDOW_MS) : undefined;
+  if (pressure) app.addHook('onClose', async () => pressure.stop());
+  const enter = limitConcurrency(app, o, loopDelay);
+  if (!pressure && !enter) return;
+  app.addHook('onRequest', async (req, reply) => {
     // Read for every request, shed or not: each reading keeps the stretch's start exact.
-    const loop = pressure.read();
-    if (!route || !standingOver(loop, budget) || o.exempt?.(req)) return done();
-    reply.send(refuse(route, reply));
+    const loop = pressure?.read();
+    const route = o.classify(req);
+    if (!route || o.exempt?.(req)) return;
+    const budget = stretched.includes(route.class) ? (o.budgetsMs[route.class] ?? 0) : 0;
+    if (loop && standingOver(loop, budget)) return reply.send(refuse(route, reply));
+    if (enter && !(await enter(req, route))) return reply.send(refuse(route, reply));
   });
 }
 
@@ -150,7 +154,7 @@ export function remainingBudget(budgetMs: number, loopDelayMs: number, sampleMs:
 
 /**
  * The classes' concurrency limits (lib/http/gate.ts): a request takes a place in its class's
- * gate in the root onRequest hook, waiting at most what is left of its budget (remainingBudget),
+ * gate in the root onRequest hook (admitOnRequest), waiting at most what is left of its budget (remainingBudget),
  * and gives it back when its response is sent or its client goes away. With `adaptive`, the
  * limit and the budget are the class's AdaptiveLimit's, fed each answered request's time from
  * its place to its response.
@@ -158,9 +162,8 @@ export function remainingBudget(budgetMs: number, loopDelayMs: number, sampleMs:
 function limitConcurrency(
   app: FastifyInstance,
   o: SheddingOptions,
-  refuse: (route: ShedRoute, reply: FastifyReply) => unknown,
   loopDelay: () => number,
-): void {
+): ((req: FastifyRequest, route: ShedRoute) => Promise<boolean>) | undefined {
   const classes = new Map<string, { gate: Gate; adaptive?: AdaptiveLimit; budget(): number }>();
   for (const [c, n] of Object.entries(o.concurrency ?? {})) {
     const ceiling = o.budgetsMs[c] ?? 0;
@@ -173,26 +176,12 @@ function limitConcurrency(
     const adaptive = createAdaptiveLimit({ ...tuning, initial: n, max: n, budgetCeilingMs: ceiling });
     classes.set(c, { gate: createGate(() => adaptive.limit), adaptive, budget: () => adaptive.budgetMs });
   }
-  if (classes.size === 0) return;
+  if (classes.size === 0) return undefined;
   if (o.adaptive) gaugeLimits(o.metrics, classes);
   const held = new WeakMap<
     FastifyRequest,
     { gate: Gate; adaptive: AdaptiveLimit | undefined; at: number; inFlight: number }
   >();
-  app.addHook('onRequest', async (req, reply) => {
-    const route = o.classify(req);
-    const cls = route && classes.get(route.class);
-    if (!route || !cls || o.exempt?.(req)) return;
-    const budget = remainingBudget(cls.budget(), loopDelay(), o.sampleMs);
-    if (!(await cls.gate.enter(budget))) return reply.send(refuse(route, reply));
-    // One shape for every entry (V8 keeps one hidden class).
-    held.set(req, {
-      gate: cls.gate,
-      adaptive: cls.adaptive,
-      at: performance.now(),
-      inFlight: cls.gate.running,
-    });
-  });
   const leave = async (req: FastifyRequest, reply?: FastifyReply) => {
     const h = held.get(req);
     if (!h) return;
@@ -205,6 +194,21 @@ function limitConcurrency(
   };
   app.addHook('onResponse', leave);
   app.addHook('onRequestAbort', (req) => leave(req));
+  // Whether the request took a place within what is left of its class's budget.
+  return async (req, route) => {
+    const cls = classes.get(route.class);
+    if (!cls) return true;
+    const budget = remainingBudget(cls.budget(), loopDelay(), o.sampleMs);
+    if (!(await cls.gate.enter(budget))) return false;
+    // One shape for every entry (V8 keeps one hidden class).
+    held.set(req, {
+      gate: cls.gate,
+      adaptive: cls.adaptive,
+      at: performance.now(),
+      inFlight: cls.gate.running,
+    });
+    return true;
+  };
 }
 
 /** The adaptive limits as gauges, read at each scrape: what the shedding holds each class to now. */
