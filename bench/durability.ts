@@ -1,11 +1,13 @@
 /**
  * The durability group of `npm run bench` (`-- --only durability`, issue 45): what syncing the
- * embedded store's WAL before each acknowledgement costs. Two embedded systems (`npm start`'s
- * compiled process, store on disk), one with EMBEDDED_DB_FSYNC=on (the default) and one with
- * `off` (PGlite as shipped: what the system did before), loaded in alternated rounds:
+ * embedded store's WAL before each acknowledgement costs. Three embedded systems (`npm start`'s
+ * compiled process, store on disk): EMBEDDED_DB_FSYNC=on (the default: the store's thread syncs
+ * the commits that came together once, before their answers), `commit` (a sync per commit, as
+ * `on` was before the group commit) and `off` (PGlite as shipped: what the system did before it
+ * synced), loaded in alternated rounds:
  *
  *   1. /v2 orders, closed loop (10 at a time): orders/s;
- *   2. /v2 orders, open loop at half of the `off` system's maximum, the same rate for both: p99
+ *   2. /v2 orders, open loop at half of the `off` system's maximum, the same rate for all: p99
  *      from each request's due time;
  *   3. ACP completions (sessions made first), closed loop: completions/s;
  *   4. syncs per order: strace attached to the `on` system (-c, every thread) for an open-loop
@@ -26,8 +28,10 @@ import { load } from './loadgen.ts';
 import { openLoad } from './open-loop/generator.ts';
 
 export const DURABILITY_GOALS = { throughput: 0.7, p99: 1.5 } as const;
-type Mode = 'on' | 'off';
-const MODES: readonly Mode[] = ['off', 'on'];
+type Mode = 'off' | 'commit' | 'on';
+/** `commit`: a sync per commit, what `on` was before the store's thread grouped its commits. */
+const MODES: readonly Mode[] = ['off', 'commit', 'on'];
+const zero = (): Record<Mode, number> => ({ off: 0, commit: 0, on: 0 });
 
 export interface DurabilityRound {
   orders: Record<Mode, number>;
@@ -90,11 +94,7 @@ export async function runDurability(quick: boolean, log: (s: string) => void): P
     const rounds: DurabilityRound[] = [];
     let rate = 0;
     for (let round = 0; round < (quick ? 1 : 3); round++) {
-      const r: DurabilityRound = {
-        orders: { on: 0, off: 0 },
-        p99: { on: 0, off: 0 },
-        completions: { on: 0, off: 0 },
-      };
+      const r: DurabilityRound = { orders: zero(), p99: zero(), completions: zero() };
       for (const mode of MODES) {
         const url = systems[mode].url;
         r.orders[mode] = (await load({ url, requests: orderRequests(), connections: 10, seconds })).rps;
@@ -117,7 +117,7 @@ export async function runDurability(quick: boolean, log: (s: string) => void): P
       }
       rounds.push(r);
       log(
-        `durability / round ${round + 1}: orders/s off ${Math.round(r.orders.off)} on ${Math.round(r.orders.on)}; p99 at ${rate}/s off ${r.p99.off.toFixed(2)} on ${r.p99.on.toFixed(2)} ms; completions/s off ${Math.round(r.completions.off)} on ${Math.round(r.completions.on)}\n`,
+        `durability / round ${round + 1}: ${MODES.map((m) => `${m}: orders/s ${Math.round(r.orders[m])}, p99 at ${rate}/s ${r.p99[m].toFixed(2)} ms, completions/s ${Math.round(r.completions[m])}`).join('; ')}\n`,
       );
     }
     const on = systems.on;
@@ -143,16 +143,18 @@ const fmt = (n: number, d = 0) =>
 
 export function durabilityTable(run: DurabilityRun): string {
   const lines = [
-    '| round | /v2 orders/s off | on | on ÷ off | p99 ms at half load off | on | on ÷ off | ACP completions/s off | on | on ÷ off |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| round | /v2 orders/s off | commit | on | on ÷ off | on ÷ commit | p99 ms at half load off | commit | on | on ÷ off | on ÷ commit | ACP completions/s off | commit | on | on ÷ off | on ÷ commit |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
+  const x = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  const cells = (v: Record<Mode, number>, d: number) =>
+    `${fmt(v.off, d)} | ${fmt(v.commit, d)} | ${fmt(v.on, d)} | ${x(v.on, v.off)} | ${x(v.on, v.commit)}`;
   for (const [i, r] of run.rounds.entries())
-    lines.push(
-      `| ${i + 1} | ${fmt(r.orders.off)} | ${fmt(r.orders.on)} | ${(r.orders.on / r.orders.off).toFixed(2)}× | ${fmt(r.p99.off, 2)} | ${fmt(r.p99.on, 2)} | ${(r.p99.on / r.p99.off).toFixed(2)}× | ${fmt(r.completions.off)} | ${fmt(r.completions.on)} | ${(r.completions.on / r.completions.off).toFixed(2)}× |`,
-    );
-  const orders = median(run.rounds.map((r) => r.orders.on / r.orders.off));
-  const p99 = median(run.rounds.map((r) => r.p99.on / r.p99.off));
-  const completions = median(run.rounds.map((r) => r.completions.on / r.completions.off));
+    lines.push(`| ${i + 1} | ${cells(r.orders, 0)} | ${cells(r.p99, 2)} | ${cells(r.completions, 0)} |`);
+  const ratio = (f: (r: DurabilityRound) => Record<Mode, number>, base: Mode) =>
+    median(run.rounds.map((r) => f(r).on / f(r)[base])).toFixed(2);
+  const orders = Number(ratio((r) => r.orders, 'off'));
+  const p99 = Number(ratio((r) => r.p99, 'off'));
   const met = (ok: boolean) => (ok ? 'met' : 'not met');
-  return `${lines.join('\n')}\n\nMedians of the rounds: orders/s ${orders.toFixed(2)}× (goal ≥ ${DURABILITY_GOALS.throughput}×: ${met(orders >= DURABILITY_GOALS.throughput)}), p99 at half load (${fmt(run.rate)} orders/s, open loop) ${p99.toFixed(2)}× (goal ≤ ${DURABILITY_GOALS.p99}×: ${met(p99 <= DURABILITY_GOALS.p99)}), ACP completions/s ${completions.toFixed(2)}×. Syncs per order with EMBEDDED_DB_FSYNC=on: ${run.syncsPerOrder.toFixed(2)} (\`fsync\` + \`fdatasync\` calls of every thread, strace -c, over the orders answered in an open-loop window at the same rate).`;
+  return `${lines.join('\n')}\n\nMedians of the rounds: orders/s ${orders.toFixed(2)}× (goal ≥ ${DURABILITY_GOALS.throughput}×: ${met(orders >= DURABILITY_GOALS.throughput)}), p99 at half load (${fmt(run.rate)} orders/s, open loop) ${p99.toFixed(2)}× (goal ≤ ${DURABILITY_GOALS.p99}×: ${met(p99 <= DURABILITY_GOALS.p99)}), ACP completions/s ${ratio((r) => r.completions, 'off')}× the \`off\` system's; against a sync per commit (\`commit\`): orders/s ${ratio((r) => r.orders, 'commit')}×, p99 ${ratio((r) => r.p99, 'commit')}×, ACP completions/s ${ratio((r) => r.completions, 'commit')}×. Syncs per order with EMBEDDED_DB_FSYNC=on: ${run.syncsPerOrder.toFixed(2)} (\`fsync\` + \`fdatasync\` calls of every thread, strace -c, over the orders answered in an open-loop window at the same rate).`;
 }

@@ -246,7 +246,7 @@ if (durability) {
     writeSection(
       'durability',
       'durability',
-      `Measured ${stamp} on Node ${process.version}, compiled, two embedded systems (store on disk, ext4 on the VM's virtio disk) loaded in alternated rounds (bench/durability.ts): EMBEDDED_DB_FSYNC=off is the store as it was before it synced. Closed loop 10 at a time; the p99 open loop from each request's due time.\n\n${text}`,
+      `Measured ${stamp} on Node ${process.version}, compiled, three embedded systems (store on disk, ext4 on the VM's virtio disk) loaded in alternated rounds (bench/durability.ts): EMBEDDED_DB_FSYNC=off is the store as it was before it synced, EMBEDDED_DB_FSYNC=commit a sync per commit (the default before the group commit), on the default (group commit). Closed loop 10 at a time; the p99 open loop from each request's due time.\n\n${text}`,
     );
   }
 }

@@ -25,13 +25,16 @@ const fields = z.object({
   /** `disk` keeps the embedded SQL store under DATA_DIR; `memory` forgets it on exit (tests). */
   EMBEDDED_DB: z.enum(['disk', 'memory']).default('disk'),
   /**
-   * `on` (the default): the embedded store on disk syncs its WAL before a commit returns, so
-   * every acknowledged write survives a power loss. `off` is PostgreSQL's `fsync = off`: faster,
-   * and after a power loss or an operating-system crash the last writes may be gone and the data
-   * directory may be corrupt (restore the backup). Logged at start when off (lib/db/pglite-sync.ts,
-   * docs/deployment.md "What survives what").
+   * `on` (the default): the embedded store on disk syncs its WAL before it answers a commit, so
+   * every acknowledged write survives a power loss; on its own thread it syncs the commits that
+   * came together once, before any of their answers leave (group commit,
+   * lib/db/pglite-worker.ts). `commit`: each commit syncs the WAL itself before it returns
+   * (PostgreSQL's `synchronous_commit = on`; what `on` did before the group commit). `off` is
+   * PostgreSQL's `fsync = off`: faster, and after a power loss or an operating-system crash the
+   * last writes may be gone and the data directory may be corrupt (restore the backup). Logged
+   * at start when off (lib/db/pglite-sync.ts, docs/deployment.md "What survives what").
    */
-  EMBEDDED_DB_FSYNC: z.enum(['on', 'off']).default('on'),
+  EMBEDDED_DB_FSYNC: z.enum(['on', 'commit', 'off']).default('on'),
   /**
    * `worker` (the default) runs the embedded SQL store on its own thread, so its statements and
    * the garbage PGlite makes (its own heap) do not stall the requests (lib/db/pglite-worker.ts);

@@ -28,14 +28,14 @@ export async function openDb(
   // Run from source (tsx: `npm run dev`, tests), the store's thread could not load this
   // TypeScript module (Node 20's workers do not take tsx's loader), so it runs on this thread.
   const fromSource = import.meta.url.endsWith('.ts');
+  // On this thread each commit syncs itself; the store's thread groups them (`on`).
+  const sync = config.EMBEDDED_DB_FSYNC === 'off' ? 'off' : 'on';
   if (config.EMBEDDED_DB_THREAD === 'main' || fromSource)
-    return (await import('./pglite.ts')).openPglite(dataDir, {
-      template,
-      sync: config.EMBEDDED_DB_FSYNC,
-    });
+    return (await import('./pglite.ts')).openPglite(dataDir, { template, sync });
   return (await import('./pglite-worker.ts')).openPgliteWorker(dataDir, {
     nice: config.EMBEDDED_DB_NICE,
     template,
-    sync: config.EMBEDDED_DB_FSYNC,
+    sync,
+    grouped: config.EMBEDDED_DB_FSYNC === 'on',
   });
 }

@@ -18,13 +18,28 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
  */
 export type EmbeddedSync = 'on' | 'off';
 
-/** PGlite's start parameters for a mode: its defaults, without `-F` when syncing. */
-export function startParams(sync: EmbeddedSync, defaults: readonly string[]): string[] {
+/**
+ * PGlite's start parameters for a mode: its defaults, without `-F` when syncing. `grouped`: a
+ * commit does not wait for its WAL to be synced (`synchronous_commit = off`); whoever answers
+ * for the store syncs it before an answer leaves (`FENCE_SQL`, pglite-worker.ts).
+ */
+export function startParams(sync: EmbeddedSync, defaults: readonly string[], grouped = false): string[] {
   if (sync === 'off') return [...defaults];
   // Emscripten's `fdatasync()` is a stub that returns success without calling the file system;
   // its `fsync()` reaches the stream's `fsync` below. So the WAL is synced with `fsync()`.
-  return [...defaults.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'];
+  const params = [...defaults.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'];
+  return grouped ? [...params, '-c', 'synchronous_commit=off'] : params;
 }
+
+/**
+ * The group commit's fence: when the WAL holds records not yet synced (commits made with
+ * `synchronous_commit = off`), one record more written and the WAL flushed up to it, which syncs
+ * every commit before it at once (PostgreSQL 17's `flush` argument of pg_logical_emit_message:
+ * a non-transactional message, so it may run inside a transaction without joining it). A WAL
+ * already synced costs this one statement and no sync.
+ */
+export const FENCE_SQL = `SELECT pg_logical_emit_message(false, 'fence', '', true)
+   WHERE pg_current_wal_insert_lsn() > pg_current_wal_flush_lsn()`;
 
 type Stream = { nfd?: number; node: { mode: number } };
 type EmscriptenModule = {

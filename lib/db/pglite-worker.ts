@@ -1,8 +1,8 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, receiveMessageOnPort, Worker, workerData } from 'node:worker_threads';
 import type { Db, Queryable } from './db.ts';
-import { openPglite } from './pglite.ts';
+import { type GroupedDb, openPglite } from './pglite.ts';
 import type { EmbeddedSync } from './pglite-sync.ts';
 
 /**
@@ -53,40 +53,84 @@ function lowerThisThreadsPriority(nice: number): void {
 }
 
 /** The worker's side: opens the store, then answers each message. */
-async function serve({ dataDir, nice, template, sync }: StoreThreadData): Promise<void> {
+async function serve({ dataDir, nice, template, sync, grouped }: StoreThreadData): Promise<void> {
   const port = parentPort;
   if (!port) return;
   if (nice) lowerThisThreadsPriority(nice);
-  let db: Db;
+  let db: GroupedDb;
   try {
-    db = await openPglite(dataDir, { template, sync });
+    db = await openPglite(dataDir, { template, sync, grouped });
   } catch (err) {
     port.postMessage(errorReply(0, err));
     return;
   }
   // The open's reply says how the data directory was made (Db.madeFrom), in its one row.
   port.postMessage({ id: 0, rows: db.madeFrom ? [{ madeFrom: db.madeFrom }] : [] } satisfies Reply);
+
+  // Group commit (EMBEDDED_DB_FSYNC=on, the default): a commit does not sync the WAL itself
+  // (`synchronous_commit = off`). Its reply is held, with every reply after it, until the store
+  // has nothing left to run; then one fence syncs every commit since the last fence, and only
+  // then do they leave. Under load one sync answers many commits; alone, a commit costs the
+  // fence's statement more. A reply made before any commit of its group leaves at once: what
+  // it read was synced by an earlier fence. A SELECT outside a transaction is taken for a read
+  // (its reply is not held for its own sake; a function it called that wrote is synced by the
+  // next fence), a ROLLBACK commits nothing, and a statement inside a transaction block
+  // commits nothing until its COMMIT.
+  const held: Reply[] = [];
+  let committed = false;
+  let waiting = 0;
+  // A fence that failed (the disk refused a sync: PostgreSQL PANICs on it) answers every held
+  // and later request with its error: nothing unsynced is acknowledged.
+  let broken: unknown;
+  const release = async () => {
+    if (committed) {
+      committed = false;
+      try {
+        await db.fence();
+      } catch (err) {
+        broken = err;
+      }
+    }
+    for (const r of held.splice(0)) port.postMessage(broken === undefined ? r : errorReply(r.id, broken));
+  };
+  const reply = (m: Request, r: Reply) => {
+    const read = m.op === 'query' && (m.sql === 'ROLLBACK' || /^\s*select\b/i.test(m.sql));
+    if (!read && !db.inTransaction()) committed = true;
+    if (committed) held.push(r);
+    else port.postMessage(r);
+  };
   // Messages arrive while one runs (the other side does not wait for replies): each runs after
   // the one before it has answered, in arrival order, closing too. Replies carry their id.
   const answer = async (m: Request) => {
+    if (broken !== undefined) return port.postMessage(errorReply(m.id, broken));
     try {
-      if (m.op === 'query') port.postMessage({ id: m.id, rows: await db.query(m.sql, m.params) });
+      if (m.op === 'query') reply(m, { id: m.id, rows: await db.query(m.sql, m.params) });
       else if (m.op === 'exec') {
         await db.exec(m.sql);
-        port.postMessage({ id: m.id, rows: [] });
+        reply(m, { id: m.id, rows: [] });
       } else {
+        await release();
         await db.close();
         port.postMessage({ id: m.id, rows: [] });
         port.close();
       }
     } catch (err) {
-      port.postMessage(errorReply(m.id, err));
+      reply(m, errorReply(m.id, err));
     }
   };
   let last: Promise<void> = Promise.resolve();
-  port.on('message', (m: Request) => {
-    last = last.then(() => answer(m));
-  });
+  const enqueue = (m: Request) => {
+    waiting++;
+    last = last.then(async () => {
+      await answer(m);
+      if (--waiting > 0) return;
+      // What arrived while the store ran joins this group before its fence.
+      for (let r = receiveMessageOnPort(port); r; r = receiveMessageOnPort(port))
+        enqueue(r.message as Request);
+      if (waiting === 0 && held.length > 0) await release();
+    });
+  };
+  port.on('message', enqueue);
 }
 
 type StoreThreadData = {
@@ -95,6 +139,7 @@ type StoreThreadData = {
   nice: number;
   template: string | undefined;
   sync: EmbeddedSync;
+  grouped: boolean;
 };
 if (!isMainThread && (workerData as StoreThreadData | null)?.pgliteWorker) {
   void serve(workerData as StoreThreadData);
@@ -119,7 +164,14 @@ export async function openPgliteWorker(
     spawn = spawnModule,
     template,
     sync = 'on',
-  }: { nice?: number; spawn?: SpawnStoreThread; template?: string | undefined; sync?: EmbeddedSync } = {},
+    grouped = sync === 'on',
+  }: {
+    nice?: number;
+    spawn?: SpawnStoreThread;
+    template?: string | undefined;
+    sync?: EmbeddedSync;
+    grouped?: boolean;
+  } = {},
 ): Promise<Db> {
   const worker = spawn(new URL(import.meta.url), {
     pgliteWorker: true,
@@ -127,6 +179,7 @@ export async function openPgliteWorker(
     nice,
     template,
     sync,
+    grouped,
   } satisfies StoreThreadData);
   const pending = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
   let nextId = 0;

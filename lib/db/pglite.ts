@@ -7,7 +7,7 @@ import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db } from './db.ts';
 import { preparedStatements } from './pglite-prepared.ts';
-import { type EmbeddedSync, SyncingNodeFS, startParams, syncTree } from './pglite-sync.ts';
+import { type EmbeddedSync, FENCE_SQL, SyncingNodeFS, startParams, syncTree } from './pglite-sync.ts';
 
 /**
  * Postgres settings of the embedded store. PGlite starts Postgres with its server defaults
@@ -160,8 +160,12 @@ class TarballBlob extends Blob {
  */
 export async function openPglite(
   dataDir: string | undefined,
-  { template, sync = 'on' }: { template?: string | undefined; sync?: EmbeddedSync } = {},
-): Promise<Db> {
+  {
+    template,
+    sync = 'on',
+    grouped = false,
+  }: { template?: string | undefined; sync?: EmbeddedSync; grouped?: boolean } = {},
+): Promise<GroupedDb> {
   baselineWasmOnly();
   let dir: string | undefined;
   let fresh = true;
@@ -178,7 +182,7 @@ export async function openPglite(
     ? new PGlite({
         ...opened,
         fs: new SyncingNodeFS(dir),
-        startParams: startParams(sync, PGlite.defaultStartParams),
+        startParams: startParams(sync, PGlite.defaultStartParams, grouped),
       })
     : new PGlite(opened);
   await pg.waitReady;
@@ -215,5 +219,26 @@ export async function openPglite(
       await pg.query('SELECT 1');
     },
     close: () => pg.close(),
+    inTransaction: () => pg.isInTransaction(),
+    async fence() {
+      if (!grouped || !dir || sync === 'off') return;
+      try {
+        await pg._runExclusiveQuery(() => prepared.run(FENCE_SQL, []));
+      } catch (err) {
+        // An aborted transaction refuses every statement until its ROLLBACK; nothing was
+        // committed since the fence before it (a transaction holds the one connection).
+        if ((err as { code?: string }).code !== '25P02') throw err;
+      }
+    },
   };
+}
+
+/**
+ * The embedded store with what the store's thread needs for its group commit (pglite-worker.ts):
+ * whether a transaction block is open, and the fence that syncs the commits made since the last
+ * one (a no-op unless opened `grouped`, on disk, syncing).
+ */
+export interface GroupedDb extends Db {
+  inTransaction(): boolean;
+  fence(): Promise<void>;
 }
