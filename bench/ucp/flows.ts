@@ -38,6 +38,12 @@ export interface UcpFlowOptions {
   profileUrl: string;
   /** AP2 negotiated: the platform that makes the mandates (./mandate.ts). */
   ap2?: Ap2Platform;
+  /**
+   * Without AP2, the platform's work of AP2 all the same: a mandate made over each checkout the
+   * update returned, and not sent (the completion carries the purchase order alone). The load
+   * generator shares the server's cores, so this holds its work equal between the two kinds.
+   */
+  platformWork?: Ap2Platform;
   seconds: number;
   warmupSeconds?: number;
   /** Closed loop: flows at a time. */
@@ -145,9 +151,11 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
   const { hist, failures, fail, ops } = tally();
   const making = histogram();
   const confirmed = histogram();
-  const platform = o.ap2 ? mandateMaker(o.ap2) : undefined;
+  const maker = o.ap2 ?? o.platformWork;
+  const platform = maker ? mandateMaker(maker) : undefined;
   await platform?.ready;
-  const mandate = platform?.make;
+  const mandate = o.ap2 ? platform?.make : undefined;
+  const unsent = o.ap2 ? undefined : platform?.make;
   const headers = requestHeaders(o);
   let n = 0;
   let flows = 0;
@@ -195,9 +203,11 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
         return;
       }
       const answered = performance.now();
+      if (unsent) await mandated(u, unsent, m ? making : undefined);
       const body = mandate ? await mandated(u, mandate, m ? making : undefined) : COMPLETE;
       const done = await send('complete', 'POST', `${path}/complete`, body, performance.now(), m);
-      if (mandate && m) confirmed.recordValue(Math.max(1, Math.round((performance.now() - answered) * 1000)));
+      if (platform && m)
+        confirmed.recordValue(Math.max(1, Math.round((performance.now() - answered) * 1000)));
       if (done?.status === 'completed') {
         if (m) flows++;
       } else if (done && m) fail('complete', `200 ${done.status}`);
@@ -218,7 +228,7 @@ async function drive(o: UcpFlowOptions): Promise<UcpFlowResult> {
     ops: ops(),
     failures,
     generatorDelayP99: delay.count ? delay.percentile(99) / 1e6 : 0,
-    ...(mandate
+    ...(platform
       ? {
           mandate: figures(making, making.totalCount, 0),
           confirmToComplete: figures(confirmed, confirmed.totalCount, 0),

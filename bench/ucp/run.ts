@@ -12,6 +12,10 @@
  * Every UCP answer is signed either way (RFC 9421, Content-Digest); AP2 adds the merchant
  * authorization (JCS + ES256) on every checkout and, at completion, the mandate's verification
  * (SD-JWT + key binding, our signature inside it). Goal: complete p99 with AP2 ≤ 1.3× without.
+ *
+ * BENCH_UCP_CONTROL=1: the plain kind's platform makes a mandate over each checkout too and does
+ * not send it (`platformWork`, ./flows.ts), so both kinds' generators load the shared cores
+ * alike: what is left between them is the server's AP2 work (docs/ap2.md, "Not done yet").
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -72,14 +76,15 @@ export async function platforms(url: string, dataDir: string, profiles: ProfileS
   };
   const rest = business.ucp.services['dev.ucp.shopping']?.find((s) => s.transport === 'rest');
   const audience = `${new URL(rest?.endpoint ?? url).origin}/.well-known/ucp`;
+  const platform = { issuer, kid: KID, holder: privateJwk(), audience };
   return {
-    plain: { url, key, profileUrl: plainProfile },
-    ap2: {
+    plain: {
       url,
       key,
-      profileUrl: ap2Profile,
-      ap2: { issuer, kid: KID, holder: privateJwk(), audience },
+      profileUrl: plainProfile,
+      ...(process.env.BENCH_UCP_CONTROL ? { platformWork: platform } : {}),
     },
+    ap2: { url, key, profileUrl: ap2Profile, ap2: platform },
   } satisfies Record<string, Omit<UcpFlowOptions, 'seconds'>>;
 }
 
