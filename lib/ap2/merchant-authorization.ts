@@ -65,6 +65,19 @@ export type MerchantAuthorizationCheck =
  * algorithm checked against the list and the key's own `alg` before any key is used (so `none`,
  * HMAC with a public key, or an algorithm the key was not made for never verify).
  */
+/** The `kid` a checkout's `ap2.merchant_authorization` names, if it is a JWS that names one. */
+export function merchantAuthorizationKid(checkout: Record<string, unknown>): string | undefined {
+  const jws = (checkout.ap2 as { merchant_authorization?: unknown } | undefined)?.merchant_authorization;
+  if (typeof jws !== 'string' || !DETACHED.test(jws) || jws.length > 4096) return undefined;
+  const [header, , signature] = jws.split('.') as [string, string, string];
+  try {
+    const { kid } = decodeProtectedHeader(`${header}.e30.${signature}`);
+    return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function verifyMerchantAuthorization(
   checkout: Record<string, unknown>,
   keys: readonly JWK[],

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { jcsText, withoutAp2 } from '../../../lib/ap2/canonical.ts';
 import { verifyCheckoutMandate } from '../../../lib/ap2/checkout-mandate.ts';
 import {
+  merchantAuthorizationKid,
   signMerchantAuthorization,
   verifyMerchantAuthorization,
 } from '../../../lib/ap2/merchant-authorization.ts';
@@ -30,8 +31,11 @@ export interface Ap2Parts {
   readonly clock: Clock;
   /** The business's key that signs now (the UCP key ring that signs order webhooks). */
   signingKey(): Promise<{ readonly kid: string; readonly key: KeyObject }>;
-  /** The business's public keys still verifying (the profile's `signing_keys`). */
-  verifyingKeys(): Promise<readonly JWK[]>;
+  /**
+   * The business's public keys still verifying (the profile's `signing_keys`); with `kid`, the
+   * ring looked at again first when it does not hold that key.
+   */
+  verifyingKeys(kid?: string): Promise<readonly JWK[]>;
   /** The business profile's URL: the audience a mandate's key binding names. */
   readonly audience: string;
   /** Where a mandate is claimed while its completion runs (the idempotency store: shared by replicas). */
@@ -122,7 +126,7 @@ async function signedHere(
   const ap2 = checkout.ap2 as { merchant_authorization?: unknown } | undefined;
   if (ap2?.merchant_authorization !== known.jws) return undefined;
   if (textDigest(JSON.stringify(withoutAp2(checkout))) !== known.digest) return undefined;
-  if (!(await p.verifyingKeys()).some((k) => k.kid === known.kid)) return undefined;
+  if (!(await p.verifyingKeys(known.kid)).some((k) => k.kid === known.kid)) return undefined;
   return { kid: known.kid };
 }
 
@@ -221,7 +225,10 @@ async function verifiedAgainstNow(
   current: () => Record<string, unknown>,
   p: Ap2Parts,
 ): Promise<{ readonly kid: string } | { readonly refusal: Ap2Verdict }> {
-  const merchant = await verifyMerchantAuthorization(checkout, await p.verifyingKeys());
+  const merchant = await verifyMerchantAuthorization(
+    checkout,
+    await p.verifyingKeys(merchantAuthorizationKid(checkout)),
+  );
   if (!merchant.ok)
     return {
       refusal: merchant.missing

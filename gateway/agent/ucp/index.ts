@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../../lib/platform.ts';
 import { publicOrigin, ucpApiBaseUrl } from '../../../lib/public-origin.ts';
-import { ucpPublicJwks, ucpSigningKey } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
+import { ucpPublicJwks, ucpRequestKeys } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
 import type { CatalogService } from '../../catalog/service.ts';
 import type { LinkingParts } from '../../oauth/index.ts';
 import type { AcpParts } from '../acp/index.ts';
@@ -112,8 +112,7 @@ export async function mountUcp(
     // The key ring that signs order webhooks signs checkouts too: one set of signing_keys.
     ap2: {
       clock,
-      signingKey: () => ucpSigningKey(config, clock),
-      verifyingKeys: () => ucpPublicJwks(config, clock),
+      ...ucpRequestKeys(config, clock),
       audience: `${origin}/.well-known/ucp`,
       used: acp.idempotency,
       // Below the idempotency store's retention, so a mandate is remembered as long as it is usable.

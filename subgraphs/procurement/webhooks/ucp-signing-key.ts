@@ -61,6 +61,26 @@ export async function ucpSigningKey(
   return (await fresh(config, clock)).signingKey();
 }
 
+/**
+ * The keys of the UCP request path, where every answer is signed (RFC 9421) and, with AP2, every
+ * checkout too: the ring as this process holds it, re-read when it changed at most every 5 s
+ * (FileQuoteKeyStore's own reload), and at once when asked for a kid it does not hold (a key
+ * another process rotated in and already signs with). `fresh()`'s stat before each signature was
+ * a synchronous call on the request thread, several a checkout flow (docs/ap2.md, "Not done yet").
+ */
+export function ucpRequestKeys(config: UcpKeyConfig, clock?: Clock) {
+  const ring = () => ucpSigningKeys(config, clock);
+  return {
+    signingKey: async (): Promise<{ kid: string; key: KeyObject }> => (await ring()).signingKey(),
+    /** Every key still verifying; with `kid`, the ring re-read first if it does not hold it. */
+    verifyingKeys: async (kid?: string): Promise<JWK[]> => {
+      const r = await ring();
+      if (kid !== undefined) await r.verificationKey(kid);
+      return r.jwks().keys;
+    },
+  };
+}
+
 async function fresh(config: UcpKeyConfig, clock?: Clock): Promise<FileQuoteKeyStore> {
   const ring = await ucpSigningKeys(config, clock);
   await ring.reload();

@@ -14,6 +14,7 @@ import { FileQuoteKeyStore } from '../../../lib/quote-token/key-store.ts';
 import {
   UCP_KEY_RETENTION_MS,
   ucpPublicJwks,
+  ucpRequestKeys,
   ucpSigningKeys,
   ucpSigningKeysFile,
 } from '../../../subgraphs/procurement/webhooks/ucp-signing-key.ts';
@@ -92,4 +93,29 @@ describe('the UCP signing key', () => {
       other.jwks().keys.map((k) => k.kid),
     );
   }, 60_000);
+
+  it('on the request path: no look at the file per signature, a rotation seen within 5 s, a kid another process rotated in at once', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-30T00:00:00Z'));
+    const config = { DATA_DIR: dataDir(), UCP_SIGNING_KEYS_FILE: undefined };
+    const keys = ucpRequestKeys(config, clock);
+    const first = await keys.signingKey();
+    // Another process rotates: this one keeps signing with the key it holds until its reload is due.
+    const other = await FileQuoteKeyStore.open(ucpSigningKeysFile(config), clock, {
+      retentionMs: UCP_KEY_RETENTION_MS,
+    });
+    const second = await other.rotate();
+    clock.advance(4_000);
+    expect((await keys.signingKey()).kid).toBe(first.kid);
+    expect((await keys.verifyingKeys()).map((k) => k.kid)).not.toContain(second);
+    clock.advance(1_001);
+    await keys.signingKey(); // the reload is due: it runs behind this call
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await keys.signingKey()).kid).toBe(second);
+    // A checkout signed there with a key rotated in since is verified here at once: the kid asked for is read in.
+    const third = await other.rotate();
+    expect((await keys.verifyingKeys()).map((k) => k.kid)).not.toContain(third);
+    expect((await keys.verifyingKeys(third)).map((k) => k.kid)).toEqual(
+      expect.arrayContaining([first.kid, second, third]),
+    );
+  });
 });
