@@ -12,8 +12,10 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
  * cache only: it survived the process being killed, not a power loss or a kernel crash.
  *
  * `on` (the default) starts Postgres without `-F` and gives NODEFS the sync it lacks, so
- * Postgres syncs as it does on a server: the WAL at every commit (`wal_sync_method =
- * fdatasync`), data files at each checkpoint, directories when a file is created or renamed.
+ * Postgres syncs as it does on a server: the WAL before a commit is answered (at the commit
+ * itself, or, on the store's thread, once for the commits that came together: the fence below
+ * and pglite-answer.ts), data files at each checkpoint, directories when a file is created or
+ * renamed. The WAL file is synced with `fsync()` reaching `fdatasync` (below).
  * `off` is PGlite's own start, PostgreSQL's `fsync = off`, with its risk (docs/deployment.md).
  */
 export type EmbeddedSync = 'on' | 'off';

@@ -19,20 +19,7 @@ import type { EmbeddedSync } from './pglite-sync.ts';
  * the same in-thread).
  */
 
-type Message =
-  | { op: 'query'; sql: string; params: readonly unknown[] }
-  | { op: 'exec'; sql: string }
-  | { op: 'close' };
-type Request = Message & { id: number };
-type Reply = { id: number; rows?: unknown[]; error?: { message: string; props: Record<string, unknown> } };
-
-/** An error as it crosses the thread: its message and its own fields (code, detail, …). */
-function errorReply(id: number, err: unknown): Reply {
-  const e = err instanceof Error ? err : new Error(String(err));
-  const props: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(e)) if (typeof v !== 'function' && typeof v !== 'object') props[k] = v;
-  return { id, error: { message: e.message, props } };
-}
+import { errorReply, type Message, type Reply, type Request, storeAnswerer } from './pglite-answer.ts';
 
 /**
  * Gives this thread (not the process) the niceness `nice` (EMBEDDED_DB_NICE, 0 by default). On
@@ -67,70 +54,12 @@ async function serve({ dataDir, nice, template, sync, grouped }: StoreThreadData
   // The open's reply says how the data directory was made (Db.madeFrom), in its one row.
   port.postMessage({ id: 0, rows: db.madeFrom ? [{ madeFrom: db.madeFrom }] : [] } satisfies Reply);
 
-  // Group commit (EMBEDDED_DB_FSYNC=on, the default): a commit does not sync the WAL itself
-  // (`synchronous_commit = off`). Its reply is held, with every reply after it, until the store
-  // has nothing left to run; then one fence syncs every commit since the last fence, and only
-  // then do they leave. Under load one sync answers many commits; alone, a commit costs the
-  // fence's statement more. A reply made before any commit of its group leaves at once: what
-  // it read was synced by an earlier fence. A SELECT outside a transaction is taken for a read
-  // (its reply is not held for its own sake; a function it called that wrote is synced by the
-  // next fence), a ROLLBACK commits nothing, and a statement inside a transaction block
-  // commits nothing until its COMMIT.
-  const held: Reply[] = [];
-  let committed = false;
-  let waiting = 0;
-  // A fence that failed (the disk refused a sync: PostgreSQL PANICs on it) answers every held
-  // and later request with its error: nothing unsynced is acknowledged.
-  let broken: unknown;
-  const release = async () => {
-    if (committed) {
-      committed = false;
-      try {
-        await db.fence();
-      } catch (err) {
-        broken = err;
-      }
-    }
-    for (const r of held.splice(0)) port.postMessage(broken === undefined ? r : errorReply(r.id, broken));
-  };
-  const reply = (m: Request, r: Reply) => {
-    const read = m.op === 'query' && (m.sql === 'ROLLBACK' || /^\s*select\b/i.test(m.sql));
-    if (!read && !db.inTransaction()) committed = true;
-    if (committed) held.push(r);
-    else port.postMessage(r);
-  };
-  // Messages arrive while one runs (the other side does not wait for replies): each runs after
-  // the one before it has answered, in arrival order, closing too. Replies carry their id.
-  const answer = async (m: Request) => {
-    if (broken !== undefined) return port.postMessage(errorReply(m.id, broken));
-    try {
-      if (m.op === 'query') reply(m, { id: m.id, rows: await db.query(m.sql, m.params) });
-      else if (m.op === 'exec') {
-        await db.exec(m.sql);
-        reply(m, { id: m.id, rows: [] });
-      } else {
-        await release();
-        await db.close();
-        port.postMessage({ id: m.id, rows: [] });
-        port.close();
-      }
-    } catch (err) {
-      reply(m, errorReply(m.id, err));
-    }
-  };
-  let last: Promise<void> = Promise.resolve();
-  const enqueue = (m: Request) => {
-    waiting++;
-    last = last.then(async () => {
-      await answer(m);
-      if (--waiting > 0) return;
-      // What arrived while the store ran joins this group before its fence.
-      for (let r = receiveMessageOnPort(port); r; r = receiveMessageOnPort(port))
-        enqueue(r.message as Request);
-      if (waiting === 0 && held.length > 0) await release();
-    });
-  };
-  port.on('message', enqueue);
+  const answer = storeAnswerer(db, grouped, {
+    post: (r) => port.postMessage(r),
+    receive: () => receiveMessageOnPort(port)?.message as Request | undefined,
+    close: () => port.close(),
+  });
+  port.on('message', answer);
 }
 
 type StoreThreadData = {

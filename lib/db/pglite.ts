@@ -176,8 +176,9 @@ export async function openPglite(
     if (fresh && !template) initialiseDataDir(dir);
   }
   const opened = fresh && template ? { ...options, loadDataDir: templateTarball(template) } : options;
-  // On disk, Postgres syncs its writes before a commit returns (pglite-sync.ts); in memory there
-  // is nothing to sync, and PGlite's own start (fsync off) is kept.
+  // On disk, Postgres syncs its writes before a commit returns (pglite-sync.ts), or, `grouped`,
+  // before the store's thread answers it (pglite-worker.ts); in memory there is nothing to
+  // sync, and PGlite's own start (fsync off) is kept.
   const pg = dir
     ? new PGlite({
         ...opened,
@@ -222,13 +223,9 @@ export async function openPglite(
     inTransaction: () => pg.isInTransaction(),
     async fence() {
       if (!grouped || !dir || sync === 'off') return;
-      try {
-        await pg._runExclusiveQuery(() => prepared.run(FENCE_SQL, []));
-      } catch (err) {
-        // An aborted transaction refuses every statement until its ROLLBACK; nothing was
-        // committed since the fence before it (a transaction holds the one connection).
-        if ((err as { code?: string }).code !== '25P02') throw err;
-      }
+      // Outside a transaction block (the store's thread fences before a BEGIN): an error here is
+      // the disk's or the WAL's, and the caller answers every held reply with it.
+      await pg._runExclusiveQuery(() => prepared.run(FENCE_SQL, []));
     },
   };
 }
