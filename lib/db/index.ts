@@ -36,6 +36,7 @@ export async function openDb(
     nice: config.EMBEDDED_DB_NICE,
     template,
     sync,
-    grouped: config.EMBEDDED_DB_FSYNC === 'on',
+    // In memory there is nothing to sync: no reply waits for a fence.
+    grouped: config.EMBEDDED_DB_FSYNC === 'on' && dataDir !== undefined,
   });
 }

@@ -89,14 +89,20 @@ export function storeAnswerer(
   // the one before it has answered, in arrival order, closing too. Replies carry their id.
   const answer = async (m: Request) => {
     if (m.op === 'close') {
-      await release();
-      await db.close();
-      io.post({ id: m.id, rows: [] });
-      io.close();
+      // Closed whatever happened before: a store whose fence failed still closes (and answers).
+      try {
+        await release();
+        await db.close();
+        io.post({ id: m.id, rows: [] });
+      } catch (err) {
+        io.post(errorReply(m.id, err));
+      } finally {
+        io.close();
+      }
       return;
     }
-    if (broken !== undefined) return io.post(errorReply(m.id, broken));
     if (committed && m.op === 'query' && m.sql === 'BEGIN') await release();
+    if (broken !== undefined) return io.post(errorReply(m.id, broken));
     try {
       if (m.op === 'query') reply(m, { id: m.id, rows: await db.query(m.sql, m.params) });
       else {

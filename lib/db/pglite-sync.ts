@@ -23,7 +23,7 @@ export type EmbeddedSync = 'on' | 'off';
 /**
  * PGlite's start parameters for a mode: its defaults, without `-F` when syncing. `grouped`: a
  * commit does not wait for its WAL to be synced (`synchronous_commit = off`); whoever answers
- * for the store syncs it before an answer leaves (`FENCE_SQL`, pglite-worker.ts).
+ * for the store syncs it before an answer leaves (`FENCE_SQL`, pglite-answer.ts).
  */
 export function startParams(sync: EmbeddedSync, defaults: readonly string[], grouped = false): string[] {
   if (sync === 'off') return [...defaults];
@@ -36,9 +36,9 @@ export function startParams(sync: EmbeddedSync, defaults: readonly string[], gro
 /**
  * The group commit's fence: when the WAL holds records not yet synced (commits made with
  * `synchronous_commit = off`), one record more written and the WAL flushed up to it, which syncs
- * every commit before it at once (PostgreSQL 17's `flush` argument of pg_logical_emit_message:
- * a non-transactional message, so it may run inside a transaction without joining it). A WAL
- * already synced costs this one statement and no sync.
+ * every commit before it at once (PostgreSQL 17's `flush` argument of pg_logical_emit_message,
+ * a non-transactional message). Run outside a transaction block (pglite-answer.ts fences before
+ * a BEGIN). A WAL already synced costs this one statement and no sync.
  */
 export const FENCE_SQL = `SELECT pg_logical_emit_message(false, 'fence', '', true)
    WHERE pg_current_wal_insert_lsn() > pg_current_wal_flush_lsn()`;

@@ -93,7 +93,7 @@ export async function openPgliteWorker(
     spawn = spawnModule,
     template,
     sync = 'on',
-    grouped = sync === 'on',
+    grouped = sync === 'on' && dataDir !== undefined,
   }: {
     nice?: number;
     spawn?: SpawnStoreThread;

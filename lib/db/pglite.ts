@@ -177,7 +177,7 @@ export async function openPglite(
   }
   const opened = fresh && template ? { ...options, loadDataDir: templateTarball(template) } : options;
   // On disk, Postgres syncs its writes before a commit returns (pglite-sync.ts), or, `grouped`,
-  // before the store's thread answers it (pglite-worker.ts); in memory there is nothing to
+  // before the store's thread answers it (pglite-answer.ts); in memory there is nothing to
   // sync, and PGlite's own start (fsync off) is kept.
   const pg = dir
     ? new PGlite({
@@ -231,7 +231,7 @@ export async function openPglite(
 }
 
 /**
- * The embedded store with what the store's thread needs for its group commit (pglite-worker.ts):
+ * The embedded store with what the store's thread needs for its group commit (pglite-answer.ts):
  * whether a transaction block is open, and the fence that syncs the commits made since the last
  * one (a no-op unless opened `grouped`, on disk, syncing).
  */

@@ -117,6 +117,26 @@ describe('the embedded store thread’s answers, grouped', () => {
     expect(s.log).not.toContain('SELECT 1');
   });
 
+  it('refuses a transaction after a failed fence, and still closes', async () => {
+    const s = fakeStore({ fenceFails: true });
+    let closed = false;
+    const answer = storeAnswerer(s.db, true, { ...s.io, close: () => (closed = true) });
+    answer(q(1, 'INSERT'));
+    answer(q(2, 'BEGIN'));
+    await settle();
+    s.openFence();
+    await settle();
+    answer({ id: 3, op: 'close' });
+    await settle();
+    expect(s.log).not.toContain('BEGIN');
+    expect(s.posted.map((r) => [r.id, r.error?.message])).toEqual([
+      [1, 'EIO: the disk refused the sync'],
+      [2, 'EIO: the disk refused the sync'],
+      [3, undefined],
+    ]);
+    expect(closed).toBe(true);
+  });
+
   it('fences a long stream every GROUP_MS instead of holding every reply to its end', async () => {
     const s = fakeStore({ statementMs: 1 });
     const answer = storeAnswerer(s.db, true, s.io);
