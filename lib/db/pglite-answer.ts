@@ -120,9 +120,9 @@ export function storeAnswerer(
       await answer(m);
       waiting--;
       if (held.length === 0) return;
-      if (waiting > 0 && performance.now() - heldSince < GROUP_MS) return;
       // What arrived while the store ran joins this group before its fence.
-      for (let r = io.receive(); r; r = io.receive()) enqueue(r);
+      if (waiting === 0) for (let r = io.receive(); r; r = io.receive()) enqueue(r);
+      if (waiting > 0 && performance.now() - heldSince < GROUP_MS) return;
       // Past GROUP_MS with more to run, not inside a transaction block (none is open while a
       // reply is held: a BEGIN after a commit fences first); with nothing to run, always.
       if (waiting === 0 || !db.inTransaction()) await release();

@@ -69,6 +69,18 @@ describe('the embedded store thread’s answers, grouped', () => {
     expect(s.log.slice(4)).toEqual(['fenced', 'reply 1', 'reply 2', 'reply 3']);
   });
 
+  it('takes what arrived while the store ran into the same group, before the fence', async () => {
+    const s = fakeStore();
+    const arrived = [q(2, 'INSERT 2'), q(3, 'INSERT 3')];
+    const answer = storeAnswerer(s.db, true, { ...s.io, receive: () => arrived.shift() });
+    answer(q(1, 'INSERT 1'));
+    await settle();
+    expect(s.log).toEqual(['INSERT 1', 'INSERT 2', 'INSERT 3', 'fence']);
+    s.openFence();
+    await settle();
+    expect(s.posted.map((r) => r.id)).toEqual([1, 2, 3]);
+  });
+
   it('answers a read, a ROLLBACK and what runs inside a transaction at once, with no fence', async () => {
     const s = fakeStore();
     const answer = storeAnswerer(s.db, true, s.io);
