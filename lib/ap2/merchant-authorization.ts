@@ -63,24 +63,12 @@ export type MerchantAuthorizationCheck =
  * Whether `checkout.ap2.merchant_authorization` is a valid signature of one of `keys` (JWKs with
  * a `kid`) over the checkout without `ap2`: the spec's `verify_merchant_authorization`, with the
  * algorithm checked against the list and the key's own `alg` before any key is used (so `none`,
- * HMAC with a public key, or an algorithm the key was not made for never verify).
+ * HMAC with a public key, or an algorithm the key was not made for never verify). `keys` may be
+ * asked for with the header's `kid` (a key ring that reads a kid it does not hold yet).
  */
-/** The `kid` a checkout's `ap2.merchant_authorization` names, if it is a JWS that names one. */
-export function merchantAuthorizationKid(checkout: Record<string, unknown>): string | undefined {
-  const jws = (checkout.ap2 as { merchant_authorization?: unknown } | undefined)?.merchant_authorization;
-  if (typeof jws !== 'string' || !DETACHED.test(jws) || jws.length > 4096) return undefined;
-  const [header, , signature] = jws.split('.') as [string, string, string];
-  try {
-    const { kid } = decodeProtectedHeader(`${header}.e30.${signature}`);
-    return typeof kid === 'string' ? kid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export async function verifyMerchantAuthorization(
   checkout: Record<string, unknown>,
-  keys: readonly JWK[],
+  keys: readonly JWK[] | ((kid: string) => Promise<readonly JWK[]>),
 ): Promise<MerchantAuthorizationCheck> {
   const ap2 = checkout.ap2;
   const jws =
@@ -108,7 +96,10 @@ export async function verifyMerchantAuthorization(
     };
   if (typeof alg !== 'string' || !(MERCHANT_AUTHORIZATION_ALGS as readonly string[]).includes(alg))
     return { ok: false, missing: false, reason: `alg ${JSON.stringify(alg)} is not ES256, ES384 or ES512` };
-  const jwk = keys.find((k) => k.kid === kid);
+  const jwk =
+    typeof kid === 'string'
+      ? (typeof keys === 'function' ? await keys(kid) : keys).find((k) => k.kid === kid)
+      : undefined;
   if (typeof kid !== 'string' || !jwk)
     return { ok: false, missing: false, reason: 'kid names no key of ours' };
   if (jwk.alg !== undefined && jwk.alg !== alg)

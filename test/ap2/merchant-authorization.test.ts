@@ -42,6 +42,20 @@ const checkout = fc
 const reversed = (c: Record<string, unknown>) => Object.fromEntries(Object.entries(c).reverse());
 
 describe('ap2.merchant_authorization (detached JWS over JCS)', () => {
+  it('asks a key ring given as a function for the kid its header names', async () => {
+    const c = { id: 'cs_1', total: 100 };
+    const asked: string[] = [];
+    const ring = async (kid: string) => {
+      asked.push(kid);
+      return KEYS;
+    };
+    expect(await verifyMerchantAuthorization(withSig(c, await sign(c)), ring)).toEqual({
+      ok: true,
+      kid: 'merchant-1',
+    });
+    expect(asked).toEqual(['merchant-1']);
+  });
+
   it('verifies whatever the member order, with our key only; jose agrees over the JCS bytes', async () => {
     await fc.assert(
       fc.asyncProperty(checkout, async (c) => {

@@ -4,7 +4,6 @@ import { LRUCache } from 'lru-cache';
 import { jcsText, withoutAp2 } from '../../../lib/ap2/canonical.ts';
 import { verifyCheckoutMandate } from '../../../lib/ap2/checkout-mandate.ts';
 import {
-  merchantAuthorizationKid,
   signMerchantAuthorization,
   verifyMerchantAuthorization,
 } from '../../../lib/ap2/merchant-authorization.ts';
@@ -225,10 +224,7 @@ async function verifiedAgainstNow(
   current: () => Record<string, unknown>,
   p: Ap2Parts,
 ): Promise<{ readonly kid: string } | { readonly refusal: Ap2Verdict }> {
-  const merchant = await verifyMerchantAuthorization(
-    checkout,
-    await p.verifyingKeys(merchantAuthorizationKid(checkout)),
-  );
+  const merchant = await verifyMerchantAuthorization(checkout, (kid) => p.verifyingKeys(kid));
   if (!merchant.ok)
     return {
       refusal: merchant.missing
