@@ -36,7 +36,6 @@ export async function openDb(
     nice: config.EMBEDDED_DB_NICE,
     template,
     sync,
-    // In memory there is nothing to sync: no reply waits for a fence.
-    grouped: config.EMBEDDED_DB_FSYNC === 'on' && dataDir !== undefined,
+    grouped: config.EMBEDDED_DB_FSYNC === 'on',
   });
 }

@@ -54,7 +54,7 @@ async function serve({ dataDir, nice, template, sync, grouped }: StoreThreadData
   // The open's reply says how the data directory was made (Db.madeFrom), in its one row.
   port.postMessage({ id: 0, rows: db.madeFrom ? [{ madeFrom: db.madeFrom }] : [] } satisfies Reply);
 
-  const answer = storeAnswerer(db, grouped, {
+  const answer = storeAnswerer(db, db.grouped, {
     post: (r) => port.postMessage(r),
     receive: () => receiveMessageOnPort(port)?.message as Request | undefined,
     close: () => port.close(),
@@ -93,7 +93,7 @@ export async function openPgliteWorker(
     spawn = spawnModule,
     template,
     sync = 'on',
-    grouped = sync === 'on' && dataDir !== undefined,
+    grouped = sync === 'on',
   }: {
     nice?: number;
     spawn?: SpawnStoreThread;

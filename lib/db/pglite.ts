@@ -175,6 +175,8 @@ export async function openPglite(
     fresh = !existsSync(join(dir, 'PG_VERSION'));
     if (fresh && !template) initialiseDataDir(dir);
   }
+  // Grouped only where there is something to sync: on disk, syncing.
+  const grouping = grouped && dir !== undefined && sync === 'on';
   const opened = fresh && template ? { ...options, loadDataDir: templateTarball(template) } : options;
   // On disk, Postgres syncs its writes before a commit returns (pglite-sync.ts), or, `grouped`,
   // before the store's thread answers it (pglite-answer.ts); in memory there is nothing to
@@ -183,7 +185,7 @@ export async function openPglite(
     ? new PGlite({
         ...opened,
         fs: new SyncingNodeFS(dir),
-        startParams: startParams(sync, PGlite.defaultStartParams, grouped),
+        startParams: startParams(sync, PGlite.defaultStartParams, grouping),
       })
     : new PGlite(opened);
   await pg.waitReady;
@@ -220,9 +222,10 @@ export async function openPglite(
       await pg.query('SELECT 1');
     },
     close: () => pg.close(),
+    grouped: grouping,
     inTransaction: () => pg.isInTransaction(),
     async fence() {
-      if (!grouped || !dir || sync === 'off') return;
+      if (!grouping) return;
       // Outside a transaction block (the store's thread fences before a BEGIN): an error here is
       // the disk's or the WAL's, and the caller answers every held reply with it.
       await pg._runExclusiveQuery(() => prepared.run(FENCE_SQL, []));
@@ -236,6 +239,8 @@ export async function openPglite(
  * one (a no-op unless opened `grouped`, on disk, syncing).
  */
 export interface GroupedDb extends Db {
+  /** Whether its commits wait for a fence: opened `grouped`, on disk, syncing. */
+  readonly grouped: boolean;
   inTransaction(): boolean;
   fence(): Promise<void>;
 }
