@@ -53,10 +53,41 @@ describe('the warm-up before ready', () => {
       const r = await warmUp(sys.app, sys.platform, { budgetMs: 300, concurrency: 2 });
       expect(r.failed).toBe(0);
       expect(r.requests).toBeGreaterThanOrEqual(3);
-      // Inject opens no connection; two workers open two (kept alive), not one per request.
-      expect(connections).toBe(2);
+      // Inject opens no connection; each of the six kinds (REST and GraphQL quotes, price, order,
+      // ACP and UCP checkouts) has its lane and its kept-alive connection, not one per request.
+      expect(connections).toBe(6);
     } finally {
       sys.app.server.off('connection', count);
+    }
+  });
+
+  it('gives each kind its own lane: a cheap path runs many times beside a slow flow', async () => {
+    const app = Fastify();
+    const seen = { fast: 0, slow: 0 };
+    app.get('/fast', async () => {
+      seen.fast++;
+      return { ok: true };
+    });
+    app.get('/slow', async () => {
+      seen.slow++;
+      await new Promise((r) => setTimeout(r, 50));
+      return { ok: true };
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const r = await sendUntil(
+        app,
+        [() => ({ method: 'GET', url: '/slow' }), () => ({ method: 'GET', url: '/fast' })],
+        { deadline: performance.now() + 600, concurrency: 2 },
+      );
+      expect(r.failed).toBe(0);
+      expect(r.requests).toBe(seen.fast + seen.slow);
+      // One lane each: the slow one about 12 times in 600 ms, the fast one as often as it can.
+      // Taken in turn from one queue, both were sent about as often as the slow one allows.
+      expect(seen.slow).toBeGreaterThanOrEqual(5);
+      expect(seen.fast).toBeGreaterThan(10 * seen.slow);
+    } finally {
+      await app.close();
     }
   });
 
