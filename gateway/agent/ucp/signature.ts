@@ -1,4 +1,4 @@
-import { createPublicKey, verify as cryptoVerify, type JsonWebKey } from 'node:crypto';
+import { verify as cryptoVerify } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { httpbis } from 'http-message-signatures';
 import {
@@ -10,6 +10,7 @@ import {
   serializeItem,
   serializeList,
 } from 'structured-headers';
+import { publicKeyOf } from '../../../lib/ap2/public-keys.ts';
 import { PROCUREMENT_AGENT_PATH, parseSpiffeId, type SpiffeId } from '../../../lib/auth/spiffe.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { type ExpectedDigest, parseContentDigest } from '../../../lib/http-signature/digest.ts';
@@ -253,7 +254,8 @@ function signatureValid(
   bytes: ArrayBuffer,
 ): boolean {
   try {
-    const publicKey = createPublicKey({ key: key.jwk as JsonWebKey, format: 'jwk' });
+    // Parsed once per key (lib/ap2/public-keys.ts): a JWK's import cost more than the verify.
+    const publicKey = publicKeyOf(key.jwk);
     const sig = Buffer.from(bytes);
     return (
       sig.length === key.curve.bytes &&
