@@ -9,7 +9,7 @@
  * that was the machine's is told from one that was the system's. SCHED=1: per second, what the
  * server's threads did (ms on a core, ms waiting for one; sched.ts), its main thread, its store's
  * and the rest together (V8's compiler and collector threads, libuv's), and the generator's.
- *   npm run build && [EXTRA="--node-flag …"] [RATE=2700] [SECONDS=10] [PATH_KEY=rest] tsx bench/tools/warm-start.ts [ENV=value ...]
+ *   npm run build && [EXTRA="--node-flag …"] [RATE=2700] [SECONDS=10] [PATH_KEY=rest] [SYSTEM_NODE=<node>] tsx bench/tools/warm-start.ts [ENV=value ...]
  */
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -279,7 +279,11 @@ export async function warmStart(
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const r = await warmStart(extra);
+  // SYSTEM_NODE: the system on another Node binary (the image's Node 24, say), the generator on this one.
+  const r = await warmStart(
+    extra,
+    process.env.SYSTEM_NODE ? { node: lineBufferedNode(process.env.SYSTEM_NODE) } : {},
+  );
   const f = (n: number) => n.toFixed(2);
   console.log(
     `listening after ${r.listeningMs.toFixed(0)} ms, ready after ${r.readyMs.toFixed(0)} ms (${JSON.stringify(extra)})`,
