@@ -12,14 +12,25 @@ import { LRUCache } from 'lru-cache';
  */
 const parsed = new LRUCache<string, KeyObject>({ max: 2048 });
 
-/** The public members of a JWK (EC, OKP and RSA), in a fixed order. */
-const PUBLIC = ['kty', 'crv', 'x', 'y', 'n', 'e'] as const;
+/**
+ * The members that make a public key, by its type (RFC 7518 §6, RFC 8037 §2): only these are
+ * read and kept as its identity, so a member another type uses (an `n` beside an EC key's `x`
+ * and `y`, which the import ignores) neither makes a second entry nor a long one. A key that
+ * names none of these types keeps every member and is refused as createPublicKey refuses it.
+ */
+const PUBLIC: Readonly<Record<string, readonly string[]>> = {
+  EC: ['kty', 'crv', 'x', 'y'],
+  OKP: ['kty', 'crv', 'x'],
+  RSA: ['kty', 'n', 'e'],
+};
+const ANY = ['kty', 'crv', 'x', 'y', 'n', 'e'];
 
 /** The JWK's public key; throws as createPublicKey does for one that is not a key. */
 export function publicKeyOf(jwk: Readonly<Record<string, unknown>>): KeyObject {
+  const members = PUBLIC[String(jwk.kty)] ?? ANY;
   const pub: Record<string, unknown> = {};
-  for (const m of PUBLIC) if (jwk[m] !== undefined) pub[m] = jwk[m];
-  const id = JSON.stringify(PUBLIC.map((m) => pub[m] ?? null));
+  for (const m of members) if (jwk[m] !== undefined) pub[m] = jwk[m];
+  const id = JSON.stringify(members.map((m) => pub[m] ?? null));
   let key = parsed.get(id);
   if (!key) {
     key = createPublicKey({ key: pub as JsonWebKey, format: 'jwk' });

@@ -24,6 +24,13 @@ describe('publicKeyOf', () => {
     expect(first.export({ format: 'jwk' })).toEqual({ kty: 'EC', crv: 'P-256', x: pub.x, y: pub.y });
   });
 
+  it("keys an EC key by its own members: another type's member beside them (an RSA n) is not read", () => {
+    const { d: _d, ...pub } = jwkOf();
+    const first = publicKeyOf(pub);
+    const padded = { ...pub, n: 'A'.repeat(200_000), e: 'AQAB' };
+    expect(publicKeyOf(padded)).toBe(first);
+  });
+
   it('never answers one key for another', () => {
     const a = publicKeyOf(jwkOf());
     const b = publicKeyOf(jwkOf());
