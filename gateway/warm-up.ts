@@ -1,4 +1,4 @@
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   atLeastOf,
   openConnections,
@@ -124,7 +124,8 @@ async function warmPaths(
         ]
       : []),
   ];
-  // A few at a time, as callers come: the paths' concurrent parts (batching, caches) warm too.
+  // A few at a time, as callers come (a lane per kind: lib/http/warm-up.ts): the paths'
+  // concurrent parts (batching, caches) warm too.
   const sent = await sendUntil(app, sends, {
     deadline: started + o.budgetMs,
     concurrency: o.concurrency ?? 4,

@@ -93,8 +93,9 @@ async function loopbackOrigin(app: FastifyInstance, waitMs: number): Promise<str
 }
 
 /**
- * Sends each kind of request in its own lane (`concurrency` lanes at least), one request at a
- * time per lane as callers come, until `deadline` (performance.now()); a request whose route this process does not serve is left out. Counts as
+ * Sends the kinds of request in lanes (one per kind at least, `concurrency` lanes at least, spread
+ * over the kinds in turn), one request at a time per lane as callers come, until `deadline`
+ * (performance.now()); a request whose route this process does not serve is left out. Counts as
  * failed: a non-2xx answer, or a GraphQL answer with errors.
  *
  * Over the process's own loopback socket once it listens, so what real callers run first warms
@@ -123,7 +124,7 @@ export async function sendUntil(
     return app.hasRoute({ method: r.method ?? 'GET', url: String(r.url ?? '/').split('?')[0] ?? '/' });
   });
   if (served.length === 0) return { requests: 0, failed: 0 };
-  // Each kind its own lane (at least `concurrency` lanes in all): a lane sends its next request
+  // A lane per kind at least (`concurrency` lanes at least in all): a lane sends its next request
   // when its last is answered, so the cheap hot paths run as often as they can beside the
   // checkout rehearsals, several requests long each. Taken in turn from one queue, four workers
   // were held by rehearsals most of the time: a 2-s warm-up sent 242 requests, about 40 of them

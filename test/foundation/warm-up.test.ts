@@ -37,7 +37,7 @@ describe('the warm-up before ready', () => {
     if (!sys) throw new Error('no system');
     const r = await warmUp(sys.app, sys.platform, { budgetMs: 300, concurrency: 2 });
     expect(r.failed).toBe(0);
-    // Three paths in turn: at least one round of each.
+    // Each kind in its lane: at least one request of each.
     expect(r.requests).toBeGreaterThanOrEqual(3);
     expect(r.ms).toBeGreaterThanOrEqual(300);
     const none = await warmUp(sys.app, sys.platform, { budgetMs: 0 });
@@ -61,7 +61,7 @@ describe('the warm-up before ready', () => {
     }
   });
 
-  it('gives each kind its own lane: a cheap path runs many times beside a slow flow', async () => {
+  it('gives each kind its own lane: a cheap route runs many times beside a slow one', async () => {
     const app = Fastify();
     const seen = { fast: 0, slow: 0 };
     app.get('/fast', async () => {
