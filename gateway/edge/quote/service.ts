@@ -84,7 +84,7 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
   async function catalogOf(cart: CartInput, tolerant: true): Promise<(CatalogEntry | undefined)[]>;
   async function catalogOf(cart: CartInput, tolerant?: false): Promise<CatalogEntry[]>;
   async function catalogOf(cart: CartInput, tolerant = false): Promise<(CatalogEntry | undefined)[]> {
-    const skus = packedMap(cart.lines, (l) => l.sku);
+    const skus = cart.lines.map((l) => l.sku);
     let entries: (CatalogEntry | undefined)[];
     try {
       entries = await ports.catalog.lookup(skus, cart.currency);
