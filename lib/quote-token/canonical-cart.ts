@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { packedMap } from '../packed-map.ts';
 
 /** A cart as the caller presents it: the input of a quote, and what payment presents later. */
 export interface CartInput {
@@ -27,9 +26,9 @@ export interface CanonicalCart {
  * fields as null, keys in a fixed order.
  */
 export function canonicalCart(cart: CartInput): CanonicalCart {
-  const lines = packedMap(cart.lines, (l) => ({ sku: l.sku, quantity: l.quantity })).sort((a, b) =>
-    a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : a.quantity - b.quantity,
-  );
+  const lines = cart.lines
+    .map((l) => ({ sku: l.sku, quantity: l.quantity }))
+    .sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : a.quantity - b.quantity));
   return {
     currency: cart.currency,
     region: cart.region,
@@ -50,7 +49,7 @@ export function canonicalCart(cart: CartInput): CanonicalCart {
  */
 export function uniformCart(cart: CartInput): CartInput {
   return {
-    lines: packedMap(cart.lines, (l) => ({ sku: l.sku, quantity: l.quantity })),
+    lines: cart.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })),
     currency: cart.currency,
     region: cart.region,
     customerSegment: cart.customerSegment ?? undefined,

@@ -1,4 +1,3 @@
-import { packedMap } from '../../../lib/packed-map.ts';
 import { Problem } from '../../../lib/problem.ts';
 import { type CartInput, cartHash, type QuoteTokens, uniformCart } from '../../../lib/quote-token/index.ts';
 import {
@@ -119,7 +118,7 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
     if (misses.length === 0) return live;
     // Field by field, not `{ ...key, currency, … }`: a clone that is then extended gets a hidden
     // class of its own in V8, one per object (docs/performance.md, "Fifth pass").
-    const contexts: PriceContext[] = packedMap(misses, (i) => {
+    const contexts: PriceContext[] = misses.map((i) => {
       const key = keys[i] as PriceKey;
       return {
         sku: key.sku,
@@ -144,7 +143,7 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
   async function lastKnownPrices(keys: readonly PriceKey[], lines: readonly number[]) {
     const lastKnown: (Price | undefined)[] = [];
     if (lines.length === 0) return lastKnown;
-    const wanted = packedMap(lines, (i) => keys[i] as PriceKey);
+    const wanted = lines.map((i) => keys[i] as PriceKey);
     const found = await orElse(
       guards.cache,
       () => ports.cache.lastKnown(wanted),
@@ -168,9 +167,9 @@ export function createQuoteService(deps: QuoteServiceDeps): QuoteService {
     known: readonly (CatalogEntry | undefined)[],
   ): Promise<{ lines: (StockedLine | undefined)[]; unpriced: Violation[] }> {
     const at = known.flatMap((e, i) => (e ? [i] : []));
-    const entries = packedMap(at, (i) => known[i] as CatalogEntry);
+    const entries = at.map((i) => known[i] as CatalogEntry);
     const segment = cart.customerSegment ?? DEFAULT_SEGMENT;
-    const keys = packedMap(entries, (e) => ({ sku: e.sku, region: cart.region, customerSegment: segment }));
+    const keys = entries.map((e) => ({ sku: e.sku, region: cart.region, customerSegment: segment }));
 
     // Step 2: the cached prices, one round trip (in process, pricing reads them itself in step 3).
     const readFresh = ports.cache.fresh?.bind(ports.cache);

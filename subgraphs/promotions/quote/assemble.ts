@@ -1,5 +1,4 @@
 import { amountOf as amount, centsOf as cents } from '../../../lib/money.ts';
-import { packedMap } from '../../../lib/packed-map.ts';
 import type { CartInput, PriceSource, QuoteFacts, TokenLine } from '../../../lib/quote-token/index.ts';
 import type { PricedBasket, PromotionEvaluation } from '../domain/shapes.ts';
 
@@ -156,7 +155,7 @@ export function assembleQuote(
   let subtotal = 0;
   let discountTotal = 0;
   const discounts = new Map(evaluation?.lines.map((r) => [r.lineIndex, cents(r.discount)]));
-  const quoted: QuoteLine[] = packedMap(lines, (l, i) => {
+  const quoted: QuoteLine[] = lines.map((l, i) => {
     const lineTotal = lineTotalCents(l);
     const discount = discounts.get(i) ?? 0;
     subtotal += lineTotal;
