@@ -41,12 +41,11 @@ export interface AnswererIo {
 }
 
 /**
- * Returns what to call with each message, in arrival order. `grouped`: the group commit (below);
- * else each reply leaves as soon as it is made.
+ * Returns what to call with each message, in arrival order. A store opened `grouped`
+ * (`db.grouped`): the group commit (below); else each reply leaves as soon as it is made.
  */
 export function storeAnswerer(
-  db: Pick<GroupedDb, 'query' | 'exec' | 'close' | 'inTransaction' | 'fence'>,
-  grouped: boolean,
+  db: Pick<GroupedDb, 'query' | 'exec' | 'close' | 'grouped' | 'inTransaction' | 'fence'>,
   io: AnswererIo,
 ): (m: Request) => void {
   // Group commit (EMBEDDED_DB_FSYNC=on, the default): a commit does not sync the WAL itself
@@ -78,7 +77,7 @@ export function storeAnswerer(
     for (const r of held.splice(0)) io.post(broken === undefined ? r : errorReply(r.id, broken));
   };
   const reply = (m: Request, r: Reply) => {
-    if (!grouped) return io.post(r);
+    if (!db.grouped) return io.post(r);
     const read = m.op === 'query' && (m.sql === 'ROLLBACK' || /^\s*select\b/i.test(m.sql));
     if (!read && !db.inTransaction()) committed = true;
     if (!committed) return io.post(r);

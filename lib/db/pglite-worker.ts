@@ -54,7 +54,7 @@ async function serve({ dataDir, nice, template, sync, grouped }: StoreThreadData
   // The open's reply says how the data directory was made (Db.madeFrom), in its one row.
   port.postMessage({ id: 0, rows: db.madeFrom ? [{ madeFrom: db.madeFrom }] : [] } satisfies Reply);
 
-  const answer = storeAnswerer(db, db.grouped, {
+  const answer = storeAnswerer(db, {
     post: (r) => port.postMessage(r),
     receive: () => receiveMessageOnPort(port)?.message as Request | undefined,
     close: () => port.close(),

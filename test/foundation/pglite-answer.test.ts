@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { GROUP_MS, type Reply, type Request, storeAnswerer } from '../../lib/db/pglite-answer.ts';
 
 /** A store that records its statements and fences in `log`; its fence waits for `open()`. */
-function fakeStore(o: { statementMs?: number; fenceFails?: boolean } = {}) {
+function fakeStore(o: { statementMs?: number; fenceFails?: boolean; grouped?: boolean } = {}) {
   const log: string[] = [];
   let inTx = false;
   let release: () => void = () => {};
@@ -29,6 +29,7 @@ function fakeStore(o: { statementMs?: number; fenceFails?: boolean } = {}) {
     },
     async exec() {},
     async close() {},
+    grouped: o.grouped ?? true,
     inTransaction: () => inTx,
     fence: () => {
       log.push('fence');
@@ -59,7 +60,7 @@ const settle = () => new Promise((r) => setTimeout(r, 5));
 describe('the embedded store thread’s answers, grouped', () => {
   it('holds the replies after a commit until one fence has synced them all', async () => {
     const s = fakeStore();
-    const answer = storeAnswerer(s.db, true, s.io);
+    const answer = storeAnswerer(s.db, s.io);
     for (const [i, sql] of ['INSERT 1', 'INSERT 2', 'INSERT 3'].entries()) answer(q(i + 1, sql));
     await settle();
     expect(s.log).toEqual(['INSERT 1', 'INSERT 2', 'INSERT 3', 'fence']);
@@ -72,7 +73,7 @@ describe('the embedded store thread’s answers, grouped', () => {
   it('takes what arrived while the store ran into the same group, before the fence', async () => {
     const s = fakeStore();
     const arrived = [q(2, 'INSERT 2'), q(3, 'INSERT 3')];
-    const answer = storeAnswerer(s.db, true, { ...s.io, receive: () => arrived.shift() });
+    const answer = storeAnswerer(s.db, { ...s.io, receive: () => arrived.shift() });
     answer(q(1, 'INSERT 1'));
     await settle();
     expect(s.log).toEqual(['INSERT 1', 'INSERT 2', 'INSERT 3', 'fence']);
@@ -83,7 +84,7 @@ describe('the embedded store thread’s answers, grouped', () => {
 
   it('answers a read, a ROLLBACK and what runs inside a transaction at once, with no fence', async () => {
     const s = fakeStore();
-    const answer = storeAnswerer(s.db, true, s.io);
+    const answer = storeAnswerer(s.db, s.io);
     answer(q(1, 'SELECT 1'));
     await settle();
     answer(q(2, 'BEGIN'));
@@ -98,7 +99,7 @@ describe('the embedded store thread’s answers, grouped', () => {
 
   it('holds a read that follows a commit (it may have read it), and fences before a BEGIN that follows one', async () => {
     const s = fakeStore();
-    const answer = storeAnswerer(s.db, true, s.io);
+    const answer = storeAnswerer(s.db, s.io);
     answer(q(1, 'INSERT'));
     answer(q(2, 'SELECT after'));
     answer(q(3, 'BEGIN'));
@@ -113,7 +114,7 @@ describe('the embedded store thread’s answers, grouped', () => {
 
   it('answers every held and later request with the error when the fence fails', async () => {
     const s = fakeStore({ fenceFails: true });
-    const answer = storeAnswerer(s.db, true, s.io);
+    const answer = storeAnswerer(s.db, s.io);
     answer(q(1, 'INSERT'));
     answer(q(2, 'FAIL'));
     await settle();
@@ -132,7 +133,7 @@ describe('the embedded store thread’s answers, grouped', () => {
   it('refuses a transaction after a failed fence, and still closes', async () => {
     const s = fakeStore({ fenceFails: true });
     let closed = false;
-    const answer = storeAnswerer(s.db, true, { ...s.io, close: () => (closed = true) });
+    const answer = storeAnswerer(s.db, { ...s.io, close: () => (closed = true) });
     answer(q(1, 'INSERT'));
     answer(q(2, 'BEGIN'));
     await settle();
@@ -151,7 +152,7 @@ describe('the embedded store thread’s answers, grouped', () => {
 
   it('fences a long stream every GROUP_MS instead of holding every reply to its end', async () => {
     const s = fakeStore({ statementMs: 1 });
-    const answer = storeAnswerer(s.db, true, s.io);
+    const answer = storeAnswerer(s.db, s.io);
     const n = 8 * GROUP_MS;
     for (let i = 1; i <= n; i++) answer(q(i, `INSERT ${i}`));
     await settle();
@@ -171,8 +172,8 @@ describe('the embedded store thread’s answers, grouped', () => {
 
 describe('the embedded store thread’s answers, a sync per commit', () => {
   it('sends each reply as soon as it is made and never fences', async () => {
-    const s = fakeStore();
-    const answer = storeAnswerer(s.db, false, s.io);
+    const s = fakeStore({ grouped: false });
+    const answer = storeAnswerer(s.db, s.io);
     answer(q(1, 'INSERT'));
     answer(q(2, 'INSERT'));
     await settle();
