@@ -151,9 +151,12 @@ export async function sendUntil(
     });
     return { status: res.statusCode, body: await res.body.text() };
   };
-  // One counter for all lanes: each n is sent once (a request made from n, an order's
-  // Idempotency-Key say, is not sent twice at once).
-  let next = 0;
+  // A counter per kind, shared by its lanes: each n of a kind is sent once (a request made from
+  // n, an order's Idempotency-Key say, is not sent twice at once), and a kind's n run 0, 1, 2, …,
+  // so every form its maker derives from n is sent (the price's regions, the order's two routes).
+  // One counter for all kinds gave a kind only the n its turn fell on: the second of two kinds
+  // in step, only odd n.
+  const next = served.map(() => 0);
   const counted = async (request: InjectOptions): Promise<WarmUpAnswer> => {
     const res = await send(request).catch(() => ({ status: 0, body: '' }));
     sent++;
@@ -175,9 +178,10 @@ export async function sendUntil(
     );
   };
   const worker = async (lane: number) => {
-    const kind = served[lane % served.length] as WarmUpSend;
+    const k = lane % served.length;
+    const kind = served[k] as WarmUpSend;
     while (going()) {
-      const n = next++;
+      const n = (next[k] as number)++;
       if (typeof kind === 'function') await counted(kind(n));
       else await kind.run(n, counted).catch(() => {});
     }

@@ -10,6 +10,7 @@ import { startEmbedded, type TestSystem } from '../../harness/system.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { REHEARSAL_HEADER } from '../../lib/http/rehearsal.ts';
 import { atLeastOf, sendUntil } from '../../lib/http/warm-up.ts';
+import { priceCalculateWarmUp } from '../../subgraphs/pricing/warm-up.ts';
 
 let sys: TestSystem | undefined;
 afterAll(() => sys?.close());
@@ -86,6 +87,29 @@ describe('the warm-up before ready', () => {
       // Taken in turn from one queue, both were sent about as often as the slow one allows.
       expect(seen.slow).toBeGreaterThanOrEqual(5);
       expect(seen.fast).toBeGreaterThan(10 * seen.slow);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('sends a request made from n in all its forms: the price in both regions beside another kind', async () => {
+    const app = Fastify();
+    const regions = new Set<string>();
+    app.get('/ping', async () => ({ ok: true }));
+    app.post('/v1/prices/calculate', async (req) => {
+      regions.add((req.body as { region: string }).region);
+      return { ok: true };
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const r = await sendUntil(
+        app,
+        [() => ({ method: 'GET', url: '/ping' }), priceCalculateWarmUp(['SKU-ABC-000001', 'SKU-ABC-000002'])],
+        { deadline: performance.now() + 300, concurrency: 2 },
+      );
+      expect(r.failed).toBe(0);
+      // With one counter for both kinds, in step, the price (the second) only ever had odd n: EU.
+      expect([...regions].sort()).toEqual(['EU', 'US']);
     } finally {
       await app.close();
     }
